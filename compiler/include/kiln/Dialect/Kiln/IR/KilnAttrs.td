@@ -1,0 +1,42 @@
+//===- KilnAttrs.td - kiln dialect attributes --------------*- tablegen -*-===//
+//
+// The configuration a tiled op carries and the per-target kernel plan.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_ATTRS
+#define KILN_ATTRS
+
+include "kiln/Dialect/Kiln/IR/KilnDialect.td"
+
+def Kiln_TileConfigAttr : Kiln_Attr<"TileConfig", "tile_config"> {
+  let summary = "A point of the tuning space: CTA tile, stages, cluster, order";
+  let description = [{
+    `block_m` x `block_n` output tile per CTA, `block_k` per pipeline stage,
+    `stages` shared-memory buffers, a `cluster_m` x `cluster_n` thread-block
+    cluster, and the tile raster order (`raster_n` = walk N first) with
+    `group` tiles per L2 group.
+  }];
+  let parameters = (ins "int64_t":$block_m, "int64_t":$block_n,
+                        "int64_t":$block_k, "int64_t":$stages,
+                        "int64_t":$cluster_m, "int64_t":$cluster_n,
+                        "bool":$raster_n, "int64_t":$group);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Kiln_KernelPlanAttr : Kiln_Attr<"KernelPlan", "kernel_plan"> {
+  let summary = "The target, template path, MMA atom and copy mechanism";
+  let description = [{
+    Chosen by -kiln-select-atoms for one target: `arch` (sm_90a, ...), the
+    template `path` (`sm90_tma_wgmma` or `sm80_cp_async_mma`), the MMA
+    instruction `mma`, the global-to-shared `copy` mechanism, and the launch
+    shape it implies (`threads`, dynamic `smem` bytes).
+  }];
+  let parameters = (ins StringRefParameter<>:$arch, StringRefParameter<>:$path,
+                        StringRefParameter<>:$mma, StringRefParameter<>:$copy,
+                        "int64_t":$threads, "int64_t":$smem,
+                        "int64_t":$warps_m, "int64_t":$warps_n);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+#endif // KILN_ATTRS

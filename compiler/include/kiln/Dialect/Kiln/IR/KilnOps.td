@@ -1,0 +1,122 @@
+//===- KilnOps.td - kiln dialect operations ----------------*- tablegen -*-===//
+//
+// kiln.gemm (what to compute), kiln.tiled_gemm (how), and the epilogue ops.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_OPS
+#define KILN_OPS
+
+include "kiln/Dialect/Kiln/IR/KilnDialect.td"
+include "kiln/Dialect/Kiln/IR/KilnAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def Kiln_TensorMemRef : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32],
+                                     [0, 1, 2]>;
+def Kiln_MatrixMemRef : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32], [2]>;
+
+class Kiln_GemmBase<string mnemonic, list<Trait> traits = []>
+    : Kiln_Op<mnemonic, traits # [SingleBlock]> {
+  code gemmExtraDecl = [{
+    /// The epilogue's block: (acc: f32, m: index, n: index).
+    ::mlir::Block &getEpilogueBlock() { return getEpilogue().front(); }
+  }];
+}
+
+def Kiln_GemmOp : Kiln_GemmBase<"gemm"> {
+  let summary = "D[m, n] = epilogue(sum(k) A[m, k] * B[n, k])";
+  let description = [{
+    A GEMM with a fused elementwise epilogue. `a` is [M, K] and `b` is
+    [N, K], both K-contiguous; `d` is [M, N]. The epilogue region receives the
+    fp32 accumulator and the output coordinates and yields the fp32 value
+    that is converted to d's element type and stored. `operands` are the
+    tensors the epilogue reads (scales, bias, residual), in the kernel's
+    argument order.
+
+    ```mlir
+    kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>)
+              d(%D : memref<?x?xbf16>) operands(%sa, %sb : memref<f32>, memref<f32>) {
+    ^bb0(%acc: f32, %m: index, %n: index):
+      %0 = kiln.load %sa[] : memref<f32>
+      %1 = arith.mulf %acc, %0 : f32
+      kiln.yield %1 : f32
+    }
+    ```
+  }];
+  let arguments = (ins Kiln_MatrixMemRef:$a, Kiln_MatrixMemRef:$b,
+                       Kiln_MatrixMemRef:$d,
+                       Variadic<Kiln_TensorMemRef>:$epilogue_operands);
+  let regions = (region SizedRegion<1>:$epilogue);
+  let assemblyFormat = [{
+    `a` `(` $a `:` type($a) `)` `b` `(` $b `:` type($b) `)`
+    `d` `(` $d `:` type($d) `)`
+    (`operands` `(` $epilogue_operands^ `:` type($epilogue_operands) `)`)? $epilogue attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = gemmExtraDecl;
+}
+
+def Kiln_TiledGemmOp : Kiln_GemmBase<"tiled_gemm"> {
+  let summary = "A kiln.gemm with its tile configuration (and, later, plan)";
+  let description = [{
+    The tiled form of kiln.gemm: the same operands and epilogue plus a
+    `config` (CTA tile, stages, cluster, raster order). -kiln-select-atoms
+    adds `plan`: the target, template path, MMA atom and copy mechanism.
+  }];
+  let arguments = (ins Kiln_MatrixMemRef:$a, Kiln_MatrixMemRef:$b,
+                       Kiln_MatrixMemRef:$d,
+                       Variadic<Kiln_TensorMemRef>:$epilogue_operands,
+                       Kiln_TileConfigAttr:$config,
+                       OptionalAttr<Kiln_KernelPlanAttr>:$plan);
+  let regions = (region SizedRegion<1>:$epilogue);
+  let assemblyFormat = [{
+    `a` `(` $a `:` type($a) `)` `b` `(` $b `:` type($b) `)`
+    `d` `(` $d `:` type($d) `)`
+    (`operands` `(` $epilogue_operands^ `:` type($epilogue_operands) `)`)?
+    `config` $config (`plan` $plan^)? $epilogue attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = gemmExtraDecl;
+}
+
+def Kiln_LoadOp : Kiln_Op<"load", [Pure]> {
+  let summary = "Reads one element of an epilogue operand as f32";
+  let description = [{
+    `kiln.load %t[%i, ...]` reads `t` (row-major) at the given indices and
+    converts the element to f32. Inside a GEMM epilogue the indices are the
+    region's `m` / `n` arguments.
+  }];
+  let arguments = (ins Kiln_TensorMemRef:$tensor, Variadic<Index>:$indices);
+  let results = (outs F32:$result);
+  let assemblyFormat = "$tensor `[` $indices `]` attr-dict `:` type($tensor)";
+  let hasVerifier = 1;
+}
+
+class Kiln_UnaryF32Op<string mnemonic, string what>
+    : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = what;
+  let arguments = (ins F32:$input);
+  let results = (outs F32:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Kiln_ReluOp : Kiln_UnaryF32Op<"relu", "max(x, 0)">;
+def Kiln_GeluOp : Kiln_UnaryF32Op<"gelu", "GELU, tanh approximation">;
+def Kiln_SiluOp : Kiln_UnaryF32Op<"silu", "x * sigmoid(x)">;
+
+def Kiln_RoundOp : Kiln_Op<"round", [Pure, SameOperandsAndResultType]> {
+  let summary = "Rounds an f32 to a narrower type and back (a cast in the DSL)";
+  let arguments = (ins F32:$input, TypeAttr:$to);
+  let results = (outs F32:$result);
+  let assemblyFormat = "$input `to` $to attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kiln_YieldOp : Kiln_Op<"yield", [Pure, Terminator,
+    ParentOneOf<["GemmOp", "TiledGemmOp"]>]> {
+  let summary = "Yields the epilogue's f32 result";
+  let arguments = (ins F32:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
+#endif // KILN_OPS

@@ -1,0 +1,84 @@
+//===- Passes.td - kiln dialect passes ---------------------*- tablegen -*-===//
+//
+// The passes of kiln's pipeline, in the order compiler/lib/Pipeline runs
+// them: apply a configuration, select atoms for a target, lower to EmitC.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PASSES
+#define KILN_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def KilnApplyConfig : Pass<"kiln-apply-config", "::mlir::ModuleOp"> {
+  let summary = "Turn kiln.gemm into kiln.tiled_gemm with a tile configuration";
+  let description = [{
+    Attaches one point of the tuning space to every kiln.gemm, producing its
+    tiled form. Options left at 0 keep kiln's defaults (block_k = 0 means
+    128 bytes of the input type, resolved by -kiln-select-atoms).
+
+    Before:
+    ```mlir
+    kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>)
+              d(%D : memref<?x?xbf16>) { ... }
+    ```
+    After (`-kiln-apply-config="block-m=128 block-n=256 stages=4"`):
+    ```mlir
+    kiln.tiled_gemm a(...) b(...) d(...)
+      config <block_m = 128, block_n = 256, block_k = 0, stages = 4,
+              cluster_m = 1, cluster_n = 1, raster_n = false, group = 8> { ... }
+    ```
+  }];
+  let options = [
+    Option<"blockM", "block-m", "int64_t", "128", "CTA tile rows">,
+    Option<"blockN", "block-n", "int64_t", "128", "CTA tile columns">,
+    Option<"blockK", "block-k", "int64_t", "0",
+           "K per stage (0: 128 bytes of the input type)">,
+    Option<"stages", "stages", "int64_t", "4", "pipeline stages">,
+    Option<"clusterM", "cluster-m", "int64_t", "1", "cluster CTAs along M">,
+    Option<"clusterN", "cluster-n", "int64_t", "1", "cluster CTAs along N">,
+    Option<"rasterN", "raster-n", "bool", "false", "raster along N first">,
+    Option<"group", "group", "int64_t", "8", "tiles per L2 raster group">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
+def KilnSelectAtoms : Pass<"kiln-select-atoms", "::mlir::ModuleOp"> {
+  let summary = "Choose the MMA atom, copy mechanism and launch shape per target";
+  let description = [{
+    For each kiln.tiled_gemm, plans the kernel for `arch`: the template path
+    (TMA + wgmma warp specialization on sm_90a, cp.async + mma.sync
+    elsewhere), the MMA instruction, the copy mechanism, threads and dynamic
+    shared memory, and attaches them as `plan`. A configuration the target
+    cannot run is an error at the op's location that says which limit.
+
+    After (`-kiln-select-atoms="arch=sm_90a"`):
+    ```mlir
+    kiln.tiled_gemm ... config <..., block_k = 128, ...>
+      plan <arch = "sm_90a", path = "sm90_tma_wgmma",
+            mma = "wgmma.m64n128k32.f32.e4m3.e4m3", copy = "tma",
+            threads = 384, smem = 132352, warps_m = 0, warps_n = 0> { ... }
+    ```
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", "\"sm_90a\"",
+           "target: sm_80, sm_89, sm_90a, sm_100a or sm_120a">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
+def KilnLowerToEmitC : Pass<"kiln-lower-to-emitc", "::mlir::ModuleOp"> {
+  let summary = "Lower planned kiln.tiled_gemm kernels to the EmitC dialect";
+  let description = [{
+    Replaces each func.func holding a planned kiln.tiled_gemm by two
+    emitc.func ops: a `static __device__ __forceinline__` epilogue function
+    (f32 accumulator, m, n, M, N, and the epilogue operands as restrict
+    pointers) built from the epilogue region, and an `extern "C" __global__`
+    kernel with `__launch_bounds__` that calls the template collective
+    (kiln::sm90::gemm or kiln::sm80::gemm) with the configuration as template
+    arguments. mlir::emitc::translateToCpp turns the result into CUDA C++.
+  }];
+  let dependentDialects = ["::mlir::emitc::EmitCDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+#endif // KILN_PASSES

@@ -1,0 +1,49 @@
+//===- Pipeline.h - kiln's compilation pipeline, in one place ---*- C++ -*-===//
+//
+// The whole path from a checked op to CUDA source, stage by stage. Each
+// stage can be stopped at and printed (`kiln compile --emit=...`).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PIPELINE_PIPELINE_H
+#define KILN_PIPELINE_PIPELINE_H
+
+#include "kiln/Frontend/OpModel.h"
+#include "kiln/Target/Arch.h"
+#include "kiln/Target/KernelConfig.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+
+namespace kiln {
+
+/// Where to stop: the op-level kiln dialect, the tiled and planned form, the
+/// EmitC module, or CUDA source.
+enum class Stage { Mlir, Tiled, EmitC, Cuda };
+
+struct PipelineOptions {
+  Arch Target = Arch::SM90a;
+  KernelConfig Config;
+};
+
+/// Registers every dialect the pipeline uses (kiln-opt shares this).
+void registerKilnDialects(mlir::DialectRegistry &Registry);
+
+/// Adds kiln's passes to PM, in order, up to Until:
+///   -kiln-apply-config   kiln.gemm -> kiln.tiled_gemm (Stage::Tiled)
+///   -kiln-select-atoms   MMA atom, copy mechanism, launch shape
+///   -kiln-lower-to-emitc kernel + epilogue as emitc.func (Stage::EmitC)
+void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &Options,
+                   Stage Until);
+
+/// Generates Op's MLIR, runs the pipeline to Until and prints the result
+/// (MLIR text, or CUDA from mlir::emitc::translateToCpp). Diagnostics go to
+/// the context's handler; returns false on failure.
+bool lowerOp(mlir::MLIRContext &Ctx, const OpModel &Op,
+             const std::string &FileName, const PipelineOptions &Options,
+             Stage Until, std::string &Out);
+
+} // namespace kiln
+
+#endif // KILN_PIPELINE_PIPELINE_H

@@ -1,0 +1,67 @@
+//===- KernelConfig.h - A point of the tuning space -------------*- C++ -*-===//
+//
+// The knobs every kiln GEMM kernel has, their defaults, and conversion
+// between the user's `k=v,k=v` form (and a tune block's values) and the
+// typed configuration.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TARGET_KERNELCONFIG_H
+#define KILN_TARGET_KERNELCONFIG_H
+
+#include "kiln/Frontend/OpModel.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln {
+
+/// Raster order of CTA tiles: walk along M (column of tiles) or along N.
+enum class Raster { AlongM, AlongN };
+
+/// A fully specified configuration.
+struct KernelConfig {
+  int64_t BlockM = 128;
+  int64_t BlockN = 128;
+  int64_t BlockK = 0; ///< 0 = 128 bytes' worth of the input type.
+  int64_t Stages = 4;
+  int64_t ClusterM = 1;
+  int64_t ClusterN = 1;
+  Raster RasterOrder = Raster::AlongM;
+  int64_t Group = 8; ///< Tiles per raster group (L2 swizzle); 1 = none.
+
+  bool operator==(const KernelConfig &O) const;
+  /// "block_m=128,block_n=128,block_k=128,stages=4,cluster_m=1,..."
+  std::string str() const;
+};
+
+/// A known tuning parameter: its name, what it means, and its legal values.
+struct KnobInfo {
+  std::string_view Name;
+  std::string_view Help;
+  bool IsEnum; ///< Values are identifiers (raster: m | n).
+};
+const std::vector<KnobInfo> &knownKnobs();
+const KnobInfo *findKnob(std::string_view Name);
+
+/// An assignment of values to named knobs, as written by a user.
+using KnobAssignment = std::map<std::string, TuneValue>;
+
+/// Applies Assignment onto Base. Returns an error message naming the knob and
+/// value on failure ("unknown tuning parameter 'blockm'", "raster must be m
+/// or n").
+bool applyKnobs(const KnobAssignment &Assignment, KernelConfig &Config,
+                std::string &Error);
+
+/// Parses "k=v,k=v" (the --set form). Error names the offending part.
+bool parseKnobList(std::string_view Text, KnobAssignment &Out,
+                   std::string &Error);
+
+/// The value of a knob in Config, as a TuneValue (for constraint evaluation).
+TuneValue knobValue(const KernelConfig &Config, std::string_view Knob);
+
+} // namespace kiln
+
+#endif // KILN_TARGET_KERNELCONFIG_H

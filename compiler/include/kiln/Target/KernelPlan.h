@@ -1,0 +1,54 @@
+//===- KernelPlan.h - What a configuration needs on a target ----*- C++ -*-===//
+//
+// Decides whether a configuration of an op can run on a target and, if so,
+// what the kernel looks like there: the template path, MMA atom, copy
+// mechanism, threads, shared memory and accumulator registers. The formulas
+// mirror the templates' Config::kThreads / kSmemBytes exactly (the NVRTC tests
+// check the two agree).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TARGET_KERNELPLAN_H
+#define KILN_TARGET_KERNELPLAN_H
+
+#include "kiln/Frontend/DType.h"
+#include "kiln/Target/Arch.h"
+#include "kiln/Target/KernelConfig.h"
+
+#include <string>
+
+namespace kiln {
+
+/// The template family a kernel instantiates.
+enum class KernelPath {
+  Sm90TmaWgmma, ///< kiln::sm90::gemm (warp-specialized TMA + wgmma).
+  Sm80CpAsyncMma ///< kiln::sm80::gemm (cp.async + mma.sync), sm_80 and up.
+};
+
+struct KernelPlan {
+  KernelPath Path = KernelPath::Sm80CpAsyncMma;
+  std::string MmaAtom;  ///< "wgmma.m64n128k32.f32.e4m3.e4m3", ...
+  std::string CopyAtom; ///< "tma" or "cp.async.cg.16"
+  int64_t Threads = 0;
+  int64_t SmemBytes = 0;
+  int64_t AccRegsPerThread = 0;
+  int64_t WarpsM = 0, WarpsN = 0; ///< sm80 path.
+  int64_t ConsumerWarpgroups = 0; ///< sm90 path.
+  int64_t BlockK = 0;             ///< Resolved (never 0).
+};
+
+/// Input element types of the contraction and the output type.
+struct GemmTypes {
+  DType A = DType::F8E4M3;
+  DType B = DType::F8E4M3;
+  DType D = DType::BF16;
+};
+
+/// Plans Config for Target. On failure returns false and sets Why to a
+/// sentence saying which limit is broken ("shared memory 245760 B exceeds
+/// sm_89's 101376 B").
+bool planKernel(const GemmTypes &Types, const KernelConfig &Config,
+                Arch Target, KernelPlan &Plan, std::string &Why);
+
+} // namespace kiln
+
+#endif // KILN_TARGET_KERNELPLAN_H

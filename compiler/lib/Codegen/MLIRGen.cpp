@@ -1,0 +1,119 @@
+//===- MLIRGen.cpp - OpModel -> kiln dialect ------------------------------===//
+#include "kiln/Codegen/MLIRGen.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/KilnTypes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+namespace {
+
+class Generator {
+public:
+  Generator(MLIRContext &Ctx, const OpModel &Op, const std::string &File)
+      : Ctx(Ctx), B(&Ctx), Op(Op), File(File) {}
+
+  OwningOpRef<ModuleOp> run();
+
+private:
+  Location loc(SourceLoc L) {
+    if (!L.isValid())
+      return UnknownLoc::get(&Ctx);
+    return FileLineColLoc::get(&Ctx, File, L.Line, L.Col);
+  }
+  Value emit(const EpiExpr &E);
+
+  MLIRContext &Ctx;
+  OpBuilder B;
+  const OpModel &Op;
+  std::string File;
+  SmallVector<Value> ParamValues; ///< The func's arguments.
+  Block *Epilogue = nullptr;
+};
+
+Value Generator::emit(const EpiExpr &E) {
+  using K = EpiExpr::Kind;
+  Location L = loc(E.Loc);
+  auto Arg = [&](size_t I) { return emit(*E.Operands[I]); };
+  switch (E.K) {
+  case K::Acc:
+    return Epilogue->getArgument(0);
+  case K::Const:
+    return B.create<arith::ConstantOp>(L, B.getF32FloatAttr(E.Value));
+  case K::Load: {
+    SmallVector<Value> Indices;
+    for (EpiIndex I : E.Indices)
+      Indices.push_back(Epilogue->getArgument(I == EpiIndex::M ? 1 : 2));
+    return B.create<mlir::kiln::LoadOp>(L, ParamValues[E.Param], Indices);
+  }
+  case K::Add:
+    return B.create<arith::AddFOp>(L, Arg(0), Arg(1));
+  case K::Sub:
+    return B.create<arith::SubFOp>(L, Arg(0), Arg(1));
+  case K::Mul:
+    return B.create<arith::MulFOp>(L, Arg(0), Arg(1));
+  case K::Div:
+    return B.create<arith::DivFOp>(L, Arg(0), Arg(1));
+  case K::Neg:
+    return B.create<arith::NegFOp>(L, Arg(0));
+  case K::Relu:
+    return B.create<mlir::kiln::ReluOp>(L, Arg(0));
+  case K::Gelu:
+    return B.create<mlir::kiln::GeluOp>(L, Arg(0));
+  case K::Silu:
+    return B.create<mlir::kiln::SiluOp>(L, Arg(0));
+  case K::Cast:
+    return B.create<mlir::kiln::RoundOp>(
+        L, Arg(0), TypeAttr::get(mlir::kiln::elementTypeOf(E.CastType, &Ctx)));
+  }
+  return Value();
+}
+
+OwningOpRef<ModuleOp> Generator::run() {
+  OwningOpRef<ModuleOp> Module = ModuleOp::create(loc(Op.Loc));
+  B.setInsertionPointToEnd(Module->getBody());
+  SmallVector<Type> ArgTypes;
+  for (const TensorParam &P : Op.Params) {
+    SmallVector<int64_t> Shape(P.Shape.size(), ShapedType::kDynamic);
+    ArgTypes.push_back(
+        MemRefType::get(Shape, mlir::kiln::elementTypeOf(P.Type, &Ctx)));
+  }
+  auto Fn = B.create<func::FuncOp>(loc(Op.Loc), Op.Name,
+                                   B.getFunctionType(ArgTypes, {}));
+  Block *Entry = Fn.addEntryBlock();
+  for (BlockArgument A : Entry->getArguments())
+    ParamValues.push_back(A);
+  B.setInsertionPointToStart(Entry);
+
+  SmallVector<Value> Operands;
+  for (size_t I = 0; I < Op.Params.size(); ++I)
+    if (int(I) != Op.A && int(I) != Op.B && int(I) != Op.D)
+      Operands.push_back(ParamValues[I]);
+  auto Gemm = B.create<mlir::kiln::GemmOp>(
+      loc(Op.Epilogue ? Op.Epilogue->Loc : Op.Loc), ParamValues[Op.A],
+      ParamValues[Op.B], ParamValues[Op.D], Operands);
+  Location L = Gemm.getLoc();
+  Epilogue = B.createBlock(&Gemm.getEpilogue(), {},
+                           {B.getF32Type(), B.getIndexType(), B.getIndexType()},
+                           {L, L, L});
+  Value Result = Op.Epilogue ? emit(*Op.Epilogue) : Epilogue->getArgument(0);
+  B.create<mlir::kiln::YieldOp>(L, Result);
+  B.setInsertionPointAfter(Gemm);
+  B.create<func::ReturnOp>(loc(Op.Loc));
+  return Module;
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> generateModule(MLIRContext &Ctx, const OpModel &Op,
+                                     const std::string &FileName) {
+  Ctx.loadDialect<mlir::kiln::KilnDialect, func::FuncDialect,
+                  arith::ArithDialect, memref::MemRefDialect>();
+  return Generator(Ctx, Op, FileName).run();
+}
+
+} // namespace kiln

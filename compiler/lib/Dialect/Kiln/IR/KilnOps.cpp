@@ -1,0 +1,84 @@
+//===- KilnOps.cpp - kiln dialect operations and their verifiers ----------===//
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+bool isFp8(Type T) { return isa<Float8E4M3FNType, Float8E5M2Type>(T); }
+
+/// Checks what kiln.gemm and kiln.tiled_gemm share: operand element types
+/// the tensor cores accept and an epilogue of the right shape.
+LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
+                               MemRefType D, Region &Epilogue) {
+  Type TA = A.getElementType(), TB = B.getElementType();
+  bool BothFp8 = isFp8(TA) && isFp8(TB);
+  bool Same16 = TA == TB && (TA.isBF16() || TA.isF16());
+  if (!BothFp8 && !Same16)
+    return Op->emitOpError("operand types ")
+           << TA << " x " << TB
+           << " have no tensor-core MMA (both f8, or both bf16, or both f16)";
+  if (D.getElementType().isF32() == false && !D.getElementType().isBF16() &&
+      !D.getElementType().isF16() && !isFp8(D.getElementType()))
+    return Op->emitOpError("result element type ")
+           << D.getElementType() << " is not bf16, f16, f32, f8E4M3FN or f8E5M2";
+  Block &Body = Epilogue.front();
+  if (Body.getNumArguments() != 3 || !Body.getArgument(0).getType().isF32() ||
+      !Body.getArgument(1).getType().isIndex() ||
+      !Body.getArgument(2).getType().isIndex())
+    return Op->emitOpError(
+        "epilogue must take (acc: f32, m: index, n: index)");
+  if (Body.empty() || !isa<YieldOp>(Body.back()))
+    return Op->emitOpError("epilogue must end in kiln.yield");
+  return success();
+}
+
+} // namespace
+
+LogicalResult GemmOp::verify() {
+  return verifyGemmCommon(*this, getA().getType(), getB().getType(),
+                          getD().getType(), getEpilogue());
+}
+
+LogicalResult TiledGemmOp::verify() {
+  if (failed(verifyGemmCommon(*this, getA().getType(), getB().getType(),
+                              getD().getType(), getEpilogue())))
+    return failure();
+  KernelPlanAttr Plan = getPlanAttr();
+  if (!Plan)
+    return success();
+  if (getConfig().getBlockK() == 0)
+    return emitOpError("a planned op needs a resolved block_k, got 0");
+  if (Plan.getThreads() <= 0 || Plan.getThreads() % 32 != 0)
+    return emitOpError("plan threads must be a positive multiple of 32, got ")
+           << Plan.getThreads();
+  if (Plan.getPath() != "sm90_tma_wgmma" && Plan.getPath() != "sm80_cp_async_mma")
+    return emitOpError("unknown kernel path '") << Plan.getPath() << "'";
+  if (Plan.getPath() == "sm90_tma_wgmma" && Plan.getArch() != "sm_90a")
+    return emitOpError("the TMA + wgmma path runs only on sm_90a, not ")
+           << Plan.getArch();
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  int64_t Rank = getTensor().getType().getRank();
+  if (static_cast<int64_t>(getIndices().size()) != Rank)
+    return emitOpError("expects ")
+           << Rank << " indices for a rank-" << Rank << " tensor, got "
+           << getIndices().size();
+  return success();
+}
+
+LogicalResult RoundOp::verify() {
+  Type T = getTo();
+  if (!T.isBF16() && !T.isF16() && !T.isF32() && !isFp8(T))
+    return emitOpError("cannot round to ") << T;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"

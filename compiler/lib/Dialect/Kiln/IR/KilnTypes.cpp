@@ -1,0 +1,43 @@
+//===- KilnTypes.cpp - kiln dtypes <-> MLIR element types -----------------===//
+#include "kiln/Dialect/Kiln/IR/KilnTypes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::kiln {
+
+using ::kiln::DType;
+
+Type elementTypeOf(DType T, MLIRContext *Ctx) {
+  Builder B(Ctx);
+  switch (T) {
+  case DType::BF16:
+    return B.getBF16Type();
+  case DType::F16:
+    return B.getF16Type();
+  case DType::F32:
+    return B.getF32Type();
+  case DType::F8E4M3:
+    return B.getType<Float8E4M3FNType>();
+  case DType::F8E5M2:
+    return B.getType<Float8E5M2Type>();
+  case DType::F4E2M1:
+    return Type();
+  }
+  return Type();
+}
+
+std::optional<DType> dtypeOf(Type T) {
+  if (T.isBF16())
+    return DType::BF16;
+  if (T.isF16())
+    return DType::F16;
+  if (T.isF32())
+    return DType::F32;
+  if (isa<Float8E4M3FNType>(T))
+    return DType::F8E4M3;
+  if (isa<Float8E5M2Type>(T))
+    return DType::F8E5M2;
+  return std::nullopt;
+}
+
+} // namespace mlir::kiln

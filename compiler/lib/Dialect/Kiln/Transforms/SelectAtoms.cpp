@@ -1,0 +1,78 @@
+//===- SelectAtoms.cpp - Choose MMA atom and copy mechanism per target ----===//
+//
+// -kiln-select-atoms: plans each kiln.tiled_gemm for one target with
+// kiln::planKernel (the same rules `kiln space` and the front end use) and
+// records the plan; a configuration the target cannot run is a located error.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Dialect/Kiln/IR/KilnTypes.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Target/KernelPlan.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNSELECTATOMS
+#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+::kiln::KernelConfig toConfig(TileConfigAttr A) {
+  ::kiln::KernelConfig C;
+  C.BlockM = A.getBlockM();
+  C.BlockN = A.getBlockN();
+  C.BlockK = A.getBlockK();
+  C.Stages = A.getStages();
+  C.ClusterM = A.getClusterM();
+  C.ClusterN = A.getClusterN();
+  C.RasterOrder =
+      A.getRasterN() ? ::kiln::Raster::AlongN : ::kiln::Raster::AlongM;
+  C.Group = A.getGroup();
+  return C;
+}
+
+struct SelectAtomsPass
+    : public mlir::kiln::impl::KilnSelectAtomsBase<SelectAtomsPass> {
+  using KilnSelectAtomsBase::KilnSelectAtomsBase;
+
+  void runOnOperation() override {
+    std::optional<::kiln::Arch> Target = ::kiln::parseArch(arch);
+    if (!Target) {
+      getOperation().emitError() << "unknown target '" << arch
+                                 << "' (expected " << ::kiln::archList() << ")";
+      return signalPassFailure();
+    }
+    const ::kiln::ArchInfo &AI = ::kiln::archInfo(*Target);
+    WalkResult R = getOperation().walk([&](TiledGemmOp Op) {
+      ::kiln::GemmTypes Types;
+      Types.A = *dtypeOf(Op.getA().getType().getElementType());
+      Types.B = *dtypeOf(Op.getB().getType().getElementType());
+      Types.D = *dtypeOf(Op.getD().getType().getElementType());
+      ::kiln::KernelConfig Config = toConfig(Op.getConfig());
+      ::kiln::KernelPlan Plan;
+      std::string Why;
+      if (!::kiln::planKernel(Types, Config, *Target, Plan, Why)) {
+        Op.emitError() << "configuration cannot run on " << AI.Name << ": "
+                       << Why;
+        return WalkResult::interrupt();
+      }
+      TileConfigAttr Old = Op.getConfig();
+      Op.setConfigAttr(TileConfigAttr::get(
+          &getContext(), Old.getBlockM(), Old.getBlockN(), Plan.BlockK,
+          Old.getStages(), Old.getClusterM(), Old.getClusterN(),
+          Old.getRasterN(), Old.getGroup()));
+      bool Sm90 = Plan.Path == ::kiln::KernelPath::Sm90TmaWgmma;
+      Op.setPlanAttr(KernelPlanAttr::get(
+          &getContext(), AI.Name, Sm90 ? "sm90_tma_wgmma" : "sm80_cp_async_mma",
+          Plan.MmaAtom, Plan.CopyAtom, Plan.Threads, Plan.SmemBytes,
+          Plan.WarpsM, Plan.WarpsN));
+      return WalkResult::advance();
+    });
+    if (R.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

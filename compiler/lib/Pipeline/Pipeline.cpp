@@ -1,0 +1,75 @@
+//===- Pipeline.cpp - kiln's compilation pipeline, in one place -----------===//
+//
+// Front end (kiln/Frontend) -> MLIRGen -> the passes below, in this order ->
+// mlir::emitc::translateToCpp -> CUDA source for NVRTC (runtime/).
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Pipeline/Pipeline.h"
+
+#include "kiln/Codegen/MLIRGen.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Target/Cpp/CppEmitter.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace kiln {
+
+void registerKilnDialects(mlir::DialectRegistry &Registry) {
+  Registry.insert<mlir::kiln::KilnDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::memref::MemRefDialect,
+                  mlir::emitc::EmitCDialect>();
+}
+
+void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &O,
+                   Stage Until) {
+  if (Until == Stage::Mlir)
+    return;
+  mlir::kiln::KilnApplyConfigOptions Config;
+  Config.blockM = O.Config.BlockM;
+  Config.blockN = O.Config.BlockN;
+  Config.blockK = O.Config.BlockK;
+  Config.stages = O.Config.Stages;
+  Config.clusterM = O.Config.ClusterM;
+  Config.clusterN = O.Config.ClusterN;
+  Config.rasterN = O.Config.RasterOrder == Raster::AlongN;
+  Config.group = O.Config.Group;
+  PM.addPass(mlir::kiln::createKilnApplyConfig(Config));
+
+  mlir::kiln::KilnSelectAtomsOptions Atoms;
+  Atoms.arch = std::string(archInfo(O.Target).Name);
+  PM.addPass(mlir::kiln::createKilnSelectAtoms(Atoms));
+  if (Until == Stage::Tiled)
+    return;
+
+  PM.addPass(mlir::kiln::createKilnLowerToEmitC());
+}
+
+bool lowerOp(mlir::MLIRContext &Ctx, const OpModel &Op,
+             const std::string &FileName, const PipelineOptions &Options,
+             Stage Until, std::string &Out) {
+  mlir::DialectRegistry Registry;
+  registerKilnDialects(Registry);
+  Ctx.appendDialectRegistry(Registry);
+  Ctx.loadAllAvailableDialects();
+  mlir::OwningOpRef<mlir::ModuleOp> Module =
+      generateModule(Ctx, Op, FileName);
+  if (mlir::failed(mlir::verify(*Module)))
+    return false;
+  mlir::PassManager PM(&Ctx);
+  buildPipeline(PM, Options, Until);
+  if (mlir::failed(PM.run(*Module)))
+    return false;
+  llvm::raw_string_ostream OS(Out);
+  if (Until != Stage::Cuda) {
+    Module->print(OS);
+    return true;
+  }
+  return mlir::succeeded(mlir::emitc::translateToCpp(*Module, OS));
+}
+
+} // namespace kiln

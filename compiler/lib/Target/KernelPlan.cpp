@@ -1,0 +1,158 @@
+//===- KernelPlan.cpp - What a configuration needs on a target ------------===//
+//
+// The formulas here are the host-side twin of the templates' Config structs
+// (templates/kiln/gemm/gemm_sm90.cuh, gemm_sm80.cuh); keep them in step.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Target/KernelPlan.h"
+
+#include <string>
+
+namespace kiln {
+
+namespace {
+
+std::string mmaTypeName(DType T) {
+  switch (T) {
+  case DType::F8E4M3:
+    return "e4m3";
+  case DType::F8E5M2:
+    return "e5m2";
+  case DType::BF16:
+    return "bf16";
+  case DType::F16:
+    return "f16";
+  default:
+    return std::string(dtypeName(T));
+  }
+}
+
+bool fail(std::string &Why, std::string Message) {
+  Why = std::move(Message);
+  return false;
+}
+
+bool checkCommon(const KernelConfig &C, std::string &Why) {
+  if (C.Stages < 2 || C.Stages > 8)
+    return fail(Why, "stages must be between 2 and 8, got " +
+                         std::to_string(C.Stages));
+  if (C.Group < 1 || C.Group > 64)
+    return fail(Why,
+                "group must be between 1 and 64, got " + std::to_string(C.Group));
+  return true;
+}
+
+bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
+              KernelPlan &P, std::string &Why) {
+  int64_t Elem = dtypeBits(T.A) / 8;
+  P.Path = KernelPath::Sm90TmaWgmma;
+  P.CopyAtom = "tma";
+  if (P.BlockK * Elem != 128)
+    return fail(Why, "block_k must be " + std::to_string(128 / Elem) +
+                         " on " + std::string(AI.Name) +
+                         " (one 128-byte swizzle row of " +
+                         std::string(dtypeName(T.A)) + "), got " +
+                         std::to_string(P.BlockK));
+  if (C.BlockM != 64 && C.BlockM != 128 && C.BlockM != 256)
+    return fail(Why, "block_m must be 64, 128 or 256 on " +
+                         std::string(AI.Name) + ", got " +
+                         std::to_string(C.BlockM));
+  if (C.BlockN % 8 != 0 || C.BlockN < 8 || C.BlockN > 256)
+    return fail(Why, "block_n must be a multiple of 8 from 8 to 256 on " +
+                         std::string(AI.Name) + " (wgmma N), got " +
+                         std::to_string(C.BlockN));
+  int64_t Cluster = C.ClusterM * C.ClusterN;
+  if (Cluster != 1 && Cluster != 2)
+    return fail(Why, "cluster_m * cluster_n must be 1 or 2, got " +
+                         std::to_string(Cluster));
+  P.ConsumerWarpgroups = C.BlockM == 64 ? 1 : 2;
+  int64_t Slices = C.BlockM / P.ConsumerWarpgroups / 64;
+  P.AccRegsPerThread = Slices * C.BlockN / 2;
+  if (P.AccRegsPerThread > 128)
+    return fail(Why, "accumulator needs " +
+                         std::to_string(P.AccRegsPerThread) +
+                         " registers per thread (limit 128): block_m x "
+                         "block_n too large");
+  P.Threads = 128 * (1 + P.ConsumerWarpgroups);
+  P.SmemBytes = C.Stages * (C.BlockM + C.BlockN) * P.BlockK * Elem + 1024 + 256;
+  int64_t K = 32 / Elem;
+  P.MmaAtom = "wgmma.m64n" + std::to_string(C.BlockN) + "k" +
+              std::to_string(K) + ".f32." + mmaTypeName(T.A) + "." +
+              mmaTypeName(T.B);
+  return true;
+}
+
+bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
+              KernelPlan &P, std::string &Why) {
+  int64_t Elem = dtypeBits(T.A) / 8;
+  P.Path = KernelPath::Sm80CpAsyncMma;
+  P.CopyAtom = "cp.async.cg.16";
+  if (C.ClusterM != 1 || C.ClusterN != 1)
+    return fail(Why, "thread-block clusters are not used by the " +
+                         std::string(AI.Name) +
+                         " kernel (cp.async + mma.sync): cluster_m and "
+                         "cluster_n must be 1");
+  if (P.BlockK * Elem != 64 && P.BlockK * Elem != 128)
+    return fail(Why, "block_k must be " + std::to_string(64 / Elem) + " or " +
+                         std::to_string(128 / Elem) + " on " +
+                         std::string(AI.Name) + " (64 or 128 bytes), got " +
+                         std::to_string(P.BlockK));
+  if (C.BlockM % 32 != 0 || C.BlockM < 32 || C.BlockM > 256)
+    return fail(Why, "block_m must be a multiple of 32 up to 256 on " +
+                         std::string(AI.Name) + ", got " +
+                         std::to_string(C.BlockM));
+  if (C.BlockN % 32 != 0 || C.BlockN < 32 || C.BlockN > 256)
+    return fail(Why, "block_n must be a multiple of 32 up to 256 on " +
+                         std::string(AI.Name) + ", got " +
+                         std::to_string(C.BlockN));
+  P.WarpsM = 2;
+  P.WarpsN = C.BlockM * C.BlockN >= 128 * 256 ? 4 : 2;
+  int64_t WarpTileM = C.BlockM / P.WarpsM, WarpTileN = C.BlockN / P.WarpsN;
+  if (WarpTileM % 16 != 0 || WarpTileN % 16 != 0)
+    return fail(Why, "warp tile " + std::to_string(WarpTileM) + "x" +
+                         std::to_string(WarpTileN) +
+                         " is not a multiple of 16x16");
+  P.AccRegsPerThread = WarpTileM * WarpTileN / 32;
+  if (P.AccRegsPerThread > 128)
+    return fail(Why, "accumulator needs " +
+                         std::to_string(P.AccRegsPerThread) +
+                         " registers per thread (limit 128)");
+  P.Threads = 32 * P.WarpsM * P.WarpsN;
+  P.SmemBytes = C.Stages * (C.BlockM + C.BlockN) * P.BlockK * Elem + 128;
+  P.MmaAtom = std::string("mma.sync.m16n8k") + std::to_string(32 / Elem) +
+              ".f32." + mmaTypeName(T.A) + "." + mmaTypeName(T.B);
+  return true;
+}
+
+} // namespace
+
+bool planKernel(const GemmTypes &T, const KernelConfig &C, Arch Target,
+                KernelPlan &P, std::string &Why) {
+  const ArchInfo &AI = archInfo(Target);
+  P = KernelPlan();
+  bool Fp8 = isFloat8(T.A) || isFloat8(T.B);
+  bool Same16 = T.A == T.B && (T.A == DType::BF16 || T.A == DType::F16);
+  if (!(isFloat8(T.A) && isFloat8(T.B)) && !Same16)
+    return fail(Why, "no MMA takes " + std::string(dtypeName(T.A)) + " x " +
+                         std::string(dtypeName(T.B)));
+  if (Fp8 && !AI.HasFp8Mma)
+    return fail(Why, "FP8 tensor-core MMA needs sm_89 or newer; " +
+                         std::string(AI.Name) + " has none");
+  P.BlockK = C.BlockK ? C.BlockK : 128 / (dtypeBits(T.A) / 8);
+  if (!checkCommon(C, Why))
+    return false;
+  bool Ok = AI.HasWgmmaTma ? planSm90(T, C, AI, P, Why)
+                           : planSm80(T, C, AI, P, Why);
+  if (!Ok)
+    return false;
+  if (P.SmemBytes > AI.MaxSmemPerBlock)
+    return fail(Why, "shared memory " + std::to_string(P.SmemBytes) +
+                         " B exceeds " + std::string(AI.Name) + "'s " +
+                         std::to_string(AI.MaxSmemPerBlock) + " B");
+  if (P.Threads > AI.MaxThreadsPerBlock)
+    return fail(Why, std::to_string(P.Threads) + " threads exceed " +
+                         std::to_string(AI.MaxThreadsPerBlock));
+  return true;
+}
+
+} // namespace kiln

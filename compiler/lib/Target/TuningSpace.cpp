@@ -1,0 +1,170 @@
+//===- TuningSpace.cpp - Enumerating an op's configurations ---------------===//
+#include "kiln/Target/TuningSpace.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <tuple>
+
+namespace kiln {
+
+namespace {
+
+int64_t identValue(const std::string &Name, const KernelConfig &C) {
+  if (findKnob(Name)) {
+    TuneValue V = knobValue(C, Name);
+    if (const int64_t *I = std::get_if<int64_t>(&V))
+      return *I;
+    // An enum knob compares by its value's spelling.
+    return std::get<std::string>(V) == "n" ? 1 : 0;
+  }
+  // Enum values: raster's m and n.
+  if (Name == "n")
+    return 1;
+  return 0;
+}
+
+} // namespace
+
+int64_t evalConstraint(const ConstraintExpr &E, const KernelConfig &C,
+                       std::string *Error) {
+  using K = ConstraintExpr::Kind;
+  auto Arg = [&](size_t I) { return evalConstraint(*E.Operands[I], C, Error); };
+  switch (E.K) {
+  case K::Int:
+    return E.Int;
+  case K::Ident:
+    return identValue(E.Name, C);
+  case K::Neg:
+    return -Arg(0);
+  case K::Not:
+    return !Arg(0);
+  case K::And:
+    return Arg(0) && Arg(1);
+  case K::Or:
+    return Arg(0) || Arg(1);
+  default:
+    break;
+  }
+  int64_t L = Arg(0), R = Arg(1);
+  switch (E.K) {
+  case K::Add:
+    return L + R;
+  case K::Sub:
+    return L - R;
+  case K::Mul:
+    return L * R;
+  case K::Div:
+  case K::Mod:
+    if (R == 0) {
+      if (Error)
+        *Error = "division by zero";
+      return 0;
+    }
+    return E.K == K::Div ? L / R : L % R;
+  case K::Lt:
+    return L < R;
+  case K::Le:
+    return L <= R;
+  case K::Gt:
+    return L > R;
+  case K::Ge:
+    return L >= R;
+  case K::Eq:
+    return L == R;
+  case K::Ne:
+    return L != R;
+  default:
+    return 0;
+  }
+}
+
+GemmTypes gemmTypes(const OpModel &Op) {
+  GemmTypes T;
+  T.A = Op.Params[Op.A].Type;
+  T.B = Op.Params[Op.B].Type;
+  T.D = Op.Params[Op.D].Type;
+  return T;
+}
+
+uint64_t declaredSpaceSize(const TuneSpace &Space) {
+  uint64_t N = 1;
+  for (const TuneParam &P : Space.Params)
+    N *= P.Domain.size();
+  return N;
+}
+
+void forEachConstrainedConfig(
+    const OpModel &Op, const std::function<void(const KernelConfig &)> &Visit) {
+  const std::vector<TuneParam> &Params = Op.Space.Params;
+  for (const TuneParam &P : Params)
+    if (P.Domain.empty())
+      return;
+  std::vector<size_t> Index(Params.size(), 0);
+  while (true) {
+    KnobAssignment A;
+    for (size_t I = 0; I < Params.size(); ++I)
+      A[Params[I].Name] = Params[I].Domain[Index[I]];
+    KernelConfig C;
+    std::string Error;
+    bool Ok = applyKnobs(A, C, Error);
+    for (const Constraint &R : Op.Space.Requires) {
+      if (!Ok)
+        break;
+      std::string EvalError;
+      Ok = evalConstraint(*R.Expr, C, &EvalError) != 0 && EvalError.empty();
+    }
+    if (Ok)
+      Visit(C);
+    // Odometer step, last parameter fastest.
+    size_t I = Params.size();
+    while (I > 0) {
+      --I;
+      if (++Index[I] < Params[I].Domain.size())
+        break;
+      Index[I] = 0;
+      if (I == 0)
+        return;
+    }
+    if (Params.empty())
+      return;
+  }
+}
+
+std::vector<KernelConfig> validConfigs(const OpModel &Op, Arch Target) {
+  std::vector<KernelConfig> Out;
+  GemmTypes Types = gemmTypes(Op);
+  forEachConstrainedConfig(Op, [&](const KernelConfig &C) {
+    KernelPlan Plan;
+    std::string Why;
+    if (!planKernel(Types, C, Target, Plan, Why))
+      return;
+    KernelConfig Resolved = C;
+    Resolved.BlockK = Plan.BlockK;
+    Out.push_back(Resolved);
+  });
+  return Out;
+}
+
+std::optional<KernelConfig> defaultConfig(const OpModel &Op, Arch Target) {
+  std::vector<KernelConfig> Valid = validConfigs(Op, Target);
+  if (Valid.empty())
+    return std::nullopt;
+  // Lexicographic preference (docs/TUNING.md): tile area closest to 128x128,
+  // then block_m = 128, then stages closest to 4 (deeper first), then no
+  // cluster, raster m, group closest to 8. Earlier in the space wins ties.
+  auto Key = [](const KernelConfig &C) {
+    double Area = std::fabs(std::log2(double(C.BlockM * C.BlockN)) - 14.0);
+    int64_t StageDist = std::llabs(C.Stages - 4) * 2 + (C.Stages < 4);
+    return std::make_tuple(Area, std::llabs(C.BlockM - 128), StageDist,
+                           C.ClusterM * C.ClusterN,
+                           int(C.RasterOrder == Raster::AlongN),
+                           std::llabs(C.Group - 8));
+  };
+  return *std::min_element(Valid.begin(), Valid.end(),
+                           [&](const KernelConfig &L, const KernelConfig &R) {
+                             return Key(L) < Key(R);
+                           });
+}
+
+} // namespace kiln
