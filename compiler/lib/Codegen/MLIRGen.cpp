@@ -51,13 +51,20 @@ Value Generator::emit(const EpiExpr &E) {
     return B.create<mlir::kiln::LoadOp>(L, ParamValues[E.Param], Indices);
   }
   case K::Add:
-    return B.create<arith::AddFOp>(L, Arg(0), Arg(1));
   case K::Sub:
-    return B.create<arith::SubFOp>(L, Arg(0), Arg(1));
   case K::Mul:
-    return B.create<arith::MulFOp>(L, Arg(0), Arg(1));
-  case K::Div:
-    return B.create<arith::DivFOp>(L, Arg(0), Arg(1));
+  case K::Div: {
+    // Operands in source order (argument evaluation order is unspecified).
+    Value L0 = Arg(0);
+    Value R0 = Arg(1);
+    if (E.K == K::Add)
+      return B.create<arith::AddFOp>(L, L0, R0);
+    if (E.K == K::Sub)
+      return B.create<arith::SubFOp>(L, L0, R0);
+    if (E.K == K::Mul)
+      return B.create<arith::MulFOp>(L, L0, R0);
+    return B.create<arith::DivFOp>(L, L0, R0);
+  }
   case K::Neg:
     return B.create<arith::NegFOp>(L, Arg(0));
   case K::Relu:

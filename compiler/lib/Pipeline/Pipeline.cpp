@@ -7,6 +7,7 @@
 #include "kiln/Pipeline/Pipeline.h"
 
 #include "kiln/Codegen/MLIRGen.h"
+#include "kiln/Codegen/ReadableNames.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -69,7 +70,16 @@ bool lowerOp(mlir::MLIRContext &Ctx, const OpModel &Op,
     Module->print(OS);
     return true;
   }
-  return mlir::succeeded(mlir::emitc::translateToCpp(*Module, OS));
+  std::string Cuda;
+  llvm::raw_string_ostream CudaOS(Cuda);
+  if (mlir::failed(mlir::emitc::translateToCpp(*Module, CudaOS)))
+    return false;
+  bool Sm90 = archInfo(Options.Target).HasWgmmaTma;
+  Cuda = renameParameters(Cuda, Op.Name, kernelParameterNames(Op, Sm90));
+  Cuda = renameParameters(Cuda, "kiln_epilogue_" + Op.Name,
+                          epilogueParameterNames(Op));
+  OS << Cuda;
+  return true;
 }
 
 } // namespace kiln

@@ -63,7 +63,7 @@ Value EpilogueEmitter::linearIndex(Location Loc, mlir::kiln::LoadOp Load) {
   };
   ValueRange Indices = Load.getIndices();
   if (Indices.empty())
-    return B.create<emitc::ConstantOp>(Loc, I32, B.getI32IntegerAttr(0));
+    return B.create<emitc::LiteralOp>(Loc, I32, "0");
   Value Linear = Map.lookup(Indices[0]);
   for (size_t I = 1; I < Indices.size(); ++I) {
     Value Wide = B.create<emitc::CastOp>(Loc, I64, Linear);

@@ -1,0 +1,99 @@
+//===- ReadableNames.cpp - Give emitted CUDA the user's names -------------===//
+#include "kiln/Codegen/ReadableNames.h"
+
+#include <cctype>
+#include <set>
+
+namespace kiln {
+
+namespace {
+
+/// Names already taken by the op's tensors; a generated name that collides
+/// gets a trailing underscore.
+std::string unique(std::string Name, const std::set<std::string> &Taken) {
+  while (Taken.count(Name))
+    Name += "_";
+  return Name;
+}
+
+std::set<std::string> tensorNames(const OpModel &Op) {
+  std::set<std::string> Names;
+  for (const TensorParam &P : Op.Params)
+    Names.insert(P.Name);
+  return Names;
+}
+
+std::vector<std::string> operandNames(const OpModel &Op) {
+  std::vector<std::string> Names;
+  for (size_t I = 0; I < Op.Params.size(); ++I)
+    if (int(I) != Op.A && int(I) != Op.B && int(I) != Op.D)
+      Names.push_back(Op.Params[I].Name);
+  return Names;
+}
+
+bool isIdentChar(char C) {
+  return std::isalnum(static_cast<unsigned char>(C)) || C == '_';
+}
+
+} // namespace
+
+std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90) {
+  std::set<std::string> Taken = tensorNames(Op);
+  const std::string &A = Op.Params[Op.A].Name, &B = Op.Params[Op.B].Name;
+  std::vector<std::string> Names;
+  if (Sm90)
+    Names = {unique("tma_" + A, Taken), unique("tma_" + B, Taken)};
+  else
+    Names = {A, B};
+  Names.push_back(Op.Params[Op.D].Name);
+  for (const std::string &Sym : {Op.MSym, Op.NSym, Op.KSym})
+    Names.push_back(unique(Sym, Taken));
+  for (std::string &N : operandNames(Op))
+    Names.push_back(N);
+  return Names;
+}
+
+std::vector<std::string> epilogueParameterNames(const OpModel &Op) {
+  std::set<std::string> Taken = tensorNames(Op);
+  std::vector<std::string> Names = {unique("acc", Taken), unique("m", Taken),
+                                    unique("n", Taken), unique(Op.MSym, Taken),
+                                    unique(Op.NSym, Taken)};
+  for (std::string &N : operandNames(Op))
+    Names.push_back(N);
+  return Names;
+}
+
+std::string renameParameters(const std::string &Cuda,
+                             const std::string &Function,
+                             const std::vector<std::string> &Names) {
+  size_t Start = Cuda.find(" " + Function + "(");
+  if (Start == std::string::npos)
+    return Cuda;
+  size_t End = Cuda.find("\n}", Start);
+  if (End == std::string::npos)
+    End = Cuda.size();
+  std::string Out = Cuda.substr(0, Start);
+  for (size_t I = Start; I < End;) {
+    bool Boundary = I == 0 || !isIdentChar(Cuda[I - 1]);
+    if (Boundary && Cuda[I] == 'v' && I + 1 < End &&
+        std::isdigit(static_cast<unsigned char>(Cuda[I + 1]))) {
+      size_t J = I + 1;
+      while (J < End && std::isdigit(static_cast<unsigned char>(Cuda[J])))
+        ++J;
+      size_t Index = std::stoul(Cuda.substr(I + 1, J - I - 1));
+      if (!isIdentChar(Cuda[J]) && Index >= 1 && Index <= Names.size()) {
+        Out += Names[Index - 1];
+        I = J;
+        continue;
+      }
+      Out.append(Cuda, I, J - I);
+      I = J;
+      continue;
+    }
+    Out += Cuda[I++];
+  }
+  Out.append(Cuda, End, std::string::npos);
+  return Out;
+}
+
+} // namespace kiln

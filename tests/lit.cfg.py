@@ -1,0 +1,18 @@
+# lit configuration for kiln: pass tests (kiln-opt), emitted CUDA (kiln
+# compile --emit cuda) and the bad-input suite under error/ (kiln check).
+import os
+import lit.formats
+
+config.name = "kiln"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".kiln", ".test"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "unit",
+                   "gpu", "nvrtc"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_binary_dir, "tests")
+
+config.substitutions.append(("%kiln-opt", os.path.join(config.kiln_bin_dir, "kiln-opt")))
+config.substitutions.append(("%kiln", os.path.join(config.kiln_bin_dir, "kiln")))
+config.substitutions.append(("%examples", os.path.join(config.kiln_source_dir, "examples")))
+config.environment["PATH"] = os.pathsep.join(
+    [config.kiln_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])

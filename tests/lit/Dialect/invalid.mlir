@@ -1,0 +1,103 @@
+// RUN: %kiln-opt %s -split-input-file -verify-diagnostics
+
+func.func @mixed(%A: memref<?x?xbf16>, %B: memref<?x?xf8E4M3FN>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{operand types 'bf16' x 'f8E4M3FN' have no tensor-core MMA}}
+  kiln.gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xf8E4M3FN>) d(%D : memref<?x?xbf16>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @f32_inputs(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %D: memref<?x?xf32>) {
+  // expected-error @+1 {{have no tensor-core MMA}}
+  kiln.gemm a(%A : memref<?x?xf32>) b(%B : memref<?x?xf32>) d(%D : memref<?x?xf32>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @epilogue_args(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{epilogue must take (acc: f32, m: index, n: index)}}
+  kiln.gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>) {
+  ^bb0(%acc: f32):
+    kiln.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @load_rank(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  kiln.gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>) operands(%C : memref<?x?xbf16>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    // expected-error @+1 {{expects 2 indices for a rank-2 tensor, got 1}}
+    %0 = kiln.load %C[%m] : memref<?x?xbf16>
+    kiln.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+func.func @round_to(%x: f32) -> f32 {
+  // expected-error @+1 {{cannot round to 'i8'}}
+  %0 = kiln.round %x to i8 : f32
+  return %0 : f32
+}
+
+// -----
+
+func.func @bad_config(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{tile sizes must be positive}}
+  kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>)
+    config <block_m = 0, block_n = 128, block_k = 64, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8> {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @unresolved_block_k(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{a planned op needs a resolved block_k, got 0}}
+  kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>)
+    config <block_m = 128, block_n = 128, block_k = 0, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8>
+    plan <arch = "sm_89", path = "sm80_cp_async_mma", mma = "m", copy = "c", threads = 128, smem = 1, warps_m = 2, warps_n = 2> {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @wgmma_off_hopper(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{the TMA + wgmma path runs only on sm_90a, not sm_89}}
+  kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>)
+    config <block_m = 128, block_n = 128, block_k = 64, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8>
+    plan <arch = "sm_89", path = "sm90_tma_wgmma", mma = "m", copy = "c", threads = 384, smem = 1, warps_m = 0, warps_n = 0> {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @threads(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{plan threads must be a positive multiple of 32, got 100}}
+  kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>)
+    config <block_m = 128, block_n = 128, block_k = 64, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8>
+    plan <arch = "sm_89", path = "sm80_cp_async_mma", mma = "m", copy = "c", threads = 100, smem = 1, warps_m = 2, warps_n = 2> {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}

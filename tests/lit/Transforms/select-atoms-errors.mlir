@@ -1,0 +1,38 @@
+// RUN: %kiln-opt %s -split-input-file -kiln-select-atoms="arch=sm_80" -verify-diagnostics
+// RUN: not %kiln-opt %s -kiln-select-atoms="arch=sm_91" 2>&1 | FileCheck %s --check-prefix=ARCH
+
+// ARCH: error: unknown target 'sm_91' (expected sm_80, sm_89, sm_90a, sm_100a, sm_120a)
+
+func.func @fp8_on_ampere(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{configuration cannot run on sm_80: FP8 tensor-core MMA needs sm_89 or newer; sm_80 has none}}
+  kiln.tiled_gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>) d(%D : memref<?x?xbf16>)
+    config <block_m = 128, block_n = 128, block_k = 0, stages = 4, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8> {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @cluster_on_ampere(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{thread-block clusters are not used by the sm_80 kernel}}
+  kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>)
+    config <block_m = 128, block_n = 128, block_k = 0, stages = 3, cluster_m = 2, cluster_n = 1, raster_n = false, group = 8> {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @smem_on_ampere(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{shared memory 295040 B exceeds sm_80's 166912 B}}
+  kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>)
+    config <block_m = 128, block_n = 256, block_k = 0, stages = 6, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8> {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}

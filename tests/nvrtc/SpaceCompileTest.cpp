@@ -1,0 +1,177 @@
+//===- SpaceCompileTest.cpp - Every listed configuration compiles ---------===//
+//
+// For each .kiln file and target given on the command line, enumerates the
+// configurations `kiln space` lists, runs the whole pipeline and NVRTC on
+// each (on all cores), and checks: NVRTC succeeds, the resource report
+// exists, and ptxas' registers fit the launch bounds. With --default it also
+// requires 0 spill bytes for the heuristic's default configuration, and
+// --ptx-has STR (repeatable) checks the default's PTX.
+//
+//   kiln-space-compile-test FILE --arch sm_90a [--default] [--ptx-has S]...
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Frontend/Diagnostics.h"
+#include "kiln/Frontend/Parser.h"
+#include "kiln/Frontend/Sema.h"
+#include "kiln/Pipeline/Pipeline.h"
+#include "kiln/Runtime/NvrtcCompiler.h"
+#include "kiln/Target/TuningSpace.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+using namespace kiln;
+
+namespace {
+
+struct Outcome {
+  bool Ok = false;
+  std::string Message;
+  NvrtcResult Nvrtc;
+};
+
+Outcome compileOne(const OpModel &Op, const std::string &File, Arch Target,
+                   const KernelConfig &Config) {
+  Outcome O;
+  mlir::MLIRContext Ctx(mlir::MLIRContext::Threading::DISABLED);
+  std::string Diag;
+  llvm::raw_string_ostream DiagOS(Diag);
+  Ctx.getDiagEngine().registerHandler([&](mlir::Diagnostic &D) {
+    DiagOS << D << "\n";
+  });
+  std::string Cuda;
+  if (!lowerOp(Ctx, Op, File, PipelineOptions{Target, Config}, Stage::Cuda,
+               Cuda)) {
+    O.Message = "pipeline failed: " + Diag;
+    return O;
+  }
+  std::string ArchName(archInfo(Target).Name);
+  O.Nvrtc = compileWithNvrtc(Cuda, Op.Name + ".cu", Op.Name,
+                             NvrtcOptions{ArchName, {}});
+  if (!O.Nvrtc.Ok) {
+    O.Message = explainNvrtcFailure(Cuda, Op.Name + ".cu", O.Nvrtc.Log);
+    return O;
+  }
+  if (!O.Nvrtc.Resources) {
+    O.Message = "no ptxas report for " + Op.Name;
+    return O;
+  }
+  KernelPlan Plan;
+  std::string Why;
+  planKernel(gemmTypes(Op), Config, Target, Plan, Why);
+  int RegLimit = std::min<int>(255, 65536 / int(Plan.Threads));
+  if (O.Nvrtc.Resources->Registers > RegLimit) {
+    O.Message = "uses " + std::to_string(O.Nvrtc.Resources->Registers) +
+                " registers, more than " + std::to_string(RegLimit);
+    return O;
+  }
+  O.Ok = true;
+  return O;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string Path, ArchName;
+  bool CheckDefault = false;
+  std::vector<std::string> PtxHas;
+  for (int I = 1; I < argc; ++I) {
+    std::string A = argv[I];
+    if (A == "--arch" && I + 1 < argc)
+      ArchName = argv[++I];
+    else if (A == "--default")
+      CheckDefault = true;
+    else if (A == "--ptx-has" && I + 1 < argc)
+      PtxHas.push_back(argv[++I]);
+    else
+      Path = A;
+  }
+  std::optional<Arch> Target = parseArch(ArchName);
+  std::ifstream In(Path);
+  if (!Target || !In) {
+    std::cerr << "usage: kiln-space-compile-test FILE --arch ARCH\n";
+    return 2;
+  }
+  std::stringstream Text;
+  Text << In.rdbuf();
+  DiagnosticEngine Diags;
+  Diags.setSource(Path, Text.str());
+  std::unique_ptr<Module> AST = parseModule(Path, Text.str(), Diags);
+  std::vector<OpModel> Ops;
+  if (AST && !Diags.hasErrors())
+    Ops = analyze(*AST, Diags);
+  if (Diags.hasErrors()) {
+    Diags.printAll(std::cerr);
+    return 1;
+  }
+
+  int Failures = 0, Total = 0;
+  for (const OpModel &Op : Ops) {
+    std::vector<KernelConfig> Configs = validConfigs(Op, *Target);
+    std::atomic<size_t> Next{0};
+    std::mutex Mu;
+    double Seconds = 0, Slowest = 0;
+    int MaxRegs = 0, Spilling = 0;
+    auto Worker = [&] {
+      for (size_t I; (I = Next++) < Configs.size();) {
+        Outcome O = compileOne(Op, Path, *Target, Configs[I]);
+        std::lock_guard<std::mutex> Lock(Mu);
+        Seconds += O.Nvrtc.Seconds;
+        Slowest = std::max(Slowest, O.Nvrtc.Seconds);
+        if (O.Ok) {
+          MaxRegs = std::max(MaxRegs, O.Nvrtc.Resources->Registers);
+          Spilling += O.Nvrtc.Resources->SpillStoreBytes > 0;
+        } else {
+          ++Failures;
+          std::cerr << "FAIL " << Op.Name << " " << ArchName << " "
+                    << Configs[I].str() << "\n"
+                    << O.Message << "\n";
+        }
+      }
+    };
+    unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> Pool;
+    for (unsigned T = 0; T < Threads; ++T)
+      Pool.emplace_back(Worker);
+    for (std::thread &T : Pool)
+      T.join();
+    Total += int(Configs.size());
+    std::cout << Op.Name << " " << ArchName << ": " << Configs.size()
+              << " configurations compiled, mean NVRTC "
+              << (Configs.empty() ? 0 : Seconds / Configs.size())
+              << " s, slowest " << Slowest << " s, max registers " << MaxRegs
+              << ", " << Spilling << " spill\n";
+    if (Configs.empty()) {
+      std::cerr << "FAIL " << Op.Name << ": no configuration for " << ArchName
+                << "\n";
+      ++Failures;
+    }
+    if (!CheckDefault)
+      continue;
+    std::optional<KernelConfig> Default = defaultConfig(Op, *Target);
+    Outcome O = compileOne(Op, Path, *Target, *Default);
+    const ResourceUsage &U = *O.Nvrtc.Resources;
+    std::cout << "  default " << Default->str() << ": " << U.Registers
+              << " registers, " << U.SpillStoreBytes << "/" << U.SpillLoadBytes
+              << " B spill stores/loads, " << U.StackBytes << " B stack\n";
+    if (U.SpillStoreBytes || U.SpillLoadBytes) {
+      std::cerr << "FAIL default configuration spills\n";
+      ++Failures;
+    }
+    for (const std::string &S : PtxHas)
+      if (O.Nvrtc.Ptx.find(S) == std::string::npos) {
+        std::cerr << "FAIL default PTX lacks '" << S << "'\n";
+        ++Failures;
+      }
+  }
+  std::cout << Total - Failures << " passed, " << Failures << " failed\n";
+  return Failures ? 1 : 0;
+}

@@ -1,0 +1,27 @@
+//===- Commands.h - The kiln CLI's commands ---------------------*- C++ -*-===//
+//
+// Each command takes its arguments (after the command name) and returns the
+// process exit status; UsageError escapes to main (exit 2).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TOOLS_KILN_COMMANDS_H
+#define KILN_TOOLS_KILN_COMMANDS_H
+
+#include <string>
+#include <vector>
+
+namespace kiln::cli {
+
+using Args = std::vector<std::string>;
+
+int runCheck(const Args &A);
+int runSpace(const Args &A);
+int runCompile(const Args &A);
+
+extern const char *CheckHelp;
+extern const char *SpaceHelp;
+extern const char *CompileHelp;
+
+} // namespace kiln::cli
+
+#endif // KILN_TOOLS_KILN_COMMANDS_H

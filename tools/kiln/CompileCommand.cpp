@@ -1,0 +1,283 @@
+//===- CompileCommand.cpp - kiln compile FILE --arch ARCH -----------------===//
+//
+// Resolves the configuration (heuristic default, then --set), runs the
+// pipeline to the stage --emit names, and for ptx/cubin/resources compiles
+// with NVRTC. Without --emit it writes the CUDA, PTX and cubin to a directory
+// and reports where they went and what the kernel uses.
+//
+//===----------------------------------------------------------------------===//
+#include "CommandLine.h"
+#include "Commands.h"
+#include "LoadOps.h"
+#include "OutputFile.h"
+
+#include "kiln/Frontend/Diagnostics.h"
+#include "kiln/Pipeline/Pipeline.h"
+#include "kiln/Runtime/NvrtcCompiler.h"
+#include "kiln/Target/TuningSpace.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kiln::cli {
+
+const char *CompileHelp = R"(usage: kiln compile FILE [--op NAME] --arch ARCH [--set k=v[,k=v...]]...
+                    [--emit ast|mlir|tiled|emitc|cuda|ptx|cubin|resources] [-o PATH]
+
+Compiles an op for one target. Without --set, kiln's heuristic picks the
+configuration from the op's tuning space (docs/TUNING.md); --set overrides
+knobs (values must lie in the op's space).
+
+Without --emit, writes NAME.ARCH.cu, .ptx and .cubin into the directory -o
+names (default: kiln-out) and prints where they went and the kernel's
+resource use. With --emit, prints that stage to stdout, or to the file -o
+names (cubin needs -o when stdout is a terminal):
+  ast        the parsed file            mlir      kiln dialect, op level
+  tiled      after configuration and atom selection
+  emitc      the EmitC module           cuda      the CUDA C++ source
+  ptx        NVRTC's PTX                cubin     the cubin (binary)
+  resources  registers, shared memory, stack and spills from ptxas
+)";
+
+namespace {
+
+enum class Emit { Summary, Ast, Mlir, Tiled, EmitC, Cuda, Ptx, Cubin, Resources };
+
+Emit parseEmit(const std::optional<std::string> &S) {
+  if (!S)
+    return Emit::Summary;
+  static const std::pair<const char *, Emit> Names[] = {
+      {"ast", Emit::Ast},     {"mlir", Emit::Mlir},   {"tiled", Emit::Tiled},
+      {"emitc", Emit::EmitC}, {"cuda", Emit::Cuda},   {"ptx", Emit::Ptx},
+      {"cubin", Emit::Cubin}, {"resources", Emit::Resources}};
+  for (auto &[Name, E] : Names)
+    if (*S == Name)
+      return E;
+  throw UsageError("unknown --emit '" + *S +
+                   "' (ast, mlir, tiled, emitc, cuda, ptx, cubin, resources)");
+}
+
+bool inDomain(const TuneParam &P, const TuneValue &V) {
+  for (const TuneValue &D : P.Domain)
+    if (D == V)
+      return true;
+  return false;
+}
+
+std::string valueText(const TuneValue &V) {
+  if (const int64_t *I = std::get_if<int64_t>(&V))
+    return std::to_string(*I);
+  return std::get<std::string>(V);
+}
+
+/// Reports an error at a source location the way the front end does.
+void reportAt(const LoadedFile &File, SourceLoc Loc, const std::string &Msg,
+              SourceLoc NoteLoc = {}, const std::string &Note = "") {
+  DiagnosticEngine Diags;
+  Diags.setSource(File.Path, File.Text);
+  Diags.error(Loc, Msg);
+  if (!Note.empty())
+    Diags.note(NoteLoc, Note);
+  Diags.printAll(std::cerr);
+}
+
+/// The configuration to compile: the heuristic's choice, then --set.
+std::optional<KernelConfig> resolveConfig(const LoadedFile &File,
+                                          const OpModel &Op, Arch Target,
+                                          const std::vector<std::string> &Sets,
+                                          bool &FromHeuristic) {
+  std::optional<KernelConfig> Default = defaultConfig(Op, Target);
+  FromHeuristic = Sets.empty();
+  if (!Default && Sets.empty()) {
+    std::string Why = "the tuning space is empty";
+    forEachConstrainedConfig(Op, [&](const KernelConfig &C) {
+      KernelPlan Plan;
+      if (Why == "the tuning space is empty")
+        planKernel(gemmTypes(Op), C, Target, Plan, Why);
+    });
+    reportAt(File, Op.Loc,
+             "no configuration of '" + Op.Name + "' can run on " +
+                 std::string(archInfo(Target).Name) + ": " + Why);
+    return std::nullopt;
+  }
+  KernelConfig Config = Default ? *Default : KernelConfig();
+  KnobAssignment Assigned;
+  for (const std::string &S : Sets) {
+    std::string Error;
+    if (!parseKnobList(S, Assigned, Error))
+      throw UsageError("--set " + S + ": " + Error);
+  }
+  std::string Error;
+  if (!applyKnobs(Assigned, Config, Error))
+    throw UsageError("--set: " + Error);
+  for (const auto &[Name, Value] : Assigned)
+    for (const TuneParam &P : Op.Space.Params)
+      if (P.Name == Name && !inDomain(P, Value)) {
+        reportAt(File, P.Loc,
+                 "--set " + Name + "=" + valueText(Value) +
+                     " is outside the tuning space of '" + Op.Name + "'");
+        return std::nullopt;
+      }
+  for (const Constraint &R : Op.Space.Requires)
+    if (!evalConstraint(*R.Expr, Config)) {
+      reportAt(File, R.Loc,
+               "configuration " + Config.str() + " violates 'require " +
+                   R.Text + "'");
+      return std::nullopt;
+    }
+  return Config;
+}
+
+/// Writes Text to -o PATH or stdout.
+bool emitText(const std::optional<std::string> &Out, const std::string &Text) {
+  if (!Out) {
+    std::cout << Text;
+    return true;
+  }
+  std::string Error;
+  if (!writeFileAtomically(*Out, Text, Error)) {
+    std::cerr << "kiln: error: " << Error << '\n';
+    return false;
+  }
+  return true;
+}
+
+std::string describeResources(const NvrtcResult &R, int64_t DynamicSmem) {
+  std::ostringstream OS;
+  if (!R.Resources) {
+    OS << "(ptxas reported no resource usage)\n";
+    return OS.str();
+  }
+  const ResourceUsage &U = *R.Resources;
+  OS << "kernel          " << U.Kernel << " (" << U.Arch << ")\n"
+     << "registers       " << U.Registers << " per thread\n"
+     << "shared memory   " << DynamicSmem << " B dynamic, "
+     << U.StaticSmemBytes << " B static\n"
+     << "stack           " << U.StackBytes << " B\n"
+     << "spills          " << U.SpillStoreBytes << " B stores, "
+     << U.SpillLoadBytes << " B loads\n"
+     << "barriers        " << U.Barriers << "\n"
+     << "nvrtc           " << std::fixed << std::setprecision(3) << R.Seconds
+     << " s (NVRTC " << nvrtcVersion() << ")\n";
+  return OS.str();
+}
+
+} // namespace
+
+int runCompile(const Args &A) {
+  ParsedArgs P(A, {{"--op", true},
+                   {"--arch", true},
+                   {"--set", true, true},
+                   {"--emit", true},
+                   {"-o", true}});
+  if (P.positionals().size() != 1)
+    throw UsageError("compile takes exactly one FILE");
+  Emit What = parseEmit(P.get("--emit"));
+  Arch Target = requireArch(P.get("--arch"));
+  std::optional<std::string> Out = P.get("-o");
+  if (What == Emit::Cubin && !Out && isatty(STDOUT_FILENO))
+    throw UsageError("--emit cubin writes binary: give -o PATH");
+  std::optional<LoadedFile> File = loadFile(P.positionals()[0]);
+  if (!File)
+    return ExitInputError;
+  if (What == Emit::Ast) {
+    std::ostringstream OS;
+    printAST(*File->AST, OS);
+    return emitText(Out, OS.str()) ? ExitOk : ExitInputError;
+  }
+  std::vector<const OpModel *> Ops =
+      selectOps(*File, P.get("--op"), What != Emit::Summary);
+
+  for (const OpModel *Op : Ops) {
+    bool FromHeuristic = false;
+    std::optional<KernelConfig> Config =
+        resolveConfig(*File, *Op, Target, P.getAll("--set"), FromHeuristic);
+    if (!Config)
+      return ExitInputError;
+    PipelineOptions Options{Target, *Config};
+    Stage Until = What == Emit::Mlir    ? Stage::Mlir
+                  : What == Emit::Tiled ? Stage::Tiled
+                  : What == Emit::EmitC ? Stage::EmitC
+                                        : Stage::Cuda;
+    mlir::MLIRContext Ctx;
+    llvm::SourceMgr SrcMgr;
+    SrcMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(File->Text, File->Path),
+        llvm::SMLoc());
+    mlir::SourceMgrDiagnosticHandler Handler(SrcMgr, &Ctx, llvm::errs());
+    std::string Text;
+    if (!lowerOp(Ctx, *Op, File->Path, Options, Until, Text))
+      return ExitInputError;
+    if (What == Emit::Mlir || What == Emit::Tiled || What == Emit::EmitC ||
+        What == Emit::Cuda)
+      return emitText(Out, Text) ? ExitOk : ExitInputError;
+
+    KernelPlan Plan;
+    std::string Why;
+    planKernel(gemmTypes(*Op), *Config, Target, Plan, Why);
+    std::string ArchName(archInfo(Target).Name);
+    std::string Program = Op->Name + "." + ArchName + ".cu";
+    NvrtcResult R = compileWithNvrtc(Text, Program, Op->Name,
+                                     NvrtcOptions{ArchName, {}});
+    if (!R.Ok) {
+      std::cerr << "kiln: error: NVRTC could not compile the CUDA generated "
+                   "for '"
+                << Op->Name << "' on " << ArchName << " (" << Config->str()
+                << "); this is a bug in kiln:\n"
+                << explainNvrtcFailure(Text, Program, R.Log);
+      return ExitInputError;
+    }
+    if (What == Emit::Ptx)
+      return emitText(Out, R.Ptx) ? ExitOk : ExitInputError;
+    if (What == Emit::Cubin)
+      return emitText(Out, R.Cubin) ? ExitOk : ExitInputError;
+    std::string Resources = describeResources(R, Plan.SmemBytes);
+    if (What == Emit::Resources)
+      return emitText(Out, Resources) ? ExitOk : ExitInputError;
+
+    // Summary: write the artifacts, then say where they went.
+    std::string Dir = Out ? *Out : "kiln-out";
+    if (mkdir(Dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      std::cerr << "kiln: error: cannot create directory '" << Dir << "'\n";
+      return ExitInputError;
+    }
+    std::string Base = Dir + "/" + Op->Name + "." + ArchName;
+    for (auto &[Ext, Data] : {std::pair<const char *, const std::string *>{
+                                  ".cu", &Text},
+                              {".ptx", &R.Ptx},
+                              {".cubin", &R.Cubin}}) {
+      std::string Error;
+      if (!writeFileAtomically(Base + Ext, *Data, Error)) {
+        std::cerr << "kiln: error: " << Error << '\n';
+        return ExitInputError;
+      }
+    }
+    std::cout << "kiln: compiled op '" << Op->Name << "' from " << File->Path
+              << " for " << ArchName << "\n"
+              << "config          " << Config->str()
+              << (FromHeuristic ? "  (heuristic default)" : "  (--set)")
+              << "\n"
+              << "plan            " << Plan.MmaAtom << " via " << Plan.CopyAtom
+              << ", " << Plan.Threads << " threads\n"
+              << "cuda            " << Base << ".cu\n"
+              << "ptx             " << Base << ".ptx\n"
+              << "cubin           " << Base << ".cubin (" << R.Cubin.size()
+              << " B)\n"
+              << Resources;
+    if (R.Resources &&
+        (R.Resources->SpillStoreBytes || R.Resources->SpillLoadBytes))
+      std::cerr << "kiln: warning: the kernel spills registers\n";
+  }
+  return ExitOk;
+}
+
+} // namespace kiln::cli

@@ -1,0 +1,83 @@
+//===- Main.cpp - The kiln command-line tool ------------------------------===//
+//
+// kiln COMMAND [options]: dispatches to the commands, prints help and the
+// version. Exit status: 0 success, 1 input error, 2 usage error.
+//
+//===----------------------------------------------------------------------===//
+#include "CommandLine.h"
+#include "Commands.h"
+
+#include "kiln/Runtime/NvrtcCompiler.h"
+
+#include <cstring>
+#include <iostream>
+
+using namespace kiln::cli;
+
+namespace {
+
+const char *MainHelp = R"(kiln: a kernel compiler and autotuner for NVIDIA tensor cores
+
+usage: kiln COMMAND [options]
+
+commands:
+  compile   compile an op for a target: CUDA, PTX, cubin, resource use
+  check     parse and check a .kiln file
+  space     list the valid configurations of an op for a target
+
+options:
+  --help      show this help (kiln COMMAND --help for a command's)
+  --version   show kiln's version and those of LLVM/MLIR and NVRTC
+
+Exit status: 0 on success, 1 for an input error (diagnostics on stderr),
+2 for a usage error.
+)";
+
+struct Command {
+  const char *Name;
+  int (*Run)(const Args &);
+  const char *Help;
+};
+
+const Command Commands[] = {{"compile", runCompile, CompileHelp},
+                            {"check", runCheck, CheckHelp},
+                            {"space", runSpace, SpaceHelp}};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Args All(argv + 1, argv + argc);
+  if (All.empty()) {
+    std::cerr << MainHelp;
+    return ExitUsageError;
+  }
+  if (All[0] == "--help" || All[0] == "-h" || All[0] == "help") {
+    std::cout << MainHelp;
+    return ExitOk;
+  }
+  if (All[0] == "--version") {
+    std::cout << "kiln " << KILN_VERSION << " (LLVM/MLIR " << KILN_LLVM_VERSION
+              << ", NVRTC " << kiln::nvrtcVersion() << ")\n";
+    return ExitOk;
+  }
+  for (const Command &C : Commands) {
+    if (All[0] != C.Name)
+      continue;
+    Args Rest(All.begin() + 1, All.end());
+    for (const std::string &A : Rest)
+      if (A == "--help" || A == "-h") {
+        std::cout << C.Help;
+        return ExitOk;
+      }
+    try {
+      return C.Run(Rest);
+    } catch (const UsageError &E) {
+      std::cerr << "kiln " << C.Name << ": error: " << E.what() << "\n"
+                << "(see 'kiln " << C.Name << " --help')\n";
+      return ExitUsageError;
+    }
+  }
+  std::cerr << "kiln: error: unknown command '" << All[0] << "'\n"
+            << "(see 'kiln --help')\n";
+  return ExitUsageError;
+}
