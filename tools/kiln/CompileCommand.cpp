@@ -209,6 +209,7 @@ int runCompile(const Args &A) {
                   : What == Emit::EmitC ? Stage::EmitC
                                         : Stage::Cuda;
     mlir::MLIRContext Ctx;
+    Ctx.printOpOnDiagnostic(false);
     llvm::SourceMgr SrcMgr;
     SrcMgr.AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(File->Text, File->Path),

@@ -101,7 +101,7 @@ OwningOpRef<ModuleOp> Generator::run() {
     if (int(I) != Op.A && int(I) != Op.B && int(I) != Op.D)
       Operands.push_back(ParamValues[I]);
   auto Gemm = B.create<mlir::kiln::GemmOp>(
-      loc(Op.Epilogue ? Op.Epilogue->Loc : Op.Loc), ParamValues[Op.A],
+      loc(Op.Loc), ParamValues[Op.A],
       ParamValues[Op.B], ParamValues[Op.D], Operands);
   Location L = Gemm.getLoc();
   Epilogue = B.createBlock(&Gemm.getEpilogue(), {},

@@ -54,7 +54,7 @@ func.func @round_to(%x: f32) -> f32 {
 // -----
 
 func.func @bad_config(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
-  // expected-error @+1 {{tile sizes must be positive}}
+  // expected-error @+2 {{tile sizes must be positive}}
   kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>)
     config <block_m = 0, block_n = 128, block_k = 64, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8> {
   ^bb0(%acc: f32, %m: index, %n: index):

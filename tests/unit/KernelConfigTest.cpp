@@ -1,0 +1,50 @@
+//===- KernelConfigTest.cpp - The k=v form and knob application -----------===//
+#include "kiln/Target/KernelConfig.h"
+
+#include <catch2/catch.hpp>
+
+using namespace kiln;
+
+TEST_CASE("str() and parseKnobList round-trip every knob") {
+  KernelConfig C;
+  C.BlockM = 64;
+  C.BlockN = 192;
+  C.BlockK = 128;
+  C.Stages = 5;
+  C.ClusterM = 2;
+  C.RasterOrder = Raster::AlongN;
+  C.Group = 4;
+  KnobAssignment A;
+  std::string Error;
+  REQUIRE(parseKnobList(C.str(), A, Error));
+  KernelConfig D;
+  REQUIRE(applyKnobs(A, D, Error));
+  CHECK(D == C);
+  CHECK(D.str() == "block_m=64,block_n=192,block_k=128,stages=5,cluster_m=2,"
+                   "cluster_n=1,raster=n,group=4");
+}
+
+TEST_CASE("parseKnobList reports the offending part") {
+  KnobAssignment A;
+  std::string Error;
+  CHECK_FALSE(parseKnobList("block_m=128,blockn=64", A, Error));
+  CHECK(Error == "unknown tuning parameter 'blockn'");
+  CHECK_FALSE(parseKnobList("block_m", A, Error));
+  CHECK(Error == "expected k=v, got 'block_m'");
+  CHECK_FALSE(parseKnobList("block_m=", A, Error));
+  CHECK(Error == "expected k=v, got 'block_m='");
+  REQUIRE(parseKnobList(" stages = 3 , raster=m", A, Error));
+  CHECK(std::get<int64_t>(A["stages"]) == 3);
+  CHECK(std::get<std::string>(A["raster"]) == "m");
+}
+
+TEST_CASE("applyKnobs checks value kinds") {
+  KernelConfig C;
+  std::string Error;
+  CHECK_FALSE(applyKnobs({{"raster", std::string("x")}}, C, Error));
+  CHECK(Error == "raster must be m or n");
+  CHECK_FALSE(applyKnobs({{"stages", std::string("deep")}}, C, Error));
+  CHECK(Error == "stages takes an integer, not 'deep'");
+  CHECK_FALSE(applyKnobs({{"block_m", int64_t(0)}}, C, Error));
+  CHECK(Error == "block_m must be positive, got 0");
+}

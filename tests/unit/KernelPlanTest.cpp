@@ -1,0 +1,98 @@
+//===- KernelPlanTest.cpp - Target limits and kernel plans ----------------===//
+#include "kiln/Target/KernelPlan.h"
+
+#include <catch2/catch.hpp>
+
+using namespace kiln;
+
+namespace {
+KernelConfig config(int64_t BM, int64_t BN, int64_t Stages) {
+  KernelConfig C;
+  C.BlockM = BM;
+  C.BlockN = BN;
+  C.Stages = Stages;
+  return C;
+}
+GemmTypes fp8() { return {DType::F8E4M3, DType::F8E4M3, DType::BF16}; }
+GemmTypes bf16() { return {DType::BF16, DType::BF16, DType::BF16}; }
+} // namespace
+
+TEST_CASE("sm_90a plans the TMA + wgmma path with the templates' formulas") {
+  KernelPlan P;
+  std::string Why;
+  REQUIRE(planKernel(fp8(), config(128, 128, 4), Arch::SM90a, P, Why));
+  CHECK(P.Path == KernelPath::Sm90TmaWgmma);
+  CHECK(P.BlockK == 128);
+  CHECK(P.ConsumerWarpgroups == 2);
+  CHECK(P.Threads == 384);
+  // Stages * (BM + BN) * BK * bytes + 1024 alignment + 256 barriers.
+  CHECK(P.SmemBytes == 4 * 256 * 128 + 1280);
+  CHECK(P.AccRegsPerThread == 64);
+  CHECK(P.MmaAtom == "wgmma.m64n128k32.f32.e4m3.e4m3");
+  CHECK(P.CopyAtom == "tma");
+
+  REQUIRE(planKernel(bf16(), config(64, 256, 3), Arch::SM90a, P, Why));
+  CHECK(P.BlockK == 64);
+  CHECK(P.ConsumerWarpgroups == 1);
+  CHECK(P.Threads == 256);
+  CHECK(P.AccRegsPerThread == 128);
+  CHECK(P.MmaAtom == "wgmma.m64n256k16.f32.bf16.bf16");
+}
+
+TEST_CASE("sm_90a rejects what the templates cannot do, saying why") {
+  KernelPlan P;
+  std::string Why;
+  CHECK_FALSE(planKernel(fp8(), config(256, 256, 3), Arch::SM90a, P, Why));
+  CHECK(Why.find("accumulator needs 256 registers") != std::string::npos);
+  CHECK_FALSE(planKernel(fp8(), config(96, 128, 3), Arch::SM90a, P, Why));
+  CHECK(Why.find("block_m must be 64, 128 or 256") != std::string::npos);
+  KernelConfig C = config(128, 128, 4);
+  C.BlockK = 64;
+  CHECK_FALSE(planKernel(fp8(), C, Arch::SM90a, P, Why));
+  CHECK(Why.find("block_k must be 128") != std::string::npos);
+  CHECK_FALSE(planKernel(fp8(), config(128, 256, 7), Arch::SM90a, P, Why));
+  CHECK(Why.find("exceeds sm_90a's 232448 B") != std::string::npos);
+  C = config(128, 128, 4);
+  C.ClusterM = 2;
+  C.ClusterN = 2;
+  CHECK_FALSE(planKernel(fp8(), C, Arch::SM90a, P, Why));
+  CHECK(Why.find("must be 1 or 2") != std::string::npos);
+}
+
+TEST_CASE("mma.sync targets: fp8 needs sm_89, clusters are rejected") {
+  KernelPlan P;
+  std::string Why;
+  CHECK_FALSE(planKernel(fp8(), config(128, 128, 3), Arch::SM80, P, Why));
+  CHECK(Why == "FP8 tensor-core MMA needs sm_89 or newer; sm_80 has none");
+  for (Arch A : {Arch::SM89, Arch::SM100a, Arch::SM120a}) {
+    REQUIRE(planKernel(fp8(), config(128, 128, 3), A, P, Why));
+    CHECK(P.Path == KernelPath::Sm80CpAsyncMma);
+    CHECK(P.Threads == 128);
+    CHECK(P.SmemBytes == 3 * 256 * 128 + 128);
+    CHECK(P.MmaAtom == "mma.sync.m16n8k32.f32.e4m3.e4m3");
+  }
+  REQUIRE(planKernel(bf16(), config(128, 256, 3), Arch::SM80, P, Why));
+  CHECK(P.WarpsM == 2);
+  CHECK(P.WarpsN == 4);
+  CHECK(P.Threads == 256);
+  CHECK(P.AccRegsPerThread == 128);
+  KernelConfig C = config(128, 128, 3);
+  C.ClusterM = 2;
+  CHECK_FALSE(planKernel(bf16(), C, Arch::SM89, P, Why));
+  CHECK(Why.find("clusters are not used") != std::string::npos);
+  CHECK_FALSE(planKernel(fp8(), config(128, 128, 4), Arch::SM89, P, Why));
+  CHECK(Why == "shared memory 131200 B exceeds sm_89's 101376 B");
+}
+
+TEST_CASE("no MMA for mixed or f32 inputs") {
+  KernelPlan P;
+  std::string Why;
+  GemmTypes Mixed{DType::BF16, DType::F8E4M3, DType::BF16};
+  CHECK_FALSE(planKernel(Mixed, config(128, 128, 3), Arch::SM90a, P, Why));
+  CHECK(Why == "no MMA takes bf16 x f8e4m3");
+  GemmTypes F32{DType::F32, DType::F32, DType::F32};
+  CHECK_FALSE(planKernel(F32, config(128, 128, 3), Arch::SM90a, P, Why));
+  GemmTypes E5M2{DType::F8E5M2, DType::F8E4M3, DType::F32};
+  CHECK(planKernel(E5M2, config(128, 128, 3), Arch::SM90a, P, Why));
+  CHECK(P.MmaAtom == "wgmma.m64n128k32.f32.e5m2.e4m3");
+}
