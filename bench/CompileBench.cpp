@@ -45,7 +45,8 @@ double secondsSince(Clock::time_point T) {
   return std::chrono::duration<double>(Clock::now() - T).count();
 }
 
-std::vector<OpModel> frontEnd(const std::string &Path, const std::string &Text) {
+std::vector<OpModel> frontEnd(const std::string &Path,
+                              const std::string &Text) {
   DiagnosticEngine Diags;
   Diags.setSource(Path, Text);
   std::unique_ptr<Module> M = parseModule(Path, Text, Diags);
@@ -94,8 +95,8 @@ int main(int argc, char **argv) {
   }
   const Arch Targets[] = {Arch::SM90a, Arch::SM89};
   std::printf("%-22s %-8s %9s %9s %9s | %8s %8s %8s %8s\n", "op", "target",
-              "front ms", "mlir ms", "total ms", "header s", "ptx s",
-              "cubin s", "ptxas s");
+              "front ms", "mlir ms", "total ms", "header s", "ptx s", "cubin s",
+              "ptxas s");
   for (const std::string &Path : Files) {
     std::ifstream In(Path);
     std::stringstream SS;

@@ -51,9 +51,9 @@ NvrtcResult compileWithNvrtc(const std::string &Source,
 
   auto Start = std::chrono::steady_clock::now();
   Status = nvrtcCompileProgram(Prog, int(ArgPtrs.size()), ArgPtrs.data());
-  R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            Start)
-                  .count();
+  R.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   size_t Size = 0;
   nvrtcGetProgramLogSize(Prog, &Size);
   R.Log.resize(Size);

@@ -40,8 +40,9 @@ std::optional<ResourceUsage> parsePtxasReport(std::string_view Log,
   size_t Pos = 0;
   while (Pos < Log.size()) {
     size_t Eol = Log.find('\n', Pos);
-    std::string_view Line = Log.substr(
-        Pos, Eol == std::string_view::npos ? std::string_view::npos : Eol - Pos);
+    std::string_view Line =
+        Log.substr(Pos, Eol == std::string_view::npos ? std::string_view::npos
+                                                      : Eol - Pos);
     Pos = Eol == std::string_view::npos ? Log.size() : Eol + 1;
     std::string Entry = "entry function '" + std::string(Kernel) + "'";
     if (Line.find("Compiling entry function") != std::string_view::npos) {
@@ -51,8 +52,8 @@ std::optional<ResourceUsage> parsePtxasReport(std::string_view Log,
         Usage->Kernel = std::string(Kernel);
         size_t For = Line.rfind("for '");
         if (For != std::string_view::npos)
-          Usage->Arch = std::string(
-              Line.substr(For + 5, Line.size() - For - 6));
+          Usage->Arch =
+              std::string(Line.substr(For + 5, Line.size() - For - 6));
       }
       continue;
     }

@@ -44,9 +44,8 @@ Outcome compileOne(const OpModel &Op, const std::string &File, Arch Target,
   mlir::MLIRContext Ctx(mlir::MLIRContext::Threading::DISABLED);
   std::string Diag;
   llvm::raw_string_ostream DiagOS(Diag);
-  Ctx.getDiagEngine().registerHandler([&](mlir::Diagnostic &D) {
-    DiagOS << D << "\n";
-  });
+  Ctx.getDiagEngine().registerHandler(
+      [&](mlir::Diagnostic &D) { DiagOS << D << "\n"; });
   std::string Cuda;
   if (!lowerOp(Ctx, Op, File, PipelineOptions{Target, Config}, Stage::Cuda,
                Cuda)) {

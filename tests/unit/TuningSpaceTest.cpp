@@ -1,8 +1,8 @@
 //===- TuningSpaceTest.cpp - Space enumeration, constraints, default ------===//
+#include "kiln/Target/TuningSpace.h"
 #include "kiln/Frontend/Diagnostics.h"
 #include "kiln/Frontend/Parser.h"
 #include "kiln/Frontend/Sema.h"
-#include "kiln/Target/TuningSpace.h"
 
 #include <catch2/catch.hpp>
 
@@ -80,7 +80,8 @@ TEST_CASE("validConfigs applies each target's limits and resolves block_k") {
   // which fit at 3 stages; at 6 stages 6 * (BM + BN) * 64 * 2 + 1280 <=
   // 232448 needs BM + BN <= 301: only 64x128 and 128x128. 5 + 2 = 7.
   CHECK(validConfigs(Op, Arch::SM90a).size() == 7);
-  CHECK(validConfigs(Op, Arch::SM89).size() < validConfigs(Op, Arch::SM80).size());
+  CHECK(validConfigs(Op, Arch::SM89).size() <
+        validConfigs(Op, Arch::SM80).size());
 }
 
 TEST_CASE("the default is the documented heuristic's choice") {
@@ -101,7 +102,8 @@ TEST_CASE("the default is the documented heuristic's choice") {
 }
 
 TEST_CASE("evalConstraint: integer semantics and division by zero") {
-  OpModel Op = load("block_m in [64]\nrequire block_m / 64 == 1 && block_m % 3 == 1");
+  OpModel Op =
+      load("block_m in [64]\nrequire block_m / 64 == 1 && block_m % 3 == 1");
   KernelConfig C;
   C.BlockM = 64;
   CHECK(evalConstraint(*Op.Space.Requires[0].Expr, C) == 1);

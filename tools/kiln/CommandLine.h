@@ -24,7 +24,7 @@ struct UsageError : std::runtime_error {
 };
 
 struct OptionSpec {
-  std::string Name;  ///< "--arch" (or "-o").
+  std::string Name; ///< "--arch" (or "-o").
   bool TakesValue;
   bool Repeatable = false;
 };

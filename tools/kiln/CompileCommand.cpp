@@ -30,7 +30,8 @@
 
 namespace kiln::cli {
 
-const char *CompileHelp = R"(usage: kiln compile FILE [--op NAME] --arch ARCH [--set k=v[,k=v...]]...
+const char *CompileHelp =
+    R"(usage: kiln compile FILE [--op NAME] --arch ARCH [--set k=v[,k=v...]]...
                     [--emit ast|mlir|tiled|emitc|cuda|ptx|cubin|resources] [-o PATH]
 
 Compiles an op for one target. Without --set, kiln's heuristic picks the
@@ -50,14 +51,25 @@ names (cubin needs -o when stdout is a terminal):
 
 namespace {
 
-enum class Emit { Summary, Ast, Mlir, Tiled, EmitC, Cuda, Ptx, Cubin, Resources };
+enum class Emit {
+  Summary,
+  Ast,
+  Mlir,
+  Tiled,
+  EmitC,
+  Cuda,
+  Ptx,
+  Cubin,
+  Resources
+};
 
 Emit parseEmit(const std::optional<std::string> &S) {
   if (!S)
     return Emit::Summary;
   static const std::pair<const char *, Emit> Names[] = {
-      {"ast", Emit::Ast},     {"mlir", Emit::Mlir},   {"tiled", Emit::Tiled},
-      {"emitc", Emit::EmitC}, {"cuda", Emit::Cuda},   {"ptx", Emit::Ptx},
+      {"ast", Emit::Ast},     {"mlir", Emit::Mlir},
+      {"tiled", Emit::Tiled}, {"emitc", Emit::EmitC},
+      {"cuda", Emit::Cuda},   {"ptx", Emit::Ptx},
       {"cubin", Emit::Cubin}, {"resources", Emit::Resources}};
   for (auto &[Name, E] : Names)
     if (*S == Name)
@@ -160,8 +172,8 @@ std::string describeResources(const NvrtcResult &R, int64_t DynamicSmem) {
   const ResourceUsage &U = *R.Resources;
   OS << "kernel          " << U.Kernel << " (" << U.Arch << ")\n"
      << "registers       " << U.Registers << " per thread\n"
-     << "shared memory   " << DynamicSmem << " B dynamic, "
-     << U.StaticSmemBytes << " B static\n"
+     << "shared memory   " << DynamicSmem << " B dynamic, " << U.StaticSmemBytes
+     << " B static\n"
      << "stack           " << U.StackBytes << " B\n"
      << "spills          " << U.SpillStoreBytes << " B stores, "
      << U.SpillLoadBytes << " B loads\n"
@@ -227,8 +239,8 @@ int runCompile(const Args &A) {
     planKernel(gemmTypes(*Op), *Config, Target, Plan, Why);
     std::string ArchName(archInfo(Target).Name);
     std::string Program = Op->Name + "." + ArchName + ".cu";
-    NvrtcResult R = compileWithNvrtc(Text, Program, Op->Name,
-                                     NvrtcOptions{ArchName, {}});
+    NvrtcResult R =
+        compileWithNvrtc(Text, Program, Op->Name, NvrtcOptions{ArchName, {}});
     if (!R.Ok) {
       std::cerr << "kiln: error: NVRTC could not compile the CUDA generated "
                    "for '"
@@ -252,10 +264,10 @@ int runCompile(const Args &A) {
       return ExitInputError;
     }
     std::string Base = Dir + "/" + Op->Name + "." + ArchName;
-    for (auto &[Ext, Data] : {std::pair<const char *, const std::string *>{
-                                  ".cu", &Text},
-                              {".ptx", &R.Ptx},
-                              {".cubin", &R.Cubin}}) {
+    for (auto &[Ext, Data] :
+         {std::pair<const char *, const std::string *>{".cu", &Text},
+          {".ptx", &R.Ptx},
+          {".cubin", &R.Cubin}}) {
       std::string Error;
       if (!writeFileAtomically(Base + Ext, *Data, Error)) {
         std::cerr << "kiln: error: " << Error << '\n';
@@ -265,8 +277,7 @@ int runCompile(const Args &A) {
     std::cout << "kiln: compiled op '" << Op->Name << "' from " << File->Path
               << " for " << ArchName << "\n"
               << "config          " << Config->str()
-              << (FromHeuristic ? "  (heuristic default)" : "  (--set)")
-              << "\n"
+              << (FromHeuristic ? "  (heuristic default)" : "  (--set)") << "\n"
               << "plan            " << Plan.MmaAtom << " via " << Plan.CopyAtom
               << ", " << Plan.Threads << " threads\n"
               << "cuda            " << Base << ".cu\n"

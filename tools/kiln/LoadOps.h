@@ -1,4 +1,5 @@
-//===- LoadOps.h - Read, parse and check a .kiln file for a command -*- C++ -*-===//
+//===- LoadOps.h - Read, parse and check a .kiln file for a command -*- C++
+//-*-===//
 //
 // What every command does first: read FILE, run the front end, print its
 // diagnostics, and pick the op(s) the command works on.

@@ -16,7 +16,8 @@ using namespace kiln::cli;
 
 namespace {
 
-const char *MainHelp = R"(kiln: a kernel compiler and autotuner for NVIDIA tensor cores
+const char *MainHelp =
+    R"(kiln: a kernel compiler and autotuner for NVIDIA tensor cores
 
 usage: kiln COMMAND [options]
 

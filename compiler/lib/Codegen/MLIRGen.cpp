@@ -100,9 +100,9 @@ OwningOpRef<ModuleOp> Generator::run() {
   for (size_t I = 0; I < Op.Params.size(); ++I)
     if (int(I) != Op.A && int(I) != Op.B && int(I) != Op.D)
       Operands.push_back(ParamValues[I]);
-  auto Gemm = B.create<mlir::kiln::GemmOp>(
-      loc(Op.Loc), ParamValues[Op.A],
-      ParamValues[Op.B], ParamValues[Op.D], Operands);
+  auto Gemm = B.create<mlir::kiln::GemmOp>(loc(Op.Loc), ParamValues[Op.A],
+                                           ParamValues[Op.B], ParamValues[Op.D],
+                                           Operands);
   Location L = Gemm.getLoc();
   Epilogue = B.createBlock(&Gemm.getEpilogue(), {},
                            {B.getF32Type(), B.getIndexType(), B.getIndexType()},

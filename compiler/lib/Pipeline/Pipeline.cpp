@@ -57,8 +57,7 @@ bool lowerOp(mlir::MLIRContext &Ctx, const OpModel &Op,
   registerKilnDialects(Registry);
   Ctx.appendDialectRegistry(Registry);
   Ctx.loadAllAvailableDialects();
-  mlir::OwningOpRef<mlir::ModuleOp> Module =
-      generateModule(Ctx, Op, FileName);
+  mlir::OwningOpRef<mlir::ModuleOp> Module = generateModule(Ctx, Op, FileName);
   if (mlir::failed(mlir::verify(*Module)))
     return false;
   mlir::PassManager PM(&Ctx);

@@ -37,8 +37,8 @@ bool checkCommon(const KernelConfig &C, std::string &Why) {
     return fail(Why, "stages must be between 2 and 8, got " +
                          std::to_string(C.Stages));
   if (C.Group < 1 || C.Group > 64)
-    return fail(Why,
-                "group must be between 1 and 64, got " + std::to_string(C.Group));
+    return fail(Why, "group must be between 1 and 64, got " +
+                         std::to_string(C.Group));
   return true;
 }
 
@@ -48,8 +48,8 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
   P.Path = KernelPath::Sm90TmaWgmma;
   P.CopyAtom = "tma";
   if (P.BlockK * Elem != 128)
-    return fail(Why, "block_k must be " + std::to_string(128 / Elem) +
-                         " on " + std::string(AI.Name) +
+    return fail(Why, "block_k must be " + std::to_string(128 / Elem) + " on " +
+                         std::string(AI.Name) +
                          " (one 128-byte swizzle row of " +
                          std::string(dtypeName(T.A)) + "), got " +
                          std::to_string(P.BlockK));
@@ -69,8 +69,7 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
   int64_t Slices = C.BlockM / P.ConsumerWarpgroups / 64;
   P.AccRegsPerThread = Slices * C.BlockN / 2;
   if (P.AccRegsPerThread > 128)
-    return fail(Why, "accumulator needs " +
-                         std::to_string(P.AccRegsPerThread) +
+    return fail(Why, "accumulator needs " + std::to_string(P.AccRegsPerThread) +
                          " registers per thread (limit 128): block_m x "
                          "block_n too large");
   P.Threads = 128 * (1 + P.ConsumerWarpgroups);
@@ -114,8 +113,7 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
                          " is not a multiple of 16x16");
   P.AccRegsPerThread = WarpTileM * WarpTileN / 32;
   if (P.AccRegsPerThread > 128)
-    return fail(Why, "accumulator needs " +
-                         std::to_string(P.AccRegsPerThread) +
+    return fail(Why, "accumulator needs " + std::to_string(P.AccRegsPerThread) +
                          " registers per thread (limit 128)");
   P.Threads = 32 * P.WarpsM * P.WarpsN;
   P.SmemBytes = C.Stages * (C.BlockM + C.BlockN) * P.BlockK * Elem + 128;
@@ -141,8 +139,8 @@ bool planKernel(const GemmTypes &T, const KernelConfig &C, Arch Target,
   P.BlockK = C.BlockK ? C.BlockK : 128 / (dtypeBits(T.A) / 8);
   if (!checkCommon(C, Why))
     return false;
-  bool Ok = AI.HasWgmmaTma ? planSm90(T, C, AI, P, Why)
-                           : planSm80(T, C, AI, P, Why);
+  bool Ok =
+      AI.HasWgmmaTma ? planSm90(T, C, AI, P, Why) : planSm80(T, C, AI, P, Why);
   if (!Ok)
     return false;
   if (P.SmemBytes > AI.MaxSmemPerBlock)

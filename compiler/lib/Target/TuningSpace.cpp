@@ -156,10 +156,9 @@ std::optional<KernelConfig> defaultConfig(const OpModel &Op, Arch Target) {
   auto Key = [](const KernelConfig &C) {
     double Area = std::fabs(std::log2(double(C.BlockM * C.BlockN)) - 14.0);
     int64_t StageDist = std::llabs(C.Stages - 4) * 2 + (C.Stages < 4);
-    return std::make_tuple(Area, std::llabs(C.BlockM - 128), StageDist,
-                           C.ClusterM * C.ClusterN,
-                           int(C.RasterOrder == Raster::AlongN),
-                           std::llabs(C.Group - 8));
+    return std::make_tuple(
+        Area, std::llabs(C.BlockM - 128), StageDist, C.ClusterM * C.ClusterN,
+        int(C.RasterOrder == Raster::AlongN), std::llabs(C.Group - 8));
   };
   return *std::min_element(Valid.begin(), Valid.end(),
                            [&](const KernelConfig &L, const KernelConfig &R) {

@@ -63,10 +63,10 @@ struct EpiExpr {
     Cast ///< Round to CastType and back to fp32 (explicit intermediate cast).
   };
   Kind K = Kind::Acc;
-  double Value = 0;             ///< Const.
-  int Param = -1;               ///< Load: index into OpModel::Params.
-  std::vector<EpiIndex> Indices;///< Load: one per dim of the param.
-  DType CastType = DType::F32;  ///< Cast.
+  double Value = 0;              ///< Const.
+  int Param = -1;                ///< Load: index into OpModel::Params.
+  std::vector<EpiIndex> Indices; ///< Load: one per dim of the param.
+  DType CastType = DType::F32;   ///< Cast.
   std::vector<std::unique_ptr<EpiExpr>> Operands;
   SourceLoc Loc;
 };

@@ -17,7 +17,7 @@ enum class Arch { SM80, SM89, SM90a, SM100a, SM120a };
 
 struct ArchInfo {
   Arch Target;
-  std::string_view Name;   ///< "sm_90a": NVRTC's -arch spelling.
+  std::string_view Name;      ///< "sm_90a": NVRTC's -arch spelling.
   unsigned ComputeCapability; ///< 90 for sm_90a.
   unsigned MaxSmemPerBlock;   ///< Opt-in dynamic shared memory, bytes.
   unsigned MaxThreadsPerBlock;

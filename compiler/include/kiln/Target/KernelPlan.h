@@ -20,7 +20,7 @@ namespace kiln {
 
 /// The template family a kernel instantiates.
 enum class KernelPath {
-  Sm90TmaWgmma, ///< kiln::sm90::gemm (warp-specialized TMA + wgmma).
+  Sm90TmaWgmma,  ///< kiln::sm90::gemm (warp-specialized TMA + wgmma).
   Sm80CpAsyncMma ///< kiln::sm80::gemm (cp.async + mma.sync), sm_80 and up.
 };
 
@@ -46,8 +46,8 @@ struct GemmTypes {
 /// Plans Config for Target. On failure returns false and sets Why to a
 /// sentence saying which limit is broken ("shared memory 245760 B exceeds
 /// sm_89's 101376 B").
-bool planKernel(const GemmTypes &Types, const KernelConfig &Config,
-                Arch Target, KernelPlan &Plan, std::string &Why);
+bool planKernel(const GemmTypes &Types, const KernelConfig &Config, Arch Target,
+                KernelPlan &Plan, std::string &Why);
 
 } // namespace kiln
 

@@ -1,4 +1,5 @@
-//===- EmbeddedTemplates.h - templates/ compiled into the binary -*- C++ -*-===//
+//===- EmbeddedTemplates.h - templates/ compiled into the binary -*- C++
+//-*-===//
 //
 // Every header under templates/kiln/, embedded at build time
 // (cmake/EmbedTemplates.cmake), handed to NVRTC as in-memory headers.

@@ -17,8 +17,8 @@
 namespace kiln {
 
 struct NvrtcOptions {
-  std::string Arch = "sm_90a"; ///< NVRTC's -arch spelling, real target.
-  std::vector<std::string> Extra;  ///< Further NVRTC options.
+  std::string Arch = "sm_90a";    ///< NVRTC's -arch spelling, real target.
+  std::vector<std::string> Extra; ///< Further NVRTC options.
 };
 
 struct NvrtcResult {

@@ -25,13 +25,13 @@ LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
   if (D.getElementType().isF32() == false && !D.getElementType().isBF16() &&
       !D.getElementType().isF16() && !isFp8(D.getElementType()))
     return Op->emitOpError("result element type ")
-           << D.getElementType() << " is not bf16, f16, f32, f8E4M3FN or f8E5M2";
+           << D.getElementType()
+           << " is not bf16, f16, f32, f8E4M3FN or f8E5M2";
   Block &Body = Epilogue.front();
   if (Body.getNumArguments() != 3 || !Body.getArgument(0).getType().isF32() ||
       !Body.getArgument(1).getType().isIndex() ||
       !Body.getArgument(2).getType().isIndex())
-    return Op->emitOpError(
-        "epilogue must take (acc: f32, m: index, n: index)");
+    return Op->emitOpError("epilogue must take (acc: f32, m: index, n: index)");
   if (Body.empty() || !isa<YieldOp>(Body.back()))
     return Op->emitOpError("epilogue must end in kiln.yield");
   return success();
@@ -56,7 +56,8 @@ LogicalResult TiledGemmOp::verify() {
   if (Plan.getThreads() <= 0 || Plan.getThreads() % 32 != 0)
     return emitOpError("plan threads must be a positive multiple of 32, got ")
            << Plan.getThreads();
-  if (Plan.getPath() != "sm90_tma_wgmma" && Plan.getPath() != "sm80_cp_async_mma")
+  if (Plan.getPath() != "sm90_tma_wgmma" &&
+      Plan.getPath() != "sm80_cp_async_mma")
     return emitOpError("unknown kernel path '") << Plan.getPath() << "'";
   if (Plan.getPath() == "sm90_tma_wgmma" && Plan.getArch() != "sm_90a")
     return emitOpError("the TMA + wgmma path runs only on sm_90a, not ")
@@ -67,9 +68,8 @@ LogicalResult TiledGemmOp::verify() {
 LogicalResult LoadOp::verify() {
   int64_t Rank = getTensor().getType().getRank();
   if (static_cast<int64_t>(getIndices().size()) != Rank)
-    return emitOpError("expects ")
-           << Rank << " indices for a rank-" << Rank << " tensor, got "
-           << getIndices().size();
+    return emitOpError("expects ") << Rank << " indices for a rank-" << Rank
+                                   << " tensor, got " << getIndices().size();
   return success();
 }
 

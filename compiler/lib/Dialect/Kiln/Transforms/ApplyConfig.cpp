@@ -36,8 +36,8 @@ struct ApplyConfigPass
     for (GemmOp Op : Gemms) {
       OpBuilder B(Op);
       auto Tiled = B.create<TiledGemmOp>(Op.getLoc(), Op.getA(), Op.getB(),
-                                         Op.getD(), Op.getEpilogueOperands(), Config,
-                                         KernelPlanAttr());
+                                         Op.getD(), Op.getEpilogueOperands(),
+                                         Config, KernelPlanAttr());
       Tiled.getEpilogue().takeBody(Op.getEpilogue());
       Op.erase();
     }

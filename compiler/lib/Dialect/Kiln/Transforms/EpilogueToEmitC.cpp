@@ -22,9 +22,9 @@ std::string mlir::kiln::cudaTypeName(Type ElementType) {
 }
 
 Type mlir::kiln::operandParamType(MemRefType T) {
-  return emitc::OpaqueType::get(
-      T.getContext(),
-      "const " + cudaTypeName(T.getElementType()) + "* __restrict__");
+  return emitc::OpaqueType::get(T.getContext(),
+                                "const " + cudaTypeName(T.getElementType()) +
+                                    "* __restrict__");
 }
 
 namespace {
@@ -112,21 +112,22 @@ LogicalResult EpilogueEmitter::lower(Operation &Inner) {
     return success();
   }
   if (auto Round = dyn_cast<RoundOp>(Inner)) {
-    ArrayAttr TArgs = B.getArrayAttr({emitc::OpaqueAttr::get(
-        B.getContext(), cudaTypeName(Round.getTo()))});
-    Map.map(Round.getResult(), call(Loc, "kiln::round_to",
-                                    {Map.lookup(Round.getInput())}, TArgs));
+    ArrayAttr TArgs = B.getArrayAttr(
+        {emitc::OpaqueAttr::get(B.getContext(), cudaTypeName(Round.getTo()))});
+    Map.map(Round.getResult(),
+            call(Loc, "kiln::round_to", {Map.lookup(Round.getInput())}, TArgs));
     return success();
   }
   if (auto Load = dyn_cast<mlir::kiln::LoadOp>(Inner)) {
     Value Ptr = Map.lookup(Load.getTensor());
     if (!Ptr)
       return Load.emitError("loads only from the op's epilogue operands");
-    std::string Elem = cudaTypeName(Load.getTensor().getType().getElementType());
+    std::string Elem =
+        cudaTypeName(Load.getTensor().getType().getElementType());
     Type ElemType = emitc::OpaqueType::get(B.getContext(), Elem);
     Value Index = linearIndex(Loc, Load);
-    Value Element = B.create<emitc::SubscriptOp>(Loc, ElemType, Ptr,
-                                                 ValueRange{Index});
+    Value Element =
+        B.create<emitc::SubscriptOp>(Loc, ElemType, Ptr, ValueRange{Index});
     Map.map(Load.getResult(), call(Loc, "kiln::to_float", {Element}));
     return success();
   }
@@ -172,7 +173,7 @@ FailureOr<emitc::FuncOp> EpilogueEmitter::build(StringRef Name) {
 } // namespace
 
 FailureOr<emitc::FuncOp> mlir::kiln::buildEpilogueFunction(OpBuilder &B,
-                                                          TiledGemmOp Op,
-                                                          StringRef Name) {
+                                                           TiledGemmOp Op,
+                                                           StringRef Name) {
   return EpilogueEmitter(B, Op).build(Name);
 }

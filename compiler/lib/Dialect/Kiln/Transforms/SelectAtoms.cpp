@@ -40,8 +40,8 @@ struct SelectAtomsPass
   void runOnOperation() override {
     std::optional<::kiln::Arch> Target = ::kiln::parseArch(arch);
     if (!Target) {
-      getOperation().emitError() << "unknown target '" << arch
-                                 << "' (expected " << ::kiln::archList() << ")";
+      getOperation().emitError() << "unknown target '" << arch << "' (expected "
+                                 << ::kiln::archList() << ")";
       return signalPassFailure();
     }
     const ::kiln::ArchInfo &AI = ::kiln::archInfo(*Target);
