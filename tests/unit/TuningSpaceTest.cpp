@@ -110,3 +110,19 @@ TEST_CASE("evalConstraint: integer semantics and division by zero") {
   C.BlockM = 65;
   CHECK(evalConstraint(*Op.Space.Requires[0].Expr, C) == 0);
 }
+
+TEST_CASE("evalConstraint reports overflow instead of wrapping") {
+  ConstraintExpr Big;
+  Big.K = ConstraintExpr::Kind::Int;
+  Big.Int = INT64_MAX;
+  ConstraintExpr Mul;
+  Mul.K = ConstraintExpr::Kind::Mul;
+  Mul.Operands.push_back(std::make_unique<ConstraintExpr>());
+  Mul.Operands[0]->K = ConstraintExpr::Kind::Ident;
+  Mul.Operands[0]->Name = "block_m";
+  Mul.Operands.push_back(std::make_unique<ConstraintExpr>(std::move(Big)));
+  KernelConfig C;
+  std::string Error;
+  CHECK(evalConstraint(Mul, C, &Error) == 0);
+  CHECK(Error == "integer overflow");
+}

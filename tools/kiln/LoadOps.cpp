@@ -22,7 +22,7 @@ std::optional<LoadedFile> loadFile(const std::string &Path) {
   DiagnosticEngine Diags;
   Diags.setSource(Path, File.Text);
   std::unique_ptr<Module> AST = parseModule(Path, File.Text, Diags);
-  if (AST && !Diags.hasErrors())
+  if (AST) // Sema skips ops with syntax errors and checks the others.
     File.Ops = analyze(*AST, Diags);
   File.AST = std::move(AST);
   Diags.printAll(std::cerr);

@@ -2,6 +2,8 @@
 #include "kiln/Target/TuningSpace.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cmath>
 #include <cstdlib>
 #include <tuple>
@@ -46,16 +48,26 @@ int64_t evalConstraint(const ConstraintExpr &E, const KernelConfig &C,
   default:
     break;
   }
-  int64_t L = Arg(0), R = Arg(1);
+  int64_t L = Arg(0), R = Arg(1), Out = 0;
+  auto Checked = [&](bool Overflow) {
+    if (Overflow) {
+      if (Error)
+        *Error = "integer overflow";
+      return int64_t(0);
+    }
+    return Out;
+  };
   switch (E.K) {
   case K::Add:
-    return L + R;
+    return Checked(__builtin_add_overflow(L, R, &Out));
   case K::Sub:
-    return L - R;
+    return Checked(__builtin_sub_overflow(L, R, &Out));
   case K::Mul:
-    return L * R;
+    return Checked(__builtin_mul_overflow(L, R, &Out));
   case K::Div:
   case K::Mod:
+    if (R == -1 && L == INT64_MIN)
+      return Checked(true);
     if (R == 0) {
       if (Error)
         *Error = "division by zero";
@@ -90,7 +102,8 @@ GemmTypes gemmTypes(const OpModel &Op) {
 uint64_t declaredSpaceSize(const TuneSpace &Space) {
   uint64_t N = 1;
   for (const TuneParam &P : Space.Params)
-    N *= P.Domain.size();
+    if (__builtin_mul_overflow(N, uint64_t(P.Domain.size()), &N))
+      return UINT64_MAX;
   return N;
 }
 

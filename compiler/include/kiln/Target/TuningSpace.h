@@ -21,14 +21,15 @@ namespace kiln {
 /// Evaluates a constraint over a configuration. Integer semantics (C
 /// division); comparisons and logic yield 0/1; identifiers name knobs or, for
 /// enum knobs, their values (`raster == n`). Division by zero makes the
-/// constraint false and sets Error.
+/// constraint false and sets Error; so does integer overflow.
 int64_t evalConstraint(const ConstraintExpr &E, const KernelConfig &Config,
                        std::string *Error = nullptr);
 
 /// The element types of Op's contraction.
 GemmTypes gemmTypes(const OpModel &Op);
 
-/// Number of points in the declared product (before constraints).
+/// Number of points in the declared product (before constraints), saturating
+/// at UINT64_MAX.
 uint64_t declaredSpaceSize(const TuneSpace &Space);
 
 /// Calls Visit for every configuration of the declared product that passes

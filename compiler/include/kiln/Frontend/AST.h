@@ -1,0 +1,153 @@
+//===- AST.h - Syntax tree of a .kiln file ----------------------*- C++ -*-===//
+//
+// What the parser builds: ops, their parameter declarations, the computation
+// statement, and the tune block, with source ranges for diagnostics. The AST
+// is purely syntactic; sema (Sema.h) checks it and produces kiln::OpModel.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_FRONTEND_AST_H
+#define KILN_FRONTEND_AST_H
+
+#include "kiln/Frontend/SourceRange.h"
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace kiln {
+
+/// An expression: the right-hand side of the computation, index expressions
+/// and `require` constraints share this node (sema decides what is allowed
+/// where).
+struct Expr {
+  enum class Kind {
+    Int,       ///< IntValue.
+    Float,     ///< FloatValue.
+    Name,      ///< Name: a tensor, index, knob or identifier value.
+    Subscript, ///< Name[Args...]: an element of a tensor.
+    Call,      ///< Name(Args...): a function or a dtype cast.
+    Sum,       ///< sum(Name) Args[0].
+    Unary,     ///< Op Args[0] (Neg, Not).
+    Binary     ///< Args[0] Op Args[1].
+  };
+  enum class OpKind {
+    None,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+    Neg,
+    Not
+  };
+
+  Kind K = Kind::Int;
+  OpKind Op = OpKind::None;
+  int64_t IntValue = 0;
+  double FloatValue = 0;
+  std::string Name;
+  SourceRange NameRange; ///< Of Name (Name, Subscript, Call, Sum).
+  std::vector<std::unique_ptr<Expr>> Args;
+  /// The primary position: the operator of a Unary/Binary, else the start.
+  SourceLoc Loc;
+  SourceRange Range; ///< The whole expression.
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+/// The spelling of a binary or unary operator ("+", "<=", "!").
+const char *opSpelling(Expr::OpKind Op);
+/// E printed back as source text, with only the parentheses precedence needs.
+std::string exprToString(const Expr &E);
+
+/// One dimension of a declared shape: `Sym`, `Sym / Divisor` or `Constant`.
+struct ShapeDimDecl {
+  std::string Sym; ///< Empty for a constant dimension.
+  int64_t Divisor = 1;
+  int64_t Constant = 0;
+  SourceRange Range;
+};
+
+/// `in A : f8e4m3[M, K]` / `out D : bf16[M, N]`.
+struct ParamDecl {
+  bool IsOutput = false;
+  std::string Name;
+  SourceRange NameRange;
+  std::string TypeName; ///< As written; sema resolves it.
+  SourceRange TypeRange;
+  std::vector<ShapeDimDecl> Shape; ///< Empty = rank 0.
+  SourceRange Range;               ///< The whole declaration.
+};
+
+/// `D[m, n] = expr`.
+struct ComputeStmt {
+  ExprPtr Lhs; ///< A Subscript (or a Name for a rank-0 target).
+  ExprPtr Rhs;
+  SourceLoc AssignLoc;
+  SourceRange Range;
+};
+
+/// A value of a tuning domain as written.
+struct TuneValueDecl {
+  std::variant<int64_t, std::string> Value;
+  SourceRange Range;
+};
+
+/// `block_m in [64, 128]` or `block_k = 128`.
+struct KnobDecl {
+  std::string Name;
+  SourceRange NameRange;
+  bool IsFixed = false; ///< Written `name = v`.
+  std::vector<TuneValueDecl> Values;
+  SourceRange ValuesRange; ///< The list (brackets included) or the value.
+};
+
+/// `require expr`.
+struct RequireDecl {
+  ExprPtr Cond;
+  std::string Text; ///< The expression as written (whitespace collapsed).
+  SourceRange Range;
+};
+
+/// `tune { ... }`.
+struct TuneBlock {
+  SourceRange KeywordRange;
+  std::vector<KnobDecl> Knobs;
+  std::vector<RequireDecl> Requires;
+};
+
+/// `op name { ... }`.
+struct OpDecl {
+  std::string Name;
+  SourceRange NameRange;
+  SourceRange KeywordRange;
+  std::vector<ParamDecl> Params;
+  std::vector<ComputeStmt> Computes; ///< Sema requires exactly one.
+  std::vector<TuneBlock> Tunes;      ///< Sema allows at most one.
+  /// The parser reported an error inside this op; sema skips it so that one
+  /// mistake does not cascade into follow-on errors.
+  bool HasSyntaxErrors = false;
+};
+
+/// A parsed file.
+struct Module {
+  std::string FileName;
+  std::vector<OpDecl> Ops;
+};
+
+/// Prints M as an indented tree (`kiln compile --emit=ast`).
+void printAST(const Module &M, std::ostream &OS);
+
+} // namespace kiln
+
+#endif // KILN_FRONTEND_AST_H

@@ -1,0 +1,228 @@
+//===- Sema.cpp - Checking ops and building kiln::OpModel -----------------===//
+//
+// The per-op driver: parameter declarations (names, dtypes, shapes), the
+// single output, the single computation and tune block, then hands over to
+// SemaCompute.cpp and SemaTune.cpp. An op yields a model only when every
+// check passed.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Frontend/Sema.h"
+
+#include "SemaInternal.h"
+#include "kiln/Frontend/Suggest.h"
+
+#include <set>
+
+namespace kiln {
+
+//===----------------------------------------------------------------------===//
+// OpSema helpers
+//===----------------------------------------------------------------------===//
+
+std::string shapeDimToString(const ShapeDim &D) {
+  if (D.Sym.empty())
+    return std::to_string(D.Constant);
+  if (D.Divisor != 1)
+    return D.Sym + " / " + std::to_string(D.Divisor);
+  return D.Sym;
+}
+
+std::string shapeToString(const std::vector<ShapeDim> &Shape) {
+  if (Shape.empty())
+    return "";
+  std::string S = "[";
+  for (size_t I = 0; I < Shape.size(); ++I)
+    S += (I ? ", " : "") + shapeDimToString(Shape[I]);
+  return S + "]";
+}
+
+std::vector<std::string> OpSema::paramNames() const {
+  std::vector<std::string> Names;
+  for (const TensorParam &P : Model.Params)
+    Names.push_back(P.Name);
+  return Names;
+}
+
+std::string OpSema::describeParam(int P) const {
+  const TensorParam &T = Model.Params[P];
+  return T.Name + " : " + ParamDecls[P]->TypeName + shapeToString(T.Shape);
+}
+
+void OpSema::unknownTensor(const Expr &E) {
+  error(E.NameRange,
+        "unknown tensor '" + E.Name + "'" + didYouMean(E.Name, paramNames()));
+  if (std::optional<std::string> S = closestName(E.Name, paramNames()))
+    note(ParamDecls[findParam(*S)]->NameRange, "'" + *S + "' is declared here");
+}
+
+namespace {
+
+const std::vector<std::string> &dtypeNames() {
+  static const std::vector<std::string> Names = {"bf16", "f16", "f8e4m3",
+                                                 "f8e5m2", "f32"};
+  return Names;
+}
+
+//===----------------------------------------------------------------------===//
+// Declarations
+//===----------------------------------------------------------------------===//
+
+void checkParam(OpSema &S, const ParamDecl &D) {
+  if (int Prev = S.findParam(D.Name); Prev >= 0) {
+    S.error(D.NameRange, "duplicate parameter '" + D.Name + "'");
+    S.note(S.ParamDecls[Prev]->NameRange,
+           "'" + D.Name + "' is first declared here");
+    return;
+  }
+  bool Valid = true;
+  TensorParam P;
+  P.Name = D.Name;
+  P.IsOutput = D.IsOutput;
+  P.Loc = D.NameRange.Begin;
+  std::optional<DType> T = parseDType(D.TypeName);
+  if (!T) {
+    S.error(D.TypeRange, "unknown dtype '" + D.TypeName + "'" +
+                             didYouMean(D.TypeName, dtypeNames()) +
+                             " (kiln's dtypes are bf16, f16, f8e4m3, f8e5m2 "
+                             "and f32)");
+    Valid = false;
+  } else if (*T == DType::F4E2M1) {
+    S.error(D.TypeRange, "f4e2m1 is reserved for a later release");
+    Valid = false;
+  } else {
+    P.Type = *T;
+  }
+  for (size_t I = 0; I < D.Shape.size(); ++I) {
+    const ShapeDimDecl &Dim = D.Shape[I];
+    if (Dim.Sym.empty() && Dim.Constant <= 0) {
+      S.error(Dim.Range, "dimension " + std::to_string(I + 1) + " of '" +
+                             D.Name + "' must be positive");
+      Valid = false;
+    } else if (!Dim.Sym.empty() && Dim.Divisor <= 0) {
+      S.error(Dim.Range, "block size in dimension " + std::to_string(I + 1) +
+                             " of '" + D.Name + "' must be positive");
+      Valid = false;
+    }
+    P.Shape.push_back({Dim.Sym, Dim.Divisor, Dim.Constant});
+  }
+  S.ParamByName[D.Name] = int(S.Model.Params.size());
+  S.Model.Params.push_back(std::move(P));
+  S.ParamDecls.push_back(&D);
+  S.ParamValid.push_back(Valid);
+}
+
+/// Finds the single output; reports none or several.
+void checkOutputs(OpSema &S) {
+  for (size_t I = 0; I < S.Model.Params.size(); ++I) {
+    if (!S.Model.Params[I].IsOutput)
+      continue;
+    if (S.Model.D < 0) {
+      S.Model.D = int(I);
+      continue;
+    }
+    const std::string &First = S.Model.Params[S.Model.D].Name;
+    S.error(S.ParamDecls[I]->NameRange,
+            "op '" + S.Decl.Name + "' has more than one output ('" + First +
+                "' and '" + S.Model.Params[I].Name +
+                "'); a kiln op writes exactly one");
+    S.note(S.ParamDecls[S.Model.D]->NameRange,
+           "the first output '" + First + "' is declared here");
+  }
+  if (S.Model.D < 0)
+    S.error(S.Decl.NameRange,
+            "op '" + S.Decl.Name +
+                "' has no output; declare one, like 'out D : bf16[M, N]'");
+}
+
+/// Warns about parameters the computation never mentions.
+void collectNames(const Expr &E, std::set<std::string> &Names) {
+  if (E.K == Expr::Kind::Name || E.K == Expr::Kind::Subscript)
+    Names.insert(E.Name);
+  for (const ExprPtr &A : E.Args)
+    collectNames(*A, Names);
+}
+
+void warnUnused(OpSema &S, const ComputeStmt &Stmt) {
+  std::set<std::string> Used;
+  collectNames(*Stmt.Lhs, Used);
+  collectNames(*Stmt.Rhs, Used);
+  for (size_t I = 0; I < S.Model.Params.size(); ++I)
+    if (!Used.count(S.Model.Params[I].Name))
+      S.Diags.warning(S.ParamDecls[I]->NameRange.Begin,
+                      "parameter '" + S.Model.Params[I].Name +
+                          "' is not used by the computation",
+                      S.ParamDecls[I]->NameRange);
+}
+
+bool analyzeOp(OpSema &S) {
+  const OpDecl &Op = S.Decl;
+  S.Model.Name = Op.Name;
+  S.Model.Loc = Op.NameRange.Begin;
+  for (const ParamDecl &D : Op.Params)
+    checkParam(S, D);
+  checkOutputs(S);
+
+  const ComputeStmt *Stmt = nullptr;
+  if (Op.Computes.empty()) {
+    std::string Out = S.Model.D >= 0 ? S.Model.Params[S.Model.D].Name : "D";
+    S.error(Op.NameRange, "op '" + Op.Name +
+                              "' has no computation; expected a statement "
+                              "like '" +
+                              Out + "[m, n] = sum(k) A[m, k] * B[n, k]'");
+  } else {
+    Stmt = &Op.Computes[0];
+    for (size_t I = 1; I < Op.Computes.size(); ++I) {
+      S.error(Op.Computes[I].Lhs->Range,
+              "op '" + Op.Name +
+                  "' has more than one computation; a kiln op has exactly "
+                  "one statement 'D[m, n] = ...'");
+      S.note(Op.Computes[0].Lhs->Range, "the first computation is here");
+    }
+  }
+  if (Stmt && S.Model.D >= 0) {
+    checkComputation(S, *Stmt);
+    if (!S.Failed)
+      warnUnused(S, *Stmt);
+  }
+
+  for (size_t I = 1; I < Op.Tunes.size(); ++I) {
+    S.error(Op.Tunes[I].KeywordRange,
+            "op '" + Op.Name + "' has more than one tune block");
+    S.note(Op.Tunes[0].KeywordRange, "the first tune block is here");
+  }
+  checkTuneBlock(S);
+
+  if (S.Failed)
+    return false;
+  checkTuneSpace(S);
+  return !S.Failed;
+}
+
+} // namespace
+
+std::vector<OpModel> analyze(const Module &M, DiagnosticEngine &Diags) {
+  std::vector<OpModel> Models;
+  if (M.Ops.empty() && !Diags.hasErrors()) {
+    Diags.error(SourceLoc(),
+                "no op in '" + M.FileName + "'; expected 'op name { ... }'");
+    return Models;
+  }
+  std::map<std::string, const OpDecl *> Seen;
+  for (const OpDecl &Op : M.Ops) {
+    if (Op.HasSyntaxErrors)
+      continue;
+    auto [It, Inserted] = Seen.emplace(Op.Name, &Op);
+    if (!Inserted) {
+      Diags.error(Op.NameRange, "duplicate op '" + Op.Name + "'");
+      Diags.note(It->second->NameRange,
+                 "'" + Op.Name + "' is first defined here");
+      continue;
+    }
+    OpSema S(Op, Diags);
+    if (analyzeOp(S))
+      Models.push_back(std::move(S.Model));
+  }
+  return Models;
+}
+
+} // namespace kiln

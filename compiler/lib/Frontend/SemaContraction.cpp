@@ -1,0 +1,402 @@
+//===- SemaContraction.cpp - The output and the reduction -----------------===//
+//
+// Finds the output and its indices, the single sum(k), and classifies the
+// factors of its body: A and B, k-independent scales (moved to the epilogue)
+// and block scales (checked, then rejected). See ComputeChecker.h.
+//
+//===----------------------------------------------------------------------===//
+#include "ComputeChecker.h"
+
+namespace kiln::sema {
+
+namespace {
+
+void collectSums(const Expr &E, std::vector<const Expr *> &Sums) {
+  if (E.K == Expr::Kind::Sum)
+    Sums.push_back(&E);
+  for (const ExprPtr &A : E.Args)
+    collectSums(*A, Sums);
+}
+
+/// A factor of the reduction's body; Divide for the right side of a '/'.
+struct Factor {
+  const Expr *E;
+  bool Divide;
+};
+
+void flattenProduct(const Expr &E, std::vector<Factor> &Factors) {
+  if (E.K == Expr::Kind::Binary && E.Op == Expr::OpKind::Mul) {
+    flattenProduct(*E.Args[0], Factors);
+    flattenProduct(*E.Args[1], Factors);
+    return;
+  }
+  if (E.K == Expr::Kind::Binary && E.Op == Expr::OpKind::Div) {
+    flattenProduct(*E.Args[0], Factors);
+    Factors.push_back({E.Args[1].get(), true});
+    return;
+  }
+  Factors.push_back({&E, false});
+}
+
+bool mentions(const Expr &E, const std::string &Index) {
+  if (E.K == Expr::Kind::Name && E.Name == Index)
+    return true;
+  for (const ExprPtr &A : E.Args)
+    if (mentions(*A, Index))
+      return true;
+  return false;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The left-hand side and the output cast
+//===----------------------------------------------------------------------===//
+
+bool ComputeChecker::checkLhs(const Expr &L) {
+  if (L.K != Expr::Kind::Subscript && L.K != Expr::Kind::Name) {
+    S.error(L.Range, "the left-hand side must be an element of the output, "
+                     "like 'D[m, n]'");
+    return false;
+  }
+  int P = S.findParam(L.Name);
+  const std::string &Out = M.Params[M.D].Name;
+  if (P < 0) {
+    S.unknownTensor(L);
+    return false;
+  }
+  if (P != M.D) {
+    if (!M.Params[P].IsOutput)
+      S.error(L.NameRange, "the computation must assign the output '" + Out +
+                               "', not the input '" + L.Name + "'");
+    return false; // A second output is reported already.
+  }
+  if (!S.ParamValid[P])
+    return false;
+  const TensorParam &D = M.Params[P];
+  if (D.Shape.size() != 2) {
+    S.error(S.ParamDecls[P]->Range,
+            "output '" + Out + "' must have rank 2 ([M, N]); it has rank " +
+                std::to_string(D.Shape.size()));
+    return false;
+  }
+  if (!checkRank(L, P))
+    return false;
+  std::vector<IndexUse> Uses(2);
+  for (unsigned I = 0; I < 2; ++I) {
+    const Expr &Idx = *L.Args[I];
+    if (Idx.K != Expr::Kind::Name) {
+      S.error(Idx.Range, "the output must be indexed by index names, like '" +
+                             Out + "[m, n]'");
+      return false;
+    }
+    Uses[I].Var = Idx.Name;
+    Uses[I].Range = Idx.Range;
+  }
+  if (Uses[0].Var == Uses[1].Var) {
+    S.error(Uses[1].Range, "index '" + Uses[1].Var + "' is used twice in '" +
+                               exprToString(L) + "'");
+    return false;
+  }
+  MIdx = Uses[0].Var;
+  NIdx = Uses[1].Var;
+  bool Ok = bindIndex(Uses[0], P, 0, /*NeedSymbol=*/true);
+  Ok &= bindIndex(Uses[1], P, 1, /*NeedSymbol=*/true);
+  return Ok;
+}
+
+/// A cast of the whole right-hand side to the output's dtype is allowed (and
+/// implied when absent); returns the expression inside it.
+const Expr *ComputeChecker::stripOutputCast(const Expr &R) {
+  if (R.K != Expr::Kind::Call || R.Args.size() != 1)
+    return &R;
+  std::optional<DType> T = parseDType(R.Name);
+  if (!T || *T == DType::F4E2M1)
+    return &R; // An activation, or reported by convertCall.
+  const TensorParam &D = M.Params[M.D];
+  if (*T != D.Type) {
+    S.error(R.NameRange, "the result is cast to " + R.Name +
+                             " but the output '" + D.Name + "' is " +
+                             std::string(dtypeName(D.Type)) +
+                             "; a cast of the whole computation must match "
+                             "the output's dtype");
+    S.note(S.ParamDecls[M.D]->TypeRange, "'" + D.Name + "' is declared " +
+                                             std::string(dtypeName(D.Type)) +
+                                             " here");
+  }
+  return R.Args[0].get();
+}
+
+//===----------------------------------------------------------------------===//
+// The reduction
+//===----------------------------------------------------------------------===//
+
+/// Inside the reduction: every tensor must exist and every index must be in
+/// scope, before factors are classified (so a typo is reported as such, not
+/// as a malformed contraction).
+bool ComputeChecker::resolveNames(const Expr &E) {
+  bool Ok = true;
+  std::vector<std::string> Scope = {MIdx, NIdx, KIdx};
+  auto InScope = [&](const std::string &N) {
+    return N == MIdx || N == NIdx || N == KIdx;
+  };
+  switch (E.K) {
+  case Expr::Kind::Name:
+    if (S.findParam(E.Name) < 0 && !InScope(E.Name)) {
+      S.unknownTensor(E);
+      Ok = false;
+    }
+    return Ok;
+  case Expr::Kind::Subscript:
+    if (S.findParam(E.Name) < 0) {
+      S.unknownTensor(E);
+      Ok = false;
+    }
+    for (const ExprPtr &Idx : E.Args) {
+      const Expr *Var = Idx.get();
+      if (Var->K == Expr::Kind::Binary && Var->Op == Expr::OpKind::Div)
+        Var = Var->Args[0].get();
+      if (Var->K == Expr::Kind::Name && !InScope(Var->Name)) {
+        unknownIndex(Var->Name, Var->Range, Scope);
+        Ok = false;
+      }
+    }
+    return Ok;
+  default:
+    for (const ExprPtr &A : E.Args)
+      Ok &= resolveNames(*A);
+    return Ok;
+  }
+}
+
+/// A factor that depends on k must be a tensor element.
+bool ComputeChecker::checkKFactor(const Expr &F, KFactor &Out) {
+  const std::string Body = "the body of sum(" + KIdx + ")";
+  switch (F.K) {
+  case Expr::Kind::Subscript: {
+    Out.E = &F;
+    Out.Param = S.findParam(F.Name);
+    if (!checkRank(F, Out.Param))
+      return false;
+    bool Ok = true;
+    for (const ExprPtr &Idx : F.Args) {
+      IndexUse U;
+      Ok &= parseIndex(*Idx, U);
+      Out.Uses.push_back(U);
+    }
+    return Ok;
+  }
+  case Expr::Kind::Name:
+    S.error(F.Range, "index '" + F.Name + "' cannot be used as a value");
+    return false;
+  case Expr::Kind::Call:
+    if (parseDType(F.Name))
+      S.error(F.NameRange, "casts are not supported inside sum(" + KIdx +
+                               "): A and B are multiplied in their declared "
+                               "dtypes and accumulated in f32");
+    else
+      S.error(F.NameRange, "'" + F.Name + "' cannot be applied inside sum(" +
+                               KIdx + ") to a value that depends on '" + KIdx +
+                               "'");
+    return false;
+  case Expr::Kind::Unary:
+    S.error(F.Range, Body + " must be a product of tensor elements; negate "
+                            "outside the sum instead");
+    return false;
+  default:
+    S.error(F.Loc,
+            Body + " must be a product of tensor elements; '" +
+                opSpelling(F.Op) + "' cannot combine values that depend on '" +
+                KIdx + "'",
+            F.Range);
+    return false;
+  }
+}
+
+bool ComputeChecker::checkOperandLayout(const KFactor &F,
+                                        const std::string &Row,
+                                        const char *Role, const char *Advice) {
+  const std::vector<IndexUse> &U = F.Uses;
+  if (U.size() == 2 && U[0].isPlain(Row) && U[1].isPlain(KIdx))
+    return true;
+  std::string Shape = "[" + Row + ", " + KIdx + "]";
+  std::string Msg =
+      roleName(Role, F.Param) + " must be indexed " + Shape + " (K contiguous)";
+  if (U.size() == 2 && U[0].isPlain(KIdx) && U[1].isPlain(Row))
+    Msg += std::string(": ") + Advice;
+  S.error(F.E->Range, Msg);
+  return false;
+}
+
+void ComputeChecker::checkOperandTypes(const KFactor &A, const KFactor &B) {
+  if (!S.ParamValid[A.Param] || !S.ParamValid[B.Param])
+    return;
+  DType TA = M.Params[A.Param].Type, TB = M.Params[B.Param].Type;
+  bool Ok = (isFloat8(TA) && isFloat8(TB)) ||
+            (TA == TB && (TA == DType::BF16 || TA == DType::F16));
+  if (Ok)
+    return;
+  S.error(A.E->Range,
+          "unsupported input dtypes " + std::string(dtypeName(TA)) + " x " +
+              std::string(dtypeName(TB)) +
+              ": kiln's tensor-core GEMMs take fp8 x fp8 (e4m3/e5m2 in any "
+              "mix), bf16 x bf16 or f16 x f16");
+  for (const KFactor *F : {&A, &B})
+    S.note(S.ParamDecls[F->Param]->TypeRange,
+           "'" + M.Params[F->Param].Name + "' is declared " +
+               std::string(dtypeName(M.Params[F->Param].Type)) + " here");
+}
+
+bool ComputeChecker::checkSum(const Expr &Sum) {
+  KIdx = Sum.Name;
+  if (KIdx == MIdx || KIdx == NIdx) {
+    S.error(Sum.NameRange,
+            "reduction index '" + KIdx + "' is already an index of the output");
+    return false;
+  }
+  const Expr &BodyExpr = *Sum.Args[0];
+  if (!resolveNames(BodyExpr))
+    return false;
+
+  std::vector<Factor> Factors;
+  flattenProduct(BodyExpr, Factors);
+  std::vector<KFactor> KFactors;
+  std::vector<Factor> Scales;
+  bool Ok = true;
+  for (const Factor &F : Factors) {
+    if (!mentions(*F.E, KIdx)) {
+      Scales.push_back(F);
+      continue;
+    }
+    if (F.Divide) {
+      S.error(F.E->Range, "the body of sum(" + KIdx +
+                              ") cannot divide by a value that depends on '" +
+                              KIdx + "'");
+      Ok = false;
+      continue;
+    }
+    KFactor KF;
+    Ok &= checkKFactor(*F.E, KF);
+    KFactors.push_back(KF);
+  }
+  if (!Ok)
+    return false;
+
+  // The operands are the two factors indexed by plain k.
+  std::vector<const KFactor *> Operands, Blocks;
+  for (const KFactor &F : KFactors)
+    (F.hasPlain(KIdx) ? Operands : Blocks).push_back(&F);
+  std::string Pattern =
+      "A[" + MIdx + ", " + KIdx + "] and B[" + NIdx + ", " + KIdx + "]";
+  if (Operands.size() < 2) {
+    std::string Msg = "sum(" + KIdx +
+                      ") must multiply two tensors indexed by '" + KIdx +
+                      "', " + Pattern;
+    if (Operands.size() == 1)
+      Msg += "; only '" + exprToString(*Operands[0]->E) + "' is";
+    S.error(BodyExpr.Range, Msg);
+    return false;
+  }
+  if (Operands.size() > 2) {
+    S.error(Operands[2]->E->Range,
+            "sum(" + KIdx + ") multiplies more than two tensors indexed by '" +
+                KIdx + "'; kiln contracts exactly two, " + Pattern);
+    return false;
+  }
+  const KFactor *A = Operands[0], *B = Operands[1];
+  auto RowOf = [&](const KFactor *F, const std::string &Mine,
+                   const std::string &Other) {
+    return F->uses(Mine) && !F->uses(Other);
+  };
+  if (RowOf(B, MIdx, NIdx) && RowOf(A, NIdx, MIdx))
+    std::swap(A, B);
+  if (!RowOf(A, MIdx, NIdx) || !RowOf(B, NIdx, MIdx)) {
+    S.error(BodyExpr.Range, "cannot tell A from B: one tensor must be indexed "
+                            "by '" +
+                                MIdx + "' and the other by '" + NIdx +
+                                "', as in " + Pattern);
+    return false;
+  }
+  if (A->Param == B->Param) {
+    S.error(B->E->Range, "'" + M.Params[A->Param].Name +
+                             "' cannot be both A and B; declare a second "
+                             "parameter for B");
+    return false;
+  }
+  Ok = checkOperandLayout(*A, MIdx, "A", "store the activations as [M, K]");
+  Ok &= checkOperandLayout(*B, NIdx, "B", "store the weight as [N, K]");
+  if (!Ok)
+    return false;
+  checkOperandTypes(*A, *B);
+
+  for (const KFactor *F : {A, B})
+    for (unsigned I = 0; I < 2; ++I)
+      Ok &= bindIndex(F->Uses[I], F->Param, I, /*NeedSymbol=*/true);
+  if (!Ok)
+    return false;
+
+  // Block scales: must agree with the shapes, then cannot be lowered yet.
+  for (const KFactor *F : Blocks) {
+    bool Consistent = true;
+    for (unsigned I = 0; I < F->Uses.size(); ++I)
+      Consistent &= bindIndex(F->Uses[I], F->Param, I, /*NeedSymbol=*/false);
+    if (Consistent)
+      S.error(F->E->Range,
+              "cannot lower yet: " + KIdx + "-dependent scale '" +
+                  M.Params[F->Param].Name +
+                  "' (block scaling) is not supported by the code generator; "
+                  "per-tensor, per-row and per-column scales are");
+    Ok = false;
+  }
+  if (!Ok)
+    return false;
+
+  // k-independent factors: sum(k) s * x == s * sum(k) x.
+  for (const Factor &F : Scales) {
+    std::unique_ptr<EpiExpr> E = convert(*F.E);
+    Ok &= E != nullptr;
+    MovedScales.push_back({std::move(E), F.Divide});
+  }
+  if (!Ok)
+    return false;
+  M.A = A->Param;
+  M.B = B->Param;
+  M.MSym = M.Params[M.A].Shape[0].Sym;
+  M.KSym = M.Params[M.A].Shape[1].Sym;
+  M.NSym = M.Params[M.D].Shape[1].Sym;
+  return true;
+}
+
+void ComputeChecker::run(const ComputeStmt &Stmt) {
+  if (!checkLhs(*Stmt.Lhs))
+    return;
+  const Expr *R = stripOutputCast(*Stmt.Rhs);
+  std::vector<const Expr *> Sums;
+  collectSums(*R, Sums);
+  if (Sums.empty()) {
+    S.error(R->Range, "the computation has no reduction; kiln lowers "
+                      "contractions like 'sum(k) A[m, k] * B[n, k]'");
+    return;
+  }
+  if (Sums.size() > 1) {
+    S.error(Sums[1]->Loc, "only one reduction 'sum(...)' is supported",
+            Sums[1]->Range);
+    S.note(Sums[0]->Range, "the first reduction is here");
+    return;
+  }
+  SumExpr = Sums[0];
+  SumOk = checkSum(*SumExpr);
+  std::unique_ptr<EpiExpr> Epi = convert(*R);
+  if (Epi && SumOk && !S.Failed)
+    M.Epilogue = std::move(Epi);
+}
+
+} // namespace kiln::sema
+
+namespace kiln {
+
+void checkComputation(OpSema &S, const ComputeStmt &Stmt) {
+  sema::ComputeChecker(S).run(Stmt);
+}
+
+} // namespace kiln

@@ -1,0 +1,216 @@
+//===- SemaEpilogue.cpp - The fused epilogue tree -------------------------===//
+//
+// Converts everything outside the reduction into the EpiExpr tree over the
+// fp32 accumulator: arithmetic, activations, casts, and loads indexed by the
+// output's indices only. See ComputeChecker.h.
+//
+//===----------------------------------------------------------------------===//
+#include "ComputeChecker.h"
+
+#include "kiln/Frontend/Suggest.h"
+
+namespace kiln::sema {
+
+namespace {
+
+bool isActivation(const std::string &Name) {
+  return Name == "relu" || Name == "gelu" || Name == "silu";
+}
+
+std::unique_ptr<EpiExpr> makeEpi(EpiExpr::Kind K, SourceLoc Loc) {
+  auto E = std::make_unique<EpiExpr>();
+  E->K = K;
+  E->Loc = Loc;
+  return E;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The epilogue
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<EpiExpr> ComputeChecker::convertLoad(const Expr &E) {
+  int P = S.findParam(E.Name);
+  if (P < 0) {
+    if (E.K == Expr::Kind::Name &&
+        (E.Name == MIdx || E.Name == NIdx || E.Name == KIdx))
+      S.error(E.Range, "index '" + E.Name + "' cannot be used as a value");
+    else
+      S.unknownTensor(E);
+    return nullptr;
+  }
+  const TensorParam &T = M.Params[P];
+  if (P == M.D) {
+    S.error(E.NameRange,
+            "the output '" + T.Name + "' cannot be read by its computation");
+    return nullptr;
+  }
+  if (E.K == Expr::Kind::Name && !T.Shape.empty()) {
+    S.error(E.Range, "tensor '" + T.Name + "' has rank " +
+                         std::to_string(T.Shape.size()) +
+                         " and must be indexed");
+    return nullptr;
+  }
+  if (!checkRank(E, P))
+    return nullptr;
+
+  auto Load = makeEpi(EpiExpr::Kind::Load, E.Loc);
+  Load->Param = P;
+  bool Ok = true;
+  std::vector<std::string> Scope = {MIdx, NIdx};
+  std::string Why = "; outside the reduction, tensors may be indexed only by "
+                    "the output's indices '" +
+                    MIdx + "' and '" + NIdx + "'";
+  for (unsigned I = 0; I < E.Args.size(); ++I) {
+    const Expr &Idx = *E.Args[I];
+    const Expr *Var = &Idx;
+    if (Idx.K == Expr::Kind::Binary && Idx.Op == Expr::OpKind::Div)
+      Var = Idx.Args[0].get();
+    if (Var->K != Expr::Kind::Name) {
+      IndexUse Ignored;
+      parseIndex(Idx, Ignored); // Reports the unsupported form.
+      Ok = false;
+      continue;
+    }
+    const std::string &V = Var->Name;
+    if (!KIdx.empty() && V == KIdx) {
+      S.error(Idx.Range, "epilogue operand '" + T.Name +
+                             "' cannot be indexed by '" + KIdx + "': '" + KIdx +
+                             "' is only in scope inside sum(" + KIdx + ")" +
+                             Why);
+      Ok = false;
+    } else if (V != MIdx && V != NIdx) {
+      unknownIndex(V, Var->Range, Scope);
+      Ok = false;
+    } else if (Var != &Idx) {
+      S.error(Idx.Range, "epilogue operand '" + T.Name +
+                             "' must be indexed by plain '" + MIdx + "' or '" +
+                             NIdx + "', not '" + exprToString(Idx) +
+                             "': the code generator supports per-row, "
+                             "per-column and elementwise operands only");
+      Ok = false;
+    } else {
+      IndexUse U{V, 1, Idx.Range};
+      Ok &= bindIndex(U, P, I, /*NeedSymbol=*/false);
+      Load->Indices.push_back(V == MIdx ? EpiIndex::M : EpiIndex::N);
+    }
+  }
+  return Ok ? std::move(Load) : nullptr;
+}
+
+std::unique_ptr<EpiExpr> ComputeChecker::convertCall(const Expr &E) {
+  std::optional<DType> T = parseDType(E.Name);
+  if (!T && !isActivation(E.Name)) {
+    std::vector<std::string> Known = {"relu", "gelu", "silu",   "bf16",
+                                      "f16",  "f32",  "f8e4m3", "f8e5m2"};
+    S.error(E.NameRange, "unknown function '" + E.Name + "'" +
+                             didYouMean(E.Name, Known) +
+                             " (kiln knows relu, gelu, silu and the casts "
+                             "bf16, f16, f32, f8e4m3, f8e5m2)");
+    return nullptr;
+  }
+  if (T && *T == DType::F4E2M1) {
+    S.error(E.NameRange, "f4e2m1 is reserved for a later release");
+    return nullptr;
+  }
+  if (E.Args.size() != 1) {
+    S.error(E.Range, "'" + E.Name + "' takes one argument, got " +
+                         std::to_string(E.Args.size()));
+    return nullptr;
+  }
+  std::unique_ptr<EpiExpr> Arg = convert(*E.Args[0]);
+  if (!Arg)
+    return nullptr;
+  std::unique_ptr<EpiExpr> R;
+  if (T) {
+    R = makeEpi(EpiExpr::Kind::Cast, E.Loc);
+    R->CastType = *T;
+  } else {
+    R = makeEpi(E.Name == "relu"   ? EpiExpr::Kind::Relu
+                : E.Name == "gelu" ? EpiExpr::Kind::Gelu
+                                   : EpiExpr::Kind::Silu,
+                E.Loc);
+  }
+  R->Operands.push_back(std::move(Arg));
+  return R;
+}
+
+std::unique_ptr<EpiExpr> ComputeChecker::convert(const Expr &E) {
+  switch (E.K) {
+  case Expr::Kind::Int:
+  case Expr::Kind::Float: {
+    auto C = makeEpi(EpiExpr::Kind::Const, E.Loc);
+    C->Value = E.K == Expr::Kind::Int ? double(E.IntValue) : E.FloatValue;
+    return C;
+  }
+  case Expr::Kind::Name:
+  case Expr::Kind::Subscript:
+    return convertLoad(E);
+  case Expr::Kind::Call:
+    return convertCall(E);
+  case Expr::Kind::Sum: {
+    if (&E != SumExpr || !SumOk)
+      return nullptr; // Reported by checkSum.
+    std::unique_ptr<EpiExpr> Acc = makeEpi(EpiExpr::Kind::Acc, E.Loc);
+    for (MovedScale &Scale : MovedScales) {
+      auto Op = makeEpi(Scale.Divide ? EpiExpr::Kind::Div : EpiExpr::Kind::Mul,
+                        Scale.E->Loc);
+      Op->Operands.push_back(std::move(Acc));
+      Op->Operands.push_back(std::move(Scale.E));
+      Acc = std::move(Op);
+    }
+    MovedScales.clear();
+    return Acc;
+  }
+  case Expr::Kind::Unary: {
+    if (E.Op != Expr::OpKind::Neg) {
+      S.error(E.Loc,
+              std::string("operator '") + opSpelling(E.Op) +
+                  "' is not allowed in a computation",
+              E.Range);
+      return nullptr;
+    }
+    std::unique_ptr<EpiExpr> Arg = convert(*E.Args[0]);
+    if (!Arg)
+      return nullptr;
+    auto N = makeEpi(EpiExpr::Kind::Neg, E.Loc);
+    N->Operands.push_back(std::move(Arg));
+    return N;
+  }
+  case Expr::Kind::Binary: {
+    EpiExpr::Kind K;
+    switch (E.Op) {
+    case Expr::OpKind::Add:
+      K = EpiExpr::Kind::Add;
+      break;
+    case Expr::OpKind::Sub:
+      K = EpiExpr::Kind::Sub;
+      break;
+    case Expr::OpKind::Mul:
+      K = EpiExpr::Kind::Mul;
+      break;
+    case Expr::OpKind::Div:
+      K = EpiExpr::Kind::Div;
+      break;
+    default:
+      S.error(E.Loc,
+              std::string("operator '") + opSpelling(E.Op) +
+                  "' is not allowed in a computation",
+              E.Range);
+      return nullptr;
+    }
+    std::unique_ptr<EpiExpr> L = convert(*E.Args[0]);
+    std::unique_ptr<EpiExpr> R = convert(*E.Args[1]);
+    if (!L || !R)
+      return nullptr;
+    auto B = makeEpi(K, E.Loc);
+    B->Operands.push_back(std::move(L));
+    B->Operands.push_back(std::move(R));
+    return B;
+  }
+  }
+  return nullptr;
+}
+
+} // namespace kiln::sema

@@ -1,0 +1,78 @@
+//===- SemaInternal.h - State shared by the sema files ----------*- C++ -*-===//
+//
+// OpSema holds what semantic analysis knows about one op while it checks it:
+// the model under construction, the parameter table, and an error flag of
+// its own (the engine's count stops at the error limit). Sema.cpp checks
+// declarations, SemaCompute.cpp the computation, SemaTune.cpp the tune block.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_FRONTEND_SEMAINTERNAL_H
+#define KILN_LIB_FRONTEND_SEMAINTERNAL_H
+
+#include "kiln/Frontend/AST.h"
+#include "kiln/Frontend/Diagnostics.h"
+#include "kiln/Frontend/OpModel.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct OpSema {
+  OpSema(const OpDecl &Decl, DiagnosticEngine &Diags)
+      : Decl(Decl), Diags(Diags) {}
+
+  const OpDecl &Decl;
+  DiagnosticEngine &Diags;
+  OpModel Model;
+  /// Parallel to Model.Params.
+  std::vector<const ParamDecl *> ParamDecls;
+  /// False for a parameter whose declaration had an error: uses of it are
+  /// not checked further, so one mistake is reported once.
+  std::vector<bool> ParamValid;
+  std::map<std::string, int> ParamByName;
+  bool Failed = false;
+
+  void error(SourceLoc Loc, std::string Msg, SourceRange Range = {}) {
+    Failed = true;
+    Diags.error(Loc, std::move(Msg), Range);
+  }
+  void error(SourceRange Range, std::string Msg) {
+    error(Range.Begin, std::move(Msg), Range);
+  }
+  void note(SourceRange Range, std::string Msg) {
+    Diags.note(Range, std::move(Msg));
+  }
+
+  /// Index into Model.Params, or -1.
+  int findParam(const std::string &Name) const {
+    auto It = ParamByName.find(Name);
+    return It == ParamByName.end() ? -1 : It->second;
+  }
+  std::vector<std::string> paramNames() const;
+  /// "A : f8e4m3[M, K]" as declared.
+  std::string describeParam(int P) const;
+  /// Reports "unknown tensor 'X'" (with a suggestion) for a Name/Subscript.
+  void unknownTensor(const Expr &E);
+};
+
+/// "M", "K / 128" or "4".
+std::string shapeDimToString(const ShapeDim &D);
+/// "[M, K]", or "" for rank 0.
+std::string shapeToString(const std::vector<ShapeDim> &Shape);
+
+/// Checks the computation statement and fills Model.A/B/Epilogue and the
+/// problem-size symbols. Requires Model.D to be set.
+void checkComputation(OpSema &S, const ComputeStmt &Stmt);
+
+/// Checks the tune block's declarations and fills Model.Space.
+void checkTuneBlock(OpSema &S);
+
+/// Once the whole model is valid: the space must be non-empty after the
+/// constraints and some target must run one of its points.
+void checkTuneSpace(OpSema &S);
+
+} // namespace kiln
+
+#endif // KILN_LIB_FRONTEND_SEMAINTERNAL_H
