@@ -57,6 +57,12 @@ TEST_CASE("sm_90a rejects what the templates cannot do, saying why") {
   C.ClusterN = 2;
   CHECK_FALSE(planKernel(fp8(), C, Arch::SM90a, P, Why));
   CHECK(Why.find("must be 1 or 2") != std::string::npos);
+  C = config(128, 136, 4);
+  C.ClusterM = 2;
+  CHECK_FALSE(planKernel(fp8(), C, Arch::SM90a, P, Why));
+  CHECK(Why.find("block_n must be a multiple of 16") != std::string::npos);
+  C.ClusterM = 1;
+  CHECK(planKernel(fp8(), C, Arch::SM90a, P, Why));
 }
 
 TEST_CASE("mma.sync targets: fp8 needs sm_89, clusters are rejected") {

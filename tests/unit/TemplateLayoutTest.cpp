@@ -145,6 +145,82 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("epilogue staging blocks are bijective and bank-conflict free",
+          "[swizzle]") {
+  std::set<uint32_t> seen;
+  for (uint32_t r = 0; r < 16; ++r)
+    for (uint32_t c = 0; c < 32; ++c) {
+      uint32_t i = tile::epilogue_stage_index(r, c);
+      REQUIRE(i < 16 * 32);
+      REQUIRE(i / 32 == r); // stays in its row
+      REQUIRE(seen.insert(i).second);
+      if (c % 2 == 1) // pairs stay adjacent (one 8-byte store)
+        REQUIRE(i == tile::epilogue_stage_index(r, c - 1) + 1);
+    }
+  // Fragment-order pair stores: 8-byte accesses are served per 16 lanes;
+  // lane l writes row l/4 + 8h, columns 8jj + 2(l%4) + {0,1}.
+  for (int h = 0; h < 2; ++h)
+    for (int jj = 0; jj < 4; ++jj)
+      for (int half = 0; half < 2; ++half) {
+        std::vector<uint32_t> banks;
+        for (int l = 16 * half; l < 16 * half + 16; ++l)
+          for (int e = 0; e < 2; ++e)
+            banks.push_back(tile::epilogue_stage_index(
+                                l / 4 + 8 * h, 8 * jj + 2 * (l % 4) + e) %
+                            32);
+        REQUIRE(allDistinct(banks));
+      }
+  // Row-wise reads: lane l reads column l.
+  for (uint32_t r = 0; r < 16; ++r) {
+    std::vector<uint32_t> banks;
+    for (uint32_t l = 0; l < 32; ++l)
+      banks.push_back(tile::epilogue_stage_index(r, l) % 32);
+    REQUIRE(allDistinct(banks));
+  }
+}
+
+TEST_CASE("staged epilogue stores every accumulator once, at its coordinate",
+          "[fragment]") {
+  // Mirrors sm90 store_accumulators: warp w of a warpgroup stages m64-slice
+  // rows 16w.. in 16 x 32 blocks; lane L then stores column L of each row.
+  for (int bn = 8; bn <= 256; bn += 8) {
+    std::map<std::pair<int, int>, int> stored; // (row, col) -> count
+    for (int w = 0; w < 4; ++w)
+      for (int c = 0; c < (bn + 31) / 32; ++c) {
+        int width = bn - 32 * c < 32 ? bn - 32 * c : 32;
+        std::map<uint32_t, std::pair<int, int>> block; // index -> (t, reg)
+        for (int lane = 0; lane < 32; ++lane)
+          for (int jj = 0; jj < 4; ++jj) {
+            int j = 4 * c + jj;
+            if (8 * j >= bn)
+              continue;
+            for (int h = 0; h < 2; ++h)
+              for (int e = 0; e < 2; ++e) {
+                uint32_t idx = tile::epilogue_stage_index(
+                    lane / 4 + 8 * h, 8 * jj + 2 * (lane % 4) + e);
+                REQUIRE(block
+                            .emplace(idx, std::make_pair(32 * w + lane,
+                                                         4 * j + 2 * h + e))
+                            .second);
+              }
+          }
+        for (int lane = 0; lane < width; ++lane)
+          for (int r = 0; r < 16; ++r) {
+            auto it = block.find(tile::epilogue_stage_index(r, lane));
+            REQUIRE(it != block.end());
+            tile::Coord want =
+                tile::wgmma_acc_coord(it->second.first, it->second.second);
+            REQUIRE(want.row == 16 * w + r);
+            REQUIRE(want.col == 32 * c + lane);
+            ++stored[{want.row, want.col}];
+          }
+      }
+    REQUIRE(int(stored.size()) == 64 * bn);
+    for (auto &kv : stored)
+      REQUIRE(kv.second == 1);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // wgmma descriptor vs TMA SWIZZLE_128B
 // ---------------------------------------------------------------------------

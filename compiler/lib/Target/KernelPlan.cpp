@@ -65,6 +65,11 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
   if (Cluster != 1 && Cluster != 2)
     return fail(Why, "cluster_m * cluster_n must be 1 or 2, got " +
                          std::to_string(Cluster));
+  // A multicast operand is split in two halves of whole 8-row swizzle atoms.
+  if (C.ClusterM == 2 && C.BlockN % 16 != 0)
+    return fail(Why, "cluster_m = 2 multicasts B in halves: block_n must be "
+                     "a multiple of 16, got " +
+                         std::to_string(C.BlockN));
   P.ConsumerWarpgroups = C.BlockM == 64 ? 1 : 2;
   int64_t Slices = C.BlockM / P.ConsumerWarpgroups / 64;
   P.AccRegsPerThread = Slices * C.BlockN / 2;

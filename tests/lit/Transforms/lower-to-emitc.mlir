@@ -59,3 +59,19 @@ func.func @gemm_res(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xb
   }
   return
 }
+
+// -----
+
+// The grid is 1-D, so a 2-CTA cluster along N is still __cluster_dims__(2, 1, 1).
+// CHECK-LABEL: emitc.func @gemm_cn
+// CHECK-SAME: "__cluster_dims__(2, 1, 1)"
+// CHECK: #emitc.opaque<"kiln::sm90::GemmConfig<kiln::bf16, kiln::bf16, 128, 128, 64, 4, 1, 2, 0, 8>">
+func.func @gemm_cn(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>)
+    config <block_m = 128, block_n = 128, block_k = 64, stages = 4, cluster_m = 1, cluster_n = 2, raster_n = false, group = 8>
+    plan <arch = "sm_90a", path = "sm90_tma_wgmma", mma = "wgmma.m64n128k16.f32.bf16.bf16", copy = "tma", threads = 384, smem = 132352, warps_m = 0, warps_n = 0> {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}

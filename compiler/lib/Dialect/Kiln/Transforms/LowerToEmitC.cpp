@@ -96,11 +96,13 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   SmallVector<StringRef> Specifiers = {"extern \"C\"", "__global__"};
   std::string Bounds =
       llvm::formatv("__launch_bounds__({0}, 1)", P.getThreads()).str();
-  std::string Cluster = llvm::formatv("__cluster_dims__({0}, {1}, 1)",
-                                      C.getClusterM(), C.getClusterN())
-                            .str();
   Specifiers.push_back(Bounds);
-  if (C.getClusterM() * C.getClusterN() > 1)
+  // The grid is 1-D: a 2-CTA cluster is always (2, 1, 1) and the tile
+  // scheduler decides whether the pair spans M or N.
+  int64_t ClusterSize = C.getClusterM() * C.getClusterN();
+  std::string Cluster =
+      llvm::formatv("__cluster_dims__({0}, 1, 1)", ClusterSize).str();
+  if (ClusterSize > 1)
     Specifiers.push_back(Cluster);
   Kernel.setSpecifiersAttr(B.getStrArrayAttr(Specifiers));
   Block *Entry = Kernel.addEntryBlock();

@@ -1,0 +1,54 @@
+//===- kiln/arch/tma_sm90.cuh - TMA loads ----------------------*- CUDA -*-===//
+//
+// 2D tiled TMA loads global->shared (sm_90) that signal an mbarrier with
+// complete_tx, the cluster-multicast form (one load lands at the same shared
+// offset in every CTA of CTA_MASK and signals each CTA's barrier at BAR's
+// offset), the tensor-map prefetch, and the generic->async proxy fence. DESC is
+// the generic address of a kiln::TmaDescriptor that lives in param
+// (__grid_constant__), const or global memory. Coordinates are element indices,
+// innermost dimension first; boxes partly or wholly outside the tensor are
+// zero-filled and still count their full byte size toward complete_tx.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/numeric/types.cuh"
+
+namespace kiln::arch {
+
+/// Bring a tensor map into the descriptor cache ahead of its first use.
+KILN_DEVICE void tma_prefetch_descriptor(const TmaDescriptor *desc) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(desc) : "memory");
+}
+
+/// Load the box at (C0, C1) of DESC into shared address DST; completion is
+/// signalled on barrier BAR of this CTA.
+KILN_DEVICE void tma_load_2d(uint32_t dst, const TmaDescriptor *desc,
+                             uint32_t bar, int32_t c0, int32_t c1) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes"
+               " [%0], [%1, {%3, %4}], [%2];" ::"r"(dst),
+               "l"(desc), "r"(bar), "r"(c0), "r"(c1)
+               : "memory");
+}
+
+/// As tma_load_2d, but written to DST (and signalled on BAR) in every CTA of
+/// the cluster whose rank bit is set in CTA_MASK.
+KILN_DEVICE void tma_load_2d_multicast(uint32_t dst, const TmaDescriptor *desc,
+                                       uint32_t bar, int32_t c0, int32_t c1,
+                                       uint16_t cta_mask) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes"
+               ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(dst),
+               "l"(desc), "r"(bar), "r"(c0), "r"(c1), "h"(cta_mask)
+               : "memory");
+}
+
+/// Make this thread's prior generic-proxy shared-memory writes visible to
+/// the async proxy (TMA, wgmma), e.g. before a TMA store of data written
+/// with st.shared. Loads completed through an mbarrier need no fence.
+KILN_DEVICE void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+} // namespace kiln::arch

@@ -1,0 +1,86 @@
+//===- kiln/gemm/config_sm90.cuh - sm_90a GEMM config ----------*- CUDA -*-===//
+//
+// kiln::sm90::GemmConfig: the compile-time shape of the warp-specialised
+// TMA + wgmma GEMM, its derived constants, and the validity checks that turn
+// an unsupported tuning point into a readable compile error. kThreads and
+// kSmemBytes are part of the host contract (the runtime computes the same
+// formulas independently). Plain C++: also compiles on the host.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/numeric/types.cuh"
+
+namespace kiln::sm90 {
+
+template <class TA_, class TB_, int BM, int BN, int BK, int Stages,
+          int ClusterM, int ClusterN, int RasterAlongN, int GroupM>
+struct GemmConfig {
+  using TA = TA_;
+  using TB = TB_;
+  // Integer constants are enumerators, not static data members: CUDA emits
+  // every static constexpr member of an instantiated class as a .global
+  // variable. kThreads and kSmemBytes stay `static constexpr int` (host
+  // contract).
+  enum : int {
+    kBM = BM,
+    kBN = BN,
+    kBK = BK,
+    kStages = Stages,
+    kClusterM = ClusterM,
+    kClusterN = ClusterN,
+    kClusterSize = ClusterM * ClusterN,
+    kRasterAlongN = RasterAlongN != 0 ? 1 : 0,
+    kGroupM = GroupM,
+    /// Consumer (MMA) warpgroups; one more warpgroup produces (TMA).
+    kConsumers = BM == 64 ? 1 : 2,
+    /// m64 slices of the tile each consumer warpgroup owns.
+    kMmaM = BM / kConsumers / 64,
+    kAccumPerThread = kMmaM * BN / 2,
+    kStageBytesA = BM * BK * int(sizeof(TA_)),
+    kStageBytesB = BN * BK * int(sizeof(TB_)),
+    kStageBytes = kStageBytesA + kStageBytesB,
+    /// setmaxnreg budgets (producer / consumers).
+    kProducerRegs = 40,
+    kConsumerRegs = kConsumers == 2 ? 232 : 240,
+  };
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  /// Dynamic shared memory to launch with: the stage ring, 1024 bytes of
+  /// alignment slack (dynamic smem is only 16-byte aligned), 256 for barriers.
+  static constexpr int kSmemBytes =
+      Stages * (BM + BN) * BK * int(sizeof(TA_)) + 1024 + 256;
+
+  static_assert(
+      (is_fp8_v<TA_> && is_fp8_v<TB_>) ||
+          (is_same_v<TA_, TB_> && is_16bit_float_v<TA_>),
+      "kiln::sm90::GemmConfig: A and B must both be FP8 (e4m3/e5m2), both bf16 "
+      "or both f16");
+  static_assert(BM == 64 || BM == 128 || BM == 256,
+                "kiln::sm90::GemmConfig: BM must be 64, 128 or 256");
+  static_assert(
+      BN % 8 == 0 && BN >= 8 && BN <= 256,
+      "kiln::sm90::GemmConfig: BN must be a multiple of 8 in [8, 256]");
+  static_assert(BK * int(sizeof(TA_)) == 128,
+                "kiln::sm90::GemmConfig: BK * sizeof(T) must be 128 (one "
+                "128B-swizzle row); "
+                "BK = 128 for FP8, 64 for bf16/f16");
+  static_assert(Stages >= 2 && Stages <= 8,
+                "kiln::sm90::GemmConfig: Stages must be in [2, 8]");
+  static_assert(ClusterM >= 1 && ClusterN >= 1 && kClusterSize <= 2,
+                "kiln::sm90::GemmConfig: cluster must be 1x1, 2x1 or 1x2");
+  static_assert(
+      ClusterM == 1 || BN % 16 == 0,
+      "kiln::sm90::GemmConfig: ClusterM = 2 multicasts B in two BN/2-row "
+      "halves, "
+      "which must be whole 8-row swizzle atoms: BN must be a multiple of 16");
+  static_assert(kAccumPerThread <= 128,
+                "kiln::sm90::GemmConfig: (BM/consumers/64) * BN/2 must be <= "
+                "128 accumulator "
+                "registers per thread (BM = 256 allows BN <= 128)");
+  static_assert(kSmemBytes <= 232448, "kiln::sm90::GemmConfig: shared memory "
+                                      "exceeds the 227 KB per-block limit; "
+                                      "reduce Stages, BM or BN");
+  static_assert(GroupM >= 1, "kiln::sm90::GemmConfig: GroupM must be >= 1");
+};
+
+} // namespace kiln::sm90

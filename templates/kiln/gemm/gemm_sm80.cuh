@@ -1,0 +1,133 @@
+//===- kiln/gemm/gemm_sm80.cuh - mma.sync GEMM body ------------*- CUDA -*-===//
+//
+// kiln::sm80::gemm: the body of a generated GEMM kernel for sm_80, sm_89,
+// sm_90a, sm_100a and sm_120a, D[M, N] = Epi(sum_k A[m, k] * B[n, k]) with A
+// [M, K] and B [N, K] both K-contiguous (raw pointers), cp.async + ldmatrix
+// + mma.sync into fp32 registers, then the fused epilogue from the mma C
+// fragments, staged per warp through the (then idle) stage ring. FP8
+// operands need sm_89+ (static_assert otherwise).
+//
+// HOST CONTRACT:
+//  * Kernel declaration: __launch_bounds__(Cfg::kThreads, 1).
+//  * Alignment: A and B 16-byte aligned; K a multiple of 16 / sizeof(T)
+//    (8 for bf16/f16, 16 for FP8), so every row starts 16-byte aligned.
+//    D needs only natural alignment.
+//  * Sizes: 1 <= M, N; 0 <= K; all < 2^31.
+//  * Launch: grid (ceil(M/BM) * ceil(N/BN), 1, 1); block (Cfg::kThreads,
+//    1, 1); dynamic shared memory Cfg::kSmemBytes (raise
+//    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES when above 48 KB).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/arch/smem.cuh"
+#include "kiln/gemm/config_sm80.cuh"
+#include "kiln/gemm/epilogue.cuh"
+#include "kiln/gemm/mainloop_sm80_cp_async_mma.cuh"
+#include "kiln/tile/fragment.cuh"
+#include "kiln/tile/scheduler.cuh"
+
+namespace kiln::sm80 {
+
+/// Largest dynamic shared memory per block of the device target being
+/// compiled (0 in host passes: no check).
+KILN_HD constexpr int max_smem_per_block(int arch) {
+  return arch == 0                    ? 1 << 30
+         : arch == 800 || arch == 870 ? 166912
+         : arch == 900 || arch == 1000 || arch == 1010 || arch == 1030
+             ? 232448
+             : 101376; // sm_86, sm_89, sm_120, sm_121 and anything unknown
+}
+
+/// Fused epilogue straight from the mma.sync C fragments of this thread
+/// (kiln/tile/fragment.cuh, mma_acc_coord): register 2h + e of tile (i, j)
+/// sits at row 16i + lane/4 + 8h, column 8j + 2*(lane%4) + e of the warp tile
+/// at (M0, N0). Fallback for configurations whose stage ring cannot give
+/// every warp a 2 KB staging block.
+template <class Cfg, auto Epi, class TOut, class... Args>
+KILN_DEVICE void store_direct(const Accum<Cfg> &acc, TOut *D, int32_t M,
+                              int32_t N, int32_t m0, int32_t n0, Args... args) {
+  const tile::Coord c = tile::mma_acc_coord(threadIdx.x % 32, 0);
+#pragma unroll
+  for (int i = 0; i < Accum<Cfg>::kTilesM; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const gemm::RowWriter<Epi, TOut> row(D, M, N,
+                                           m0 + 16 * i + c.row + 8 * h);
+      if (!row.valid)
+        continue;
+#pragma unroll
+      for (int j = 0; j < Accum<Cfg>::kTilesN; ++j)
+        row.pair(n0 + 8 * j + c.col, acc.v[i][j][2 * h], acc.v[i][j][2 * h + 1],
+                 args...);
+    }
+  }
+}
+
+/// Fused epilogue staged per warp (gemm/epilogue.cuh) through 2 KB of the
+/// stage ring at SMEM + warp * 2048, same fragment map as store_direct; the
+/// caller has drained all cp.async groups and passed a __syncthreads() so no
+/// warp still reads the ring.
+template <class Cfg, auto Epi, class TOut, class... Args>
+KILN_DEVICE void store_staged(const Accum<Cfg> &acc, uint32_t smem, TOut *D,
+                              int32_t M, int32_t N, int32_t m0, int32_t n0,
+                              Args... args) {
+  constexpr int kTilesN = Accum<Cfg>::kTilesN;
+  const int lane = threadIdx.x % 32;
+  const gemm::StagedBlock block{smem + threadIdx.x / 32 * 2048};
+#pragma unroll
+  for (int i = 0; i < Accum<Cfg>::kTilesM; ++i) {
+#pragma unroll
+    for (int c = 0; c < (kTilesN + 3) / 4; ++c) {
+      __syncwarp(); // the previous block has been read
+#pragma unroll
+      for (int jj = 0; jj < 4; ++jj) {
+        if (4 * c + jj < kTilesN) {
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+            block.put(lane / 4 + 8 * h, 8 * jj + 2 * (lane % 4),
+                      acc.v[i][4 * c + jj][2 * h],
+                      acc.v[i][4 * c + jj][2 * h + 1]);
+        }
+      }
+      __syncwarp();
+      block.store<Epi>(kTilesN - 4 * c < 4 ? 8 * (kTilesN - 4 * c) : 32, D, M,
+                       N, m0 + 16 * i, n0 + 32 * c, args...);
+    }
+  }
+}
+
+/// Body of a generated mma.sync GEMM kernel; see the host contract above.
+template <class Cfg, auto Epi, class TOut, class... Args>
+KILN_DEVICE void gemm(const typename Cfg::TA *A, const typename Cfg::TB *B,
+                      TOut *D, int32_t M, int32_t N, int32_t K, Args... args) {
+  static_assert(
+      Cfg::kSmemBytes <= max_smem_per_block(KILN_ARCH),
+      "kiln::sm80::gemm: Cfg::kSmemBytes exceeds this target's shared memory "
+      "per "
+      "block (sm_80/87: 163 KB, sm_86/89/120: 99 KB, sm_90/100: 227 KB)");
+#if defined(__CUDA_ARCH__)
+  const tile::TileAssignment tile = tile::schedule_tile(
+      blockIdx.x, tile::ceil_div(M, Cfg::kBM), tile::ceil_div(N, Cfg::kBN),
+      Cfg::kGroupM, Cfg::kRasterAlongN, 1, 1);
+  if (!tile.valid)
+    return;
+  const int warp = threadIdx.x / 32;
+  const int warp_m = warp / Cfg::kWarpsN, warp_n = warp % Cfg::kWarpsN;
+  const int32_t m0 = tile.m * Cfg::kBM, n0 = tile.n * Cfg::kBN;
+  const uint32_t smem = arch::dynamic_smem_aligned<128>();
+  Accum<Cfg> acc;
+  mainloop(acc, smem, A, B, M, N, K, m0, n0, warp_m, warp_n);
+  const int32_t wm0 = m0 + warp_m * Cfg::kWarpM,
+                wn0 = n0 + warp_n * Cfg::kWarpN;
+  if constexpr (Cfg::kThreads / 32 * 2048 <=
+                Cfg::kStages * (Cfg::kStageBytesA + Cfg::kStageBytesB)) {
+    __syncthreads(); // every warp is done reading the stage ring
+    store_staged<Cfg, Epi>(acc, smem, D, M, N, wm0, wn0, args...);
+  } else {
+    store_direct<Cfg, Epi>(acc, D, M, N, wm0, wn0, args...);
+  }
+#endif
+}
+
+} // namespace kiln::sm80

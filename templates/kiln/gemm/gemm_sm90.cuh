@@ -1,0 +1,166 @@
+//===- kiln/gemm/gemm_sm90.cuh - sm_90a GEMM body --------------*- CUDA -*-===//
+//
+// kiln::sm90::gemm: the body of a generated sm_90a GEMM kernel,
+// D[M, N] = Epi(sum_k A[m, k] * B[n, k]) with A [M, K] and B [N, K] both
+// K-contiguous, loaded by TMA and multiplied by wgmma into fp32 registers.
+// One producer warpgroup (the last one) drops to 40 registers and issues TMA
+// from one thread; the consumer warpgroups (1 if BM == 64, else 2) raise
+// their budget and run wgmma, then the fused epilogue from the wgmma
+// fragments, staged per warp through the warpgroup's own (then idle) A rows.
+//
+// HOST CONTRACT (the runtime must follow this exactly):
+//  * Kernel declaration: __launch_bounds__(Cfg::kThreads, 1) (the register
+//    cap setmaxnreg needs); tensor maps as `const __grid_constant__
+//    kiln::TmaDescriptor` parameters.
+//  * Tensor maps (cuTensorMapEncodeTiled), for A (rows = M) and B (rows = N):
+//      dataType   FP8: CU_TENSOR_MAP_DATA_TYPE_UINT8; bf16: _BFLOAT16;
+//                 f16: _FLOAT16
+//      rank 2, globalDim {K, rows}, globalStrides {K * sizeof(T)} (bytes,
+//      stride of dim 1), elementStrides {1, 1}
+//      boxDim     {BK, BM} for A and {BK, BN} for B, except the multicast
+//                 operand of a 2-CTA cluster, which is split in halves:
+//                 ClusterM == 2 -> B box {BK, BN/2}; ClusterN == 2 -> A box
+//                 {BK, BM/2}
+//      interleave NONE, swizzle CU_TENSOR_MAP_SWIZZLE_128B,
+//      l2Promotion CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+//      oobFill CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE (out-of-bounds reads as
+//      zero; this is what makes ragged M, N and K correct)
+//  * Alignment: A and B base addresses 16-byte aligned and K * sizeof(T) a
+//    multiple of 16 (TMA stride rule). D needs only natural alignment; pairs
+//    are stored with one vector store when their address allows it.
+//  * Sizes: 1 <= M, N; 0 <= K; all < 2^31 (K == 0 gives D = Epi(0, m, n)).
+//  * Launch: grid (ceil(M/BM) * ceil(N/BN) rounded up to a multiple of
+//    Cfg::kClusterSize, 1, 1); block (Cfg::kThreads, 1, 1); dynamic shared
+//    memory Cfg::kSmemBytes, after raising
+//    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to it.
+//  * Clusters: when Cfg::kClusterSize == 2 the cluster shape is (2, 1, 1)
+//    for both ClusterM = 2 and ClusterN = 2 -- the grid is 1-D and the tile
+//    scheduler (kiln/tile/scheduler.cuh) decides which axis a cluster spans.
+//    Give it either as `__cluster_dims__(2, 1, 1)` on the kernel or as
+//    CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION {2, 1, 1} with cuLaunchKernelEx
+//    (not both with different values). (1, 2, 1) cannot divide a 1-D grid.
+//    A cluster config launched without a 2-CTA cluster traps at entry.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/arch/barrier.cuh"
+#include "kiln/arch/cluster_sm90.cuh"
+#include "kiln/arch/setmaxnreg_sm90.cuh"
+#include "kiln/arch/smem.cuh"
+#include "kiln/arch/tma_sm90.cuh"
+#include "kiln/gemm/config_sm90.cuh"
+#include "kiln/gemm/epilogue.cuh"
+#include "kiln/gemm/mainloop_sm90_tma_wgmma.cuh"
+#include "kiln/tile/scheduler.cuh"
+
+namespace kiln::sm90 {
+
+/// Fused epilogue of consumer warpgroup WG, staged per warp (see
+/// gemm/epilogue.cuh). Fragment: register 4j + 2h + e of m64 slice i sits at
+/// row 16*warp + lane/4 + 8h, column 8j + 2*(lane%4) + e (wgmma_acc_coord).
+/// Staging space: 2 KB per warp inside this warpgroup's own A rows of stage
+/// 0. Only this warpgroup's wgmma read those rows, all of its groups have
+/// retired (named barrier below), and every TMA write into the ring has
+/// landed (all K-tiles were consumed), so nothing else touches them any
+/// more.
+template <class Cfg, auto Epi, class TOut, class... Args>
+KILN_DEVICE void store_accumulators(const SmemPlan<Cfg> &smem,
+                                    const Accum<Cfg> &acc, int wg, TOut *D,
+                                    int32_t M, int32_t N, int32_t m0,
+                                    int32_t n0, Args... args) {
+  // All four warps of the warpgroup past their final wgmma wait before any
+  // warp overwrites A rows the warpgroup's MMAs read.
+  if (wg == 0)
+    arch::named_barrier_sync<1, 128>();
+  else
+    arch::named_barrier_sync<2, 128>();
+  const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+  const gemm::StagedBlock block{smem.a(0) + wg * Cfg::kMmaM * 64 * 128 +
+                                warp * 2048};
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i) {
+#pragma unroll
+    for (int c = 0; c < (Cfg::kBN + 31) / 32; ++c) {
+      __syncwarp(); // the previous block has been read
+#pragma unroll
+      for (int jj = 0; jj < 4; ++jj) {
+        const int j = 4 * c + jj;
+        if (8 * j < Cfg::kBN) {
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+            block.put(lane / 4 + 8 * h, 8 * jj + 2 * (lane % 4),
+                      acc.v[i][4 * j + 2 * h], acc.v[i][4 * j + 2 * h + 1]);
+        }
+      }
+      __syncwarp();
+      block.store<Epi>(Cfg::kBN - 32 * c < 32 ? Cfg::kBN - 32 * c : 32, D, M, N,
+                       m0 + (wg * Cfg::kMmaM + i) * 64 + 16 * warp, n0 + 32 * c,
+                       args...);
+    }
+  }
+}
+
+/// Body of a generated sm_90a GEMM kernel; see the host contract above.
+template <class Cfg, auto Epi, class TOut, class... Args>
+KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
+                      TOut *D, int32_t M, int32_t N, int32_t K, Args... args) {
+#if defined(__CUDA_ARCH__) && !KILN_HAS_SM90A && KILN_ARCH != 900
+  static_assert(
+      dependent_false<Cfg>,
+      "kiln::sm90::gemm needs -arch=sm_90a (wgmma, TMA, setmaxnreg); use "
+      "kiln::sm80::gemm for sm_80, sm_89, sm_100a and sm_120a");
+#elif defined(__CUDA_ARCH__) && !KILN_HAS_SM90A
+  // Plain compute_90: `nvcc -arch=sm_90a` also emits a compute_90 PTX
+  // image, which cannot hold sm_90a instructions. It is never selected on a
+  // Hopper GPU (the sm_90a cubin is), so it only needs to compile.
+  __trap();
+#elif defined(__CUDA_ARCH__)
+  if constexpr (Cfg::kClusterSize == 2) {
+    if (arch::cluster_nctarank() != 2) // launched without the 2-CTA cluster
+      __trap();
+  }
+  const SmemPlan<Cfg> smem{arch::dynamic_smem_aligned<1024>()};
+  const int wg = threadIdx.x / 128;
+  const bool producer_thread = threadIdx.x == Cfg::kConsumers * 128;
+  if (producer_thread) {
+    arch::tma_prefetch_descriptor(&tma_a);
+    arch::tma_prefetch_descriptor(&tma_b);
+  }
+  const tile::TileAssignment tile = tile::schedule_tile(
+      blockIdx.x, tile::ceil_div(M, Cfg::kBM), tile::ceil_div(N, Cfg::kBN),
+      Cfg::kGroupM, Cfg::kRasterAlongN, Cfg::kClusterM, Cfg::kClusterN);
+  const bool multicast = Cfg::kClusterSize == 2 && tile.multicast;
+  if (threadIdx.x == 0)
+    init_barriers(smem, multicast);
+  if constexpr (Cfg::kClusterSize == 2)
+    arch::cluster_sync(); // barrier init visible cluster-wide before any remote
+                          // arrive
+  else
+    __syncthreads();
+  // Grid padding. Only a non-multicast cluster can hold an idle CTA, and its
+  // peer never touches this CTA's shared memory, so leaving is safe.
+  if (!tile.valid)
+    return;
+
+  const int32_t m0 = tile.m * Cfg::kBM, n0 = tile.n * Cfg::kBN;
+  const int32_t ktiles = tile::ceil_div(K, Cfg::kBK);
+  const uint32_t rank = Cfg::kClusterSize == 2 ? arch::cluster_ctarank() : 0;
+  if (wg == Cfg::kConsumers) {
+    arch::setmaxnreg_dec<Cfg::kProducerRegs>();
+    if (producer_thread)
+      produce(smem, &tma_a, &tma_b, m0, n0, ktiles, multicast, rank);
+  } else {
+    arch::setmaxnreg_inc<Cfg::kConsumerRegs>();
+    Accum<Cfg> acc;
+    consume(smem, acc, wg, ktiles, multicast, rank ^ 1);
+    store_accumulators<Cfg, Epi>(smem, acc, wg, D, M, N, m0, n0, args...);
+  }
+  // With multicast the peer still arrives on our empty barriers (and we on
+  // its) until its last stage is released: neither CTA may exit earlier.
+  if (multicast)
+    arch::cluster_sync();
+#endif
+}
+
+} // namespace kiln::sm90
