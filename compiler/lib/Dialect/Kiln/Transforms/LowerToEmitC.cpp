@@ -143,8 +143,20 @@ struct LowerToEmitCPass
       }
       Kernels.push_back({F, Ops[0]});
     }
+    // Include only the kernel bodies the module uses (parsing the other
+    // path's templates would only slow NVRTC down), and the epilogue ops.
+    bool UsesSm90 = false, UsesSm80 = false;
+    for (auto &[F, Op] : Kernels)
+      (Op.getPlan()->getPath() == "sm90_tma_wgmma" ? UsesSm90 : UsesSm80) =
+          true;
     OpBuilder B(Module.getBodyRegion());
-    B.create<emitc::IncludeOp>(Module.getLoc(), "kiln/kiln.cuh", false);
+    if (UsesSm90)
+      B.create<emitc::IncludeOp>(Module.getLoc(), "kiln/gemm/gemm_sm90.cuh",
+                                 false);
+    if (UsesSm80)
+      B.create<emitc::IncludeOp>(Module.getLoc(), "kiln/gemm/gemm_sm80.cuh",
+                                 false);
+    B.create<emitc::IncludeOp>(Module.getLoc(), "kiln/epilogue/ops.cuh", false);
     for (auto [F, Op] : Kernels)
       if (failed(lowerKernel(F, Op)))
         return signalPassFailure();
