@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds kiln and runs every test: Catch2 unit tests, lit (passes, emitted
-# CUDA, bad inputs), NVRTC compile tests for every example configuration and
-# target, and the GPU suite (which skips, saying why, without a GPU).
+# CUDA, CLI, bad inputs), NVRTC compile tests for every example configuration
+# and target, nvcc standalone compiles, and then the GPU suite, verbosely, so
+# that without a GPU its skip and the reason are visible.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-ctest --test-dir build --output-on-failure -j "$(nproc)"
+ctest --test-dir build --output-on-failure -j "$(nproc)" -LE gpu
+ctest --test-dir build --output-on-failure -V -L gpu | grep -E "kiln GPU suite|tests passed|Skipped|Passed|Failed"

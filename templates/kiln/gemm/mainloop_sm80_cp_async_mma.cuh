@@ -36,7 +36,7 @@ template <class Cfg, class T, int Rows> struct TileLoader {
     kPerThread = (Rows + kRowStep - 1) / kRowStep,
     kStepBytes = Cfg::kThreads * 16,
   };
-  const T *src; ///< first row, chunk column, k = 0
+  const T *src; ///< first row, chunk column, k = 0 (clamped into the matrix)
   int64_t step; ///< elements between this thread's rows (kRowStep * K)
   int32_t row;  ///< first tile row of this thread
   int32_t rows; ///< rows of the tile inside the matrix
@@ -50,7 +50,14 @@ template <class Cfg, class T, int Rows> struct TileLoader {
         row(int32_t(threadIdx.x) / Cfg::kChunksPerRow), rows(rows_total - row0),
         col(int32_t(threadIdx.x) % Cfg::kChunksPerRow * Cfg::kElemsPerChunk),
         K(K_) {
-    src = base + (int64_t(row0) + row) * K_ + col;
+    // Zero-fill copies (src-size 0) still pass SRC, so it must be a valid
+    // address: clamp the row to the last one and the chunk to the last one
+    // of the row. Clamping only happens when every copy of this thread (row
+    // past the matrix) or of every K-tile (chunk past K) is zero-filled, so
+    // in-range copies are unaffected. No loads are issued when K == 0.
+    const int32_t r0 = row0 + row < rows_total ? row0 + row : rows_total - 1;
+    const int32_t c0 = col < K_ ? col : K_ - Cfg::kElemsPerChunk;
+    src = base + int64_t(r0) * K_ + c0;
     dst = tile::swizzled_chunk(row, col / Cfg::kElemsPerChunk, Cfg::kRowBytes);
   }
 
