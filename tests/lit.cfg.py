@@ -14,5 +14,7 @@ config.test_exec_root = os.path.join(config.kiln_binary_dir, "tests")
 config.substitutions.append(("%kiln-opt", os.path.join(config.kiln_bin_dir, "kiln-opt")))
 config.substitutions.append(("%kiln", os.path.join(config.kiln_bin_dir, "kiln")))
 config.substitutions.append(("%examples", os.path.join(config.kiln_source_dir, "examples")))
+# Tests never touch the user's compile cache.
+config.environment["KILN_CACHE_DIR"] = os.path.join(config.test_exec_root, "kiln-cache")
 config.environment["PATH"] = os.pathsep.join(
     [config.kiln_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])

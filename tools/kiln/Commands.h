@@ -17,10 +17,12 @@ using Args = std::vector<std::string>;
 int runCheck(const Args &A);
 int runSpace(const Args &A);
 int runCompile(const Args &A);
+int runInfo(const Args &A);
 
 extern const char *CheckHelp;
 extern const char *SpaceHelp;
 extern const char *CompileHelp;
+extern const char *InfoHelp;
 
 } // namespace kiln::cli
 

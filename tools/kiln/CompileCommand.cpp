@@ -13,6 +13,7 @@
 
 #include "kiln/Frontend/Diagnostics.h"
 #include "kiln/Pipeline/Pipeline.h"
+#include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
 #include "kiln/Target/TuningSpace.h"
 
@@ -33,6 +34,7 @@ namespace kiln::cli {
 const char *CompileHelp =
     R"(usage: kiln compile FILE [--op NAME] --arch ARCH [--set k=v[,k=v...]]...
                     [--emit ast|mlir|tiled|emitc|cuda|ptx|cubin|resources] [-o PATH]
+                    [--no-cache]
 
 Compiles an op for one target. Without --set, kiln's heuristic picks the
 configuration from the op's tuning space (docs/TUNING.md); --set overrides
@@ -47,6 +49,11 @@ names (cubin needs -o when stdout is a terminal):
   emitc      the EmitC module           cuda      the CUDA C++ source
   ptx        NVRTC's PTX                cubin     the cubin (binary)
   resources  registers, shared memory, stack and spills from ptxas
+
+NVRTC results are kept in the compile cache (KILN_CACHE_DIR, else
+$XDG_CACHE_HOME/kiln, else ~/.cache/kiln; bounded by KILN_CACHE_MAX_BYTES,
+default 1G, least recently used first). --no-cache compiles afresh and
+stores nothing.
 )";
 
 namespace {
@@ -163,7 +170,8 @@ bool emitText(const std::optional<std::string> &Out, const std::string &Text) {
   return true;
 }
 
-std::string describeResources(const NvrtcResult &R, int64_t DynamicSmem) {
+std::string describeResources(const CachedNvrtcResult &R,
+                              int64_t DynamicSmem) {
   std::ostringstream OS;
   if (!R.Resources) {
     OS << "(ptxas reported no resource usage)\n";
@@ -178,8 +186,12 @@ std::string describeResources(const NvrtcResult &R, int64_t DynamicSmem) {
      << "spills          " << U.SpillStoreBytes << " B stores, "
      << U.SpillLoadBytes << " B loads\n"
      << "barriers        " << U.Barriers << "\n"
-     << "nvrtc           " << std::fixed << std::setprecision(3) << R.Seconds
-     << " s (NVRTC " << nvrtcVersion() << ")\n";
+     << "nvrtc           ";
+  if (R.CacheHit)
+    OS << "compile cache hit (NVRTC " << nvrtcVersion() << ")\n";
+  else
+    OS << std::fixed << std::setprecision(3) << R.Seconds << " s (NVRTC "
+       << nvrtcVersion() << ")\n";
   return OS.str();
 }
 
@@ -190,7 +202,8 @@ int runCompile(const Args &A) {
                    {"--arch", true},
                    {"--set", true, true},
                    {"--emit", true},
-                   {"-o", true}});
+                   {"-o", true},
+                   {"--no-cache", false}});
   if (P.positionals().size() != 1)
     throw UsageError("compile takes exactly one FILE");
   Emit What = parseEmit(P.get("--emit"));
@@ -239,8 +252,16 @@ int runCompile(const Args &A) {
     planKernel(gemmTypes(*Op), *Config, Target, Plan, Why);
     std::string ArchName(archInfo(Target).Name);
     std::string Program = Op->Name + "." + ArchName + ".cu";
-    NvrtcResult R =
-        compileWithNvrtc(Text, Program, Op->Name, NvrtcOptions{ArchName, {}});
+    std::string Warnings;
+    std::optional<CompileCache> Cache;
+    if (!P.has("--no-cache"))
+      Cache.emplace(compileCacheSettingsFromEnvironment(&Warnings));
+    CachedNvrtcResult R =
+        compileCached(Cache ? &*Cache : nullptr, Text, Program, Op->Name,
+                      NvrtcOptions{ArchName, {}}, &Warnings);
+    std::istringstream WarningLines(Warnings);
+    for (std::string Line; std::getline(WarningLines, Line);)
+      std::cerr << "kiln: warning: " << Line << '\n';
     if (!R.Ok) {
       std::cerr << "kiln: error: NVRTC could not compile the CUDA generated "
                    "for '"

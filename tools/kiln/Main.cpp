@@ -25,6 +25,7 @@ commands:
   compile   compile an op for a target: CUDA, PTX, cubin, resource use
   check     parse and check a .kiln file
   space     list the valid configurations of an op for a target
+  info      show versions, the cache directory, the CUDA driver and GPUs
 
 options:
   --help      show this help (kiln COMMAND --help for a command's)
@@ -42,7 +43,8 @@ struct Command {
 
 const Command Commands[] = {{"compile", runCompile, CompileHelp},
                             {"check", runCheck, CheckHelp},
-                            {"space", runSpace, SpaceHelp}};
+                            {"space", runSpace, SpaceHelp},
+                            {"info", runInfo, InfoHelp}};
 
 } // namespace
 
