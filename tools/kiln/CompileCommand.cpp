@@ -170,8 +170,7 @@ bool emitText(const std::optional<std::string> &Out, const std::string &Text) {
   return true;
 }
 
-std::string describeResources(const CachedNvrtcResult &R,
-                              int64_t DynamicSmem) {
+std::string describeResources(const CachedNvrtcResult &R, int64_t DynamicSmem) {
   std::ostringstream OS;
   if (!R.Resources) {
     OS << "(ptxas reported no resource usage)\n";
@@ -193,6 +192,45 @@ std::string describeResources(const CachedNvrtcResult &R,
     OS << std::fixed << std::setprecision(3) << R.Seconds << " s (NVRTC "
        << nvrtcVersion() << ")\n";
   return OS.str();
+}
+
+/// Without --emit: writes NAME.ARCH.{cu,ptx,cubin} into Dir and reports
+/// where they went and what the kernel uses.
+bool writeSummary(const LoadedFile &File, const OpModel &Op,
+                  const KernelConfig &Config, bool FromHeuristic,
+                  const KernelPlan &Plan, const std::string &ArchName,
+                  const std::string &Dir, const std::string &Text,
+                  const CachedNvrtcResult &R, const std::string &Resources) {
+  if (mkdir(Dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    std::cerr << "kiln: error: cannot create directory '" << Dir << "'\n";
+    return false;
+  }
+  std::string Base = Dir + "/" + Op.Name + "." + ArchName;
+  for (auto &[Ext, Data] :
+       {std::pair<const char *, const std::string *>{".cu", &Text},
+        {".ptx", &R.Ptx},
+        {".cubin", &R.Cubin}}) {
+    std::string Error;
+    if (!writeFileAtomically(Base + Ext, *Data, Error)) {
+      std::cerr << "kiln: error: " << Error << '\n';
+      return false;
+    }
+  }
+  std::cout << "kiln: compiled op '" << Op.Name << "' from " << File.Path
+            << " for " << ArchName << "\n"
+            << "config          " << Config.str()
+            << (FromHeuristic ? "  (heuristic default)" : "  (--set)") << "\n"
+            << "plan            " << Plan.MmaAtom << " via " << Plan.CopyAtom
+            << ", " << Plan.Threads << " threads\n"
+            << "cuda            " << Base << ".cu\n"
+            << "ptx             " << Base << ".ptx\n"
+            << "cubin           " << Base << ".cubin (" << R.Cubin.size()
+            << " B)\n"
+            << Resources;
+  if (R.Resources &&
+      (R.Resources->SpillStoreBytes || R.Resources->SpillLoadBytes))
+    std::cerr << "kiln: warning: the kernel spills registers\n";
+  return true;
 }
 
 } // namespace
@@ -221,6 +259,13 @@ int runCompile(const Args &A) {
   }
   std::vector<const OpModel *> Ops =
       selectOps(*File, P.get("--op"), What != Emit::Summary);
+  std::string CacheWarning;
+  std::optional<CompileCache> Cache;
+  if (!P.has("--no-cache"))
+    Cache.emplace(compileCacheSettingsFromEnvironment(&CacheWarning));
+  if (!CacheWarning.empty())
+    std::cerr << "kiln: warning: " << CacheWarning
+              << (CacheWarning.back() == '\n' ? "" : "\n");
 
   for (const OpModel *Op : Ops) {
     bool FromHeuristic = false;
@@ -253,9 +298,6 @@ int runCompile(const Args &A) {
     std::string ArchName(archInfo(Target).Name);
     std::string Program = Op->Name + "." + ArchName + ".cu";
     std::string Warnings;
-    std::optional<CompileCache> Cache;
-    if (!P.has("--no-cache"))
-      Cache.emplace(compileCacheSettingsFromEnvironment(&Warnings));
     CachedNvrtcResult R =
         compileCached(Cache ? &*Cache : nullptr, Text, Program, Op->Name,
                       NvrtcOptions{ArchName, {}}, &Warnings);
@@ -278,37 +320,9 @@ int runCompile(const Args &A) {
     if (What == Emit::Resources)
       return emitText(Out, Resources) ? ExitOk : ExitInputError;
 
-    // Summary: write the artifacts, then say where they went.
-    std::string Dir = Out ? *Out : "kiln-out";
-    if (mkdir(Dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      std::cerr << "kiln: error: cannot create directory '" << Dir << "'\n";
+    if (!writeSummary(*File, *Op, *Config, FromHeuristic, Plan, ArchName,
+                      Out ? *Out : "kiln-out", Text, R, Resources))
       return ExitInputError;
-    }
-    std::string Base = Dir + "/" + Op->Name + "." + ArchName;
-    for (auto &[Ext, Data] :
-         {std::pair<const char *, const std::string *>{".cu", &Text},
-          {".ptx", &R.Ptx},
-          {".cubin", &R.Cubin}}) {
-      std::string Error;
-      if (!writeFileAtomically(Base + Ext, *Data, Error)) {
-        std::cerr << "kiln: error: " << Error << '\n';
-        return ExitInputError;
-      }
-    }
-    std::cout << "kiln: compiled op '" << Op->Name << "' from " << File->Path
-              << " for " << ArchName << "\n"
-              << "config          " << Config->str()
-              << (FromHeuristic ? "  (heuristic default)" : "  (--set)") << "\n"
-              << "plan            " << Plan.MmaAtom << " via " << Plan.CopyAtom
-              << ", " << Plan.Threads << " threads\n"
-              << "cuda            " << Base << ".cu\n"
-              << "ptx             " << Base << ".ptx\n"
-              << "cubin           " << Base << ".cubin (" << R.Cubin.size()
-              << " B)\n"
-              << Resources;
-    if (R.Resources &&
-        (R.Resources->SpillStoreBytes || R.Resources->SpillLoadBytes))
-      std::cerr << "kiln: warning: the kernel spills registers\n";
   }
   return ExitOk;
 }
