@@ -3,8 +3,8 @@
 // Decides whether a configuration of an op can run on a target and, if so,
 // what the kernel looks like there: the template path, MMA atom, copy
 // mechanism, threads, shared memory and accumulator registers. The formulas
-// mirror the templates' Config::kThreads / kSmemBytes exactly (the NVRTC tests
-// check the two agree).
+// mirror the templates' Config::kThreads / kSmemBytes exactly
+// (tests/unit/PlanMatchesTemplatesTest.cpp checks the two agree).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TARGET_KERNELPLAN_H

@@ -1,0 +1,91 @@
+//===- PlanMatchesTemplatesTest.cpp - Host plan == template constants -----===//
+//
+// kiln::planKernel (compiler/lib/Target/KernelPlan.cpp) computes threads and
+// dynamic shared memory on the host; the templates' GemmConfig computes them
+// for the device (templates/kiln/gemm/config_sm*.cuh, host-compilable). The
+// launch uses the host numbers and the kernel the device ones, so they must
+// agree: checked here for a spread of valid configurations of both paths.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Target/KernelPlan.h"
+
+#include "kiln/gemm/config_sm80.cuh"
+#include "kiln/gemm/config_sm90.cuh"
+
+#include <catch2/catch.hpp>
+
+using namespace kiln;
+
+namespace {
+
+template <class T> constexpr DType dtypeOfStorage();
+template <> constexpr DType dtypeOfStorage<kiln::f8e4m3>() {
+  return DType::F8E4M3;
+}
+template <> constexpr DType dtypeOfStorage<kiln::bf16>() { return DType::BF16; }
+
+template <class T, int BM, int BN, int BK, int S, int CM, int CN>
+void checkSm90() {
+  using Cfg = sm90::GemmConfig<T, T, BM, BN, BK, S, CM, CN, 0, 8>;
+  KernelConfig C;
+  C.BlockM = BM;
+  C.BlockN = BN;
+  C.BlockK = BK;
+  C.Stages = S;
+  C.ClusterM = CM;
+  C.ClusterN = CN;
+  GemmTypes Types{dtypeOfStorage<T>(), dtypeOfStorage<T>(), DType::BF16};
+  KernelPlan P;
+  std::string Why;
+  INFO(C.str());
+  REQUIRE(planKernel(Types, C, Arch::SM90a, P, Why));
+  CHECK(P.Threads == Cfg::kThreads);
+  CHECK(P.SmemBytes == Cfg::kSmemBytes);
+  CHECK(P.ConsumerWarpgroups == Cfg::kConsumers);
+  CHECK(P.AccRegsPerThread == Cfg::kAccumPerThread);
+}
+
+template <class T, int BM, int BN, int BK, int S, int WarpsN>
+void checkSm80(Arch Target) {
+  using Cfg = sm80::GemmConfig<T, T, BM, BN, BK, S, 2, WarpsN, 0, 8>;
+  KernelConfig C;
+  C.BlockM = BM;
+  C.BlockN = BN;
+  C.BlockK = BK;
+  C.Stages = S;
+  GemmTypes Types{dtypeOfStorage<T>(), dtypeOfStorage<T>(), DType::BF16};
+  KernelPlan P;
+  std::string Why;
+  INFO(C.str());
+  REQUIRE(planKernel(Types, C, Target, P, Why));
+  // The plan's warp layout is what the generated code passes as WarpsM/N.
+  CHECK(P.WarpsM == 2);
+  CHECK(P.WarpsN == WarpsN);
+  CHECK(P.Threads == Cfg::kThreads);
+  CHECK(P.SmemBytes == Cfg::kSmemBytes);
+  CHECK(P.AccRegsPerThread == Cfg::kAccumPerThread);
+}
+
+} // namespace
+
+TEST_CASE("sm_90a plans agree with kiln::sm90::GemmConfig", "[plan]") {
+  checkSm90<kiln::f8e4m3, 64, 64, 128, 3, 1, 1>();
+  checkSm90<kiln::f8e4m3, 64, 256, 128, 4, 1, 1>();
+  checkSm90<kiln::f8e4m3, 128, 128, 128, 4, 1, 1>();
+  checkSm90<kiln::f8e4m3, 128, 256, 128, 4, 2, 1>();
+  checkSm90<kiln::f8e4m3, 256, 128, 128, 4, 1, 2>();
+  checkSm90<kiln::f8e4m3, 128, 8, 128, 8, 1, 1>();
+  checkSm90<kiln::bf16, 128, 128, 64, 4, 1, 1>();
+  checkSm90<kiln::bf16, 64, 192, 64, 6, 1, 1>();
+  checkSm90<kiln::bf16, 256, 64, 64, 3, 2, 1>();
+}
+
+TEST_CASE("mma.sync plans agree with kiln::sm80::GemmConfig", "[plan]") {
+  checkSm80<kiln::f8e4m3, 128, 128, 128, 3, 2>(Arch::SM89);
+  checkSm80<kiln::f8e4m3, 64, 64, 64, 4, 2>(Arch::SM89);
+  checkSm80<kiln::f8e4m3, 128, 256, 64, 2, 4>(Arch::SM120a);
+  checkSm80<kiln::f8e4m3, 256, 128, 128, 4, 4>(Arch::SM100a);
+  checkSm80<kiln::bf16, 128, 128, 64, 4, 2>(Arch::SM80);
+  checkSm80<kiln::bf16, 64, 64, 32, 2, 2>(Arch::SM80);
+  checkSm80<kiln::bf16, 128, 256, 32, 3, 4>(Arch::SM89);
+}
