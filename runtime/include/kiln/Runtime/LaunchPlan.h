@@ -1,0 +1,75 @@
+//===- LaunchPlan.h - How to launch a generated GEMM kernel -----*- C++ -*-===//
+//
+// The host side of the templates' contract (templates/kiln/gemm/gemm_sm90.cuh
+// and gemm_sm80.cuh): for a kernel's metadata and a problem size, the checks
+// a launch must pass (sizes, alignment), the TMA tensor maps to encode for A
+// and B (sm_90a), and the grid, block, shared memory and cluster shape. Pure
+// computation: the Driver API calls that use it live elsewhere.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_RUNTIME_LAUNCHPLAN_H
+#define KILN_RUNTIME_LAUNCHPLAN_H
+
+#include "kiln/Frontend/DType.h"
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kiln {
+
+/// What a compiled kernel needs at launch (no compiler types).
+struct GemmKernelShape {
+  bool TmaWgmma = true; ///< sm90 path (tensor maps) or sm80 path (pointers).
+  DType A = DType::F8E4M3;
+  DType B = DType::F8E4M3;
+  int64_t BlockM = 128, BlockN = 128, BlockK = 128;
+  int64_t ClusterM = 1, ClusterN = 1;
+  int64_t Threads = 384;
+  int64_t SmemBytes = 0;
+};
+
+/// The arguments of one cuTensorMapEncodeTiled call (rank 2).
+struct TensorMapSpec {
+  CUtensorMapDataType DataType = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  cuuint64_t GlobalDim[2] = {0, 0}; ///< {K, rows}
+  cuuint64_t GlobalStride[1] = {0}; ///< Bytes between rows.
+  cuuint32_t BoxDim[2] = {0, 0};    ///< {BK, rows per box}
+  cuuint32_t ElementStrides[2] = {1, 1};
+  CUtensorMapInterleave Interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
+  CUtensorMapSwizzle Swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  CUtensorMapL2promotion L2Promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  CUtensorMapFloatOOBfill OobFill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
+};
+
+struct LaunchDims {
+  unsigned GridX = 0;
+  unsigned BlockX = 0;
+  unsigned SmemBytes = 0;
+  unsigned ClusterX = 1; ///< 2 for a 2-CTA cluster (always along x).
+};
+
+/// Why (M, N, K) with these base addresses cannot be launched, or nullopt.
+/// Rules: 1 <= M, N; 0 <= K; all < 2^31; A and B 16-byte aligned; K times the
+/// element size a multiple of 16 (TMA's stride rule, cp.async's 16-byte rows).
+std::optional<std::string> checkGemmProblem(const GemmKernelShape &Kernel,
+                                            int64_t M, int64_t N, int64_t K,
+                                            uint64_t AddressA,
+                                            uint64_t AddressB);
+
+/// Tensor maps for A ([M, K]) and B ([N, K]), K-contiguous, 128B swizzle,
+/// out-of-bounds reads as zero. The multicast operand of a 2-CTA cluster is
+/// loaded in halves: ClusterM == 2 halves B's box, ClusterN == 2 halves A's.
+TensorMapSpec tensorMapForA(const GemmKernelShape &Kernel, int64_t M,
+                            int64_t K);
+TensorMapSpec tensorMapForB(const GemmKernelShape &Kernel, int64_t N,
+                            int64_t K);
+
+/// Grid: ceil(M / BM) * ceil(N / BN) tiles, rounded up to the cluster size.
+LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N);
+
+} // namespace kiln
+
+#endif // KILN_RUNTIME_LAUNCHPLAN_H

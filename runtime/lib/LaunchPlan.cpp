@@ -1,0 +1,87 @@
+//===- LaunchPlan.cpp - How to launch a generated GEMM kernel -------------===//
+#include "kiln/Runtime/LaunchPlan.h"
+
+namespace kiln {
+
+namespace {
+
+int64_t ceilDiv(int64_t A, int64_t B) { return (A + B - 1) / B; }
+
+int64_t elementBytes(DType T) { return dtypeBits(T) / 8; }
+
+CUtensorMapDataType tensorMapType(DType T) {
+  switch (T) {
+  case DType::BF16:
+    return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  case DType::F16:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  case DType::F32:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  default: // FP8: raw bytes; the MMA interprets them.
+    return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  }
+}
+
+TensorMapSpec operandMap(DType T, int64_t Rows, int64_t K, int64_t BlockK,
+                         int64_t BoxRows) {
+  TensorMapSpec S;
+  S.DataType = tensorMapType(T);
+  S.GlobalDim[0] = cuuint64_t(K);
+  S.GlobalDim[1] = cuuint64_t(Rows);
+  S.GlobalStride[0] = cuuint64_t(K * elementBytes(T));
+  S.BoxDim[0] = cuuint32_t(BlockK);
+  S.BoxDim[1] = cuuint32_t(BoxRows);
+  return S;
+}
+
+} // namespace
+
+std::optional<std::string> checkGemmProblem(const GemmKernelShape &Kernel,
+                                            int64_t M, int64_t N, int64_t K,
+                                            uint64_t AddressA,
+                                            uint64_t AddressB) {
+  const int64_t Limit = int64_t(1) << 31;
+  if (M < 1 || N < 1 || K < 0)
+    return "sizes must satisfy M >= 1, N >= 1, K >= 0 (got M=" +
+           std::to_string(M) + ", N=" + std::to_string(N) +
+           ", K=" + std::to_string(K) + ")";
+  if (M >= Limit || N >= Limit || K >= Limit)
+    return "sizes must be below 2^31";
+  int64_t RowBytes = K * elementBytes(Kernel.A);
+  if (RowBytes % 16 != 0)
+    return "K * " + std::to_string(elementBytes(Kernel.A)) + " bytes (" +
+           std::to_string(RowBytes) +
+           ") must be a multiple of 16: K must be a multiple of " +
+           std::to_string(16 / elementBytes(Kernel.A)) + " for " +
+           std::string(dtypeName(Kernel.A));
+  if (AddressA % 16 != 0)
+    return "A must be 16-byte aligned";
+  if (AddressB % 16 != 0)
+    return "B must be 16-byte aligned";
+  return std::nullopt;
+}
+
+TensorMapSpec tensorMapForA(const GemmKernelShape &Kernel, int64_t M,
+                            int64_t K) {
+  int64_t Box = Kernel.ClusterN == 2 ? Kernel.BlockM / 2 : Kernel.BlockM;
+  return operandMap(Kernel.A, M, K, Kernel.BlockK, Box);
+}
+
+TensorMapSpec tensorMapForB(const GemmKernelShape &Kernel, int64_t N,
+                            int64_t K) {
+  int64_t Box = Kernel.ClusterM == 2 ? Kernel.BlockN / 2 : Kernel.BlockN;
+  return operandMap(Kernel.B, N, K, Kernel.BlockK, Box);
+}
+
+LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N) {
+  LaunchDims D;
+  int64_t Cluster = Kernel.ClusterM * Kernel.ClusterN;
+  int64_t Tiles = ceilDiv(M, Kernel.BlockM) * ceilDiv(N, Kernel.BlockN);
+  D.GridX = unsigned(ceilDiv(Tiles, Cluster) * Cluster);
+  D.BlockX = unsigned(Kernel.Threads);
+  D.SmemBytes = unsigned(Kernel.SmemBytes);
+  D.ClusterX = unsigned(Cluster);
+  return D;
+}
+
+} // namespace kiln

@@ -1,0 +1,80 @@
+//===- LaunchPlanTest.cpp - The host side of the kernel contract ----------===//
+#include "kiln/Runtime/LaunchPlan.h"
+
+#include <catch2/catch.hpp>
+
+using namespace kiln;
+
+namespace {
+GemmKernelShape fp8Sm90(int64_t CM = 1, int64_t CN = 1) {
+  GemmKernelShape S;
+  S.ClusterM = CM;
+  S.ClusterN = CN;
+  S.SmemBytes = 4 * 256 * 128 + 1280;
+  return S;
+}
+} // namespace
+
+TEST_CASE("tensor maps follow the sm90 host contract", "[launch]") {
+  TensorMapSpec A = tensorMapForA(fp8Sm90(), 4096, 7168);
+  CHECK(A.DataType == CU_TENSOR_MAP_DATA_TYPE_UINT8);
+  CHECK(A.GlobalDim[0] == 7168);
+  CHECK(A.GlobalDim[1] == 4096);
+  CHECK(A.GlobalStride[0] == 7168);
+  CHECK(A.BoxDim[0] == 128);
+  CHECK(A.BoxDim[1] == 128);
+  CHECK(A.Swizzle == CU_TENSOR_MAP_SWIZZLE_128B);
+  CHECK(A.OobFill == CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+
+  GemmKernelShape Bf16 = fp8Sm90();
+  Bf16.A = Bf16.B = DType::BF16;
+  Bf16.BlockK = 64;
+  TensorMapSpec B = tensorMapForB(Bf16, 2112, 1000);
+  CHECK(B.DataType == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+  CHECK(B.GlobalStride[0] == 2000);
+  CHECK(B.BoxDim[0] == 64);
+  CHECK(B.BoxDim[1] == 128);
+}
+
+TEST_CASE("the multicast operand of a 2-CTA cluster is loaded in halves",
+          "[launch]") {
+  CHECK(tensorMapForB(fp8Sm90(2, 1), 256, 256).BoxDim[1] == 64);
+  CHECK(tensorMapForA(fp8Sm90(2, 1), 256, 256).BoxDim[1] == 128);
+  CHECK(tensorMapForA(fp8Sm90(1, 2), 256, 256).BoxDim[1] == 64);
+  CHECK(tensorMapForB(fp8Sm90(1, 2), 256, 256).BoxDim[1] == 128);
+}
+
+TEST_CASE("grid covers every tile, rounded to the cluster", "[launch]") {
+  LaunchDims D = launchDims(fp8Sm90(), 4096, 2112);
+  CHECK(D.GridX == 32 * 17);
+  CHECK(D.BlockX == 384);
+  CHECK(D.SmemBytes == 4 * 256 * 128 + 1280);
+  CHECK(D.ClusterX == 1);
+  D = launchDims(fp8Sm90(2, 1), 129, 128); // 2 x 1 tiles
+  CHECK(D.GridX == 2);
+  CHECK(D.ClusterX == 2);
+  D = launchDims(fp8Sm90(1, 2), 1, 129); // 1 x 2 tiles ... and 1 x 3 below
+  CHECK(D.GridX == 2);
+  D = launchDims(fp8Sm90(1, 2), 1, 257);
+  CHECK(D.GridX == 4);
+}
+
+TEST_CASE("problems the kernels cannot take are refused, saying why",
+          "[launch]") {
+  GemmKernelShape S = fp8Sm90();
+  CHECK_FALSE(checkGemmProblem(S, 1, 1, 0, 0, 0));
+  CHECK_FALSE(checkGemmProblem(S, 4096, 7168, 2048, 256, 4096));
+  CHECK(*checkGemmProblem(S, 0, 1, 16, 0, 0) ==
+        "sizes must satisfy M >= 1, N >= 1, K >= 0 (got M=0, N=1, K=16)");
+  CHECK(*checkGemmProblem(S, 8, 8, 24, 0, 0) ==
+        "K * 1 bytes (24) must be a multiple of 16: K must be a multiple of "
+        "16 for f8e4m3");
+  CHECK(*checkGemmProblem(S, 8, 8, 32, 8, 0) == "A must be 16-byte aligned");
+  CHECK(*checkGemmProblem(S, 8, 8, 32, 0, 4) == "B must be 16-byte aligned");
+  CHECK(*checkGemmProblem(S, int64_t(1) << 31, 8, 32, 0, 0) ==
+        "sizes must be below 2^31");
+  S.A = S.B = DType::BF16;
+  CHECK(*checkGemmProblem(S, 8, 8, 12, 0, 0) ==
+        "K * 2 bytes (24) must be a multiple of 16: K must be a multiple of 8 "
+        "for bf16");
+}
