@@ -18,11 +18,13 @@ int runCheck(const Args &A);
 int runSpace(const Args &A);
 int runCompile(const Args &A);
 int runInfo(const Args &A);
+int runRun(const Args &A);
 
 extern const char *CheckHelp;
 extern const char *SpaceHelp;
 extern const char *CompileHelp;
 extern const char *InfoHelp;
+extern const char *RunHelp;
 
 } // namespace kiln::cli
 

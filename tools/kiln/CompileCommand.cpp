@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 #include "Commands.h"
+#include "ConfigResolution.h"
 #include "LoadOps.h"
 #include "OutputFile.h"
 
@@ -83,77 +84,6 @@ Emit parseEmit(const std::optional<std::string> &S) {
       return E;
   throw UsageError("unknown --emit '" + *S +
                    "' (ast, mlir, tiled, emitc, cuda, ptx, cubin, resources)");
-}
-
-bool inDomain(const TuneParam &P, const TuneValue &V) {
-  for (const TuneValue &D : P.Domain)
-    if (D == V)
-      return true;
-  return false;
-}
-
-std::string valueText(const TuneValue &V) {
-  if (const int64_t *I = std::get_if<int64_t>(&V))
-    return std::to_string(*I);
-  return std::get<std::string>(V);
-}
-
-/// Reports an error at a source location the way the front end does.
-void reportAt(const LoadedFile &File, SourceLoc Loc, const std::string &Msg,
-              SourceLoc NoteLoc = {}, const std::string &Note = "") {
-  DiagnosticEngine Diags;
-  Diags.setSource(File.Path, File.Text);
-  Diags.error(Loc, Msg);
-  if (!Note.empty())
-    Diags.note(NoteLoc, Note);
-  Diags.printAll(std::cerr);
-}
-
-/// The configuration to compile: the heuristic's choice, then --set.
-std::optional<KernelConfig> resolveConfig(const LoadedFile &File,
-                                          const OpModel &Op, Arch Target,
-                                          const std::vector<std::string> &Sets,
-                                          bool &FromHeuristic) {
-  std::optional<KernelConfig> Default = defaultConfig(Op, Target);
-  FromHeuristic = Sets.empty();
-  if (!Default && Sets.empty()) {
-    std::string Why = "the tuning space is empty";
-    forEachConstrainedConfig(Op, [&](const KernelConfig &C) {
-      KernelPlan Plan;
-      if (Why == "the tuning space is empty")
-        planKernel(gemmTypes(Op), C, Target, Plan, Why);
-    });
-    reportAt(File, Op.Loc,
-             "no configuration of '" + Op.Name + "' can run on " +
-                 std::string(archInfo(Target).Name) + ": " + Why);
-    return std::nullopt;
-  }
-  KernelConfig Config = Default ? *Default : KernelConfig();
-  KnobAssignment Assigned;
-  for (const std::string &S : Sets) {
-    std::string Error;
-    if (!parseKnobList(S, Assigned, Error))
-      throw UsageError("--set " + S + ": " + Error);
-  }
-  std::string Error;
-  if (!applyKnobs(Assigned, Config, Error))
-    throw UsageError("--set: " + Error);
-  for (const auto &[Name, Value] : Assigned)
-    for (const TuneParam &P : Op.Space.Params)
-      if (P.Name == Name && !inDomain(P, Value)) {
-        reportAt(File, P.Loc,
-                 "--set " + Name + "=" + valueText(Value) +
-                     " is outside the tuning space of '" + Op.Name + "'");
-        return std::nullopt;
-      }
-  for (const Constraint &R : Op.Space.Requires)
-    if (!evalConstraint(*R.Expr, Config)) {
-      reportAt(File, R.Loc,
-               "configuration " + Config.str() + " violates 'require " +
-                   R.Text + "'");
-      return std::nullopt;
-    }
-  return Config;
 }
 
 /// Writes Text to -o PATH or stdout.

@@ -25,6 +25,7 @@ commands:
   compile   compile an op for a target: CUDA, PTX, cubin, resource use
   check     parse and check a .kiln file
   space     list the valid configurations of an op for a target
+  run       run an op on random inputs (--interpret: on the CPU) and check it
   info      show versions, the cache directory, the CUDA driver and GPUs
 
 options:
@@ -44,6 +45,7 @@ struct Command {
 const Command Commands[] = {{"compile", runCompile, CompileHelp},
                             {"check", runCheck, CheckHelp},
                             {"space", runSpace, SpaceHelp},
+                            {"run", runRun, RunHelp},
                             {"info", runInfo, InfoHelp}};
 
 } // namespace

@@ -1,0 +1,61 @@
+//===- HostTensor.h - Host tensors of an op's parameters --------*- C++ -*-===//
+//
+// A tensor in host memory, stored as the raw bits of its element type
+// (row-major, little-endian), with exact decoding and rounding encoding
+// (kiln/Interpreter/Numeric.h); the concrete shapes of an op's parameters
+// for a problem size; and seeded random inputs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_INTERPRETER_HOSTTENSOR_H
+#define KILN_INTERPRETER_HOSTTENSOR_H
+
+#include "kiln/Frontend/OpModel.h"
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct HostTensor {
+  DType Type = DType::F32;
+  std::vector<int64_t> Shape; ///< Empty for a scalar.
+  std::vector<uint8_t> Bytes; ///< numElements() * hostBytes(Type).
+
+  HostTensor() = default;
+  /// A tensor of zeros (all-zero bits).
+  HostTensor(DType Type, std::vector<int64_t> Shape);
+
+  int64_t numElements() const;
+  uint32_t bits(int64_t I) const;
+  void setBits(int64_t I, uint32_t Bits);
+  /// The exact value of element I.
+  double get(int64_t I) const;
+  /// Stores V rounded to Type (round to nearest even; FP8 saturates).
+  void set(int64_t I, double V);
+};
+
+/// The problem size: the values of the op's symbols (MSym, NSym, KSym).
+using SymbolSizes = std::map<std::string, int64_t>;
+
+/// The concrete shape of every parameter of Op. Fails (setting Error) when a
+/// symbol is missing, a dimension does not divide evenly, or a parameter's
+/// type is not supported on the host.
+bool paramShapes(const OpModel &Op, const SymbolSizes &Sizes,
+                 std::vector<std::vector<int64_t>> &Shapes, std::string &Error);
+
+/// Fills T with seeded random values, exactly representable in its type and
+/// never all zero: scalars (per-tensor scales) uniform in [0.5, 2), other
+/// tensors uniform in [-2, 2) rounded to the type.
+void fillRandom(HostTensor &T, std::mt19937_64 &Rng);
+
+/// Zero-initialized tensors for every parameter of Op, the inputs filled by
+/// fillRandom from one generator seeded with Seed (in declaration order).
+bool makeParams(const OpModel &Op, const SymbolSizes &Sizes, uint64_t Seed,
+                std::vector<HostTensor> &Params, std::string &Error);
+
+} // namespace kiln
+
+#endif // KILN_INTERPRETER_HOSTTENSOR_H

@@ -1,0 +1,102 @@
+//===- HostTensor.cpp - Host tensors of an op's parameters ----------------===//
+#include "kiln/Interpreter/HostTensor.h"
+
+#include "kiln/Interpreter/Numeric.h"
+
+#include <cassert>
+
+namespace kiln {
+
+HostTensor::HostTensor(DType Type, std::vector<int64_t> Shape)
+    : Type(Type), Shape(std::move(Shape)) {
+  Bytes.assign(size_t(numElements()) * hostBytes(Type), 0);
+}
+
+int64_t HostTensor::numElements() const {
+  int64_t N = 1;
+  for (int64_t D : Shape)
+    N *= D;
+  return N;
+}
+
+uint32_t HostTensor::bits(int64_t I) const {
+  unsigned W = hostBytes(Type);
+  uint32_t B = 0;
+  for (unsigned J = 0; J < W; ++J)
+    B |= uint32_t(Bytes[size_t(I) * W + J]) << (8 * J);
+  return B;
+}
+
+void HostTensor::setBits(int64_t I, uint32_t B) {
+  unsigned W = hostBytes(Type);
+  for (unsigned J = 0; J < W; ++J)
+    Bytes[size_t(I) * W + J] = uint8_t(B >> (8 * J));
+}
+
+double HostTensor::get(int64_t I) const { return decodeBits(Type, bits(I)); }
+
+void HostTensor::set(int64_t I, double V) { setBits(I, encodeBits(Type, V)); }
+
+bool paramShapes(const OpModel &Op, const SymbolSizes &Sizes,
+                 std::vector<std::vector<int64_t>> &Shapes,
+                 std::string &Error) {
+  Shapes.clear();
+  for (const TensorParam &P : Op.Params) {
+    if (!hostSupported(P.Type)) {
+      Error = "parameter '" + P.Name + "' has type " +
+              std::string(dtypeName(P.Type)) +
+              ", which the interpreter does not support yet";
+      return false;
+    }
+    std::vector<int64_t> Shape;
+    for (const ShapeDim &D : P.Shape) {
+      if (D.Sym.empty()) {
+        Shape.push_back(D.Constant);
+        continue;
+      }
+      auto It = Sizes.find(D.Sym);
+      if (It == Sizes.end()) {
+        Error = "no size for '" + D.Sym + "' (used by '" + P.Name + "')";
+        return false;
+      }
+      if (It->second % D.Divisor != 0) {
+        Error = D.Sym + "=" + std::to_string(It->second) +
+                " is not a multiple of " + std::to_string(D.Divisor) +
+                " (parameter '" + P.Name + "')";
+        return false;
+      }
+      Shape.push_back(It->second / D.Divisor);
+    }
+    Shapes.push_back(std::move(Shape));
+  }
+  return true;
+}
+
+void fillRandom(HostTensor &T, std::mt19937_64 &Rng) {
+  bool Scalar = T.Shape.empty();
+  std::uniform_real_distribution<double> Dist(Scalar ? 0.5 : -2.0, 2.0);
+  bool AllZero = true;
+  for (int64_t I = 0, E = T.numElements(); I < E; ++I) {
+    T.set(I, Dist(Rng));
+    AllZero = AllZero && T.get(I) == 0;
+  }
+  if (AllZero && T.numElements() > 0)
+    T.set(0, 1.0);
+}
+
+bool makeParams(const OpModel &Op, const SymbolSizes &Sizes, uint64_t Seed,
+                std::vector<HostTensor> &Params, std::string &Error) {
+  std::vector<std::vector<int64_t>> Shapes;
+  if (!paramShapes(Op, Sizes, Shapes, Error))
+    return false;
+  std::mt19937_64 Rng(Seed);
+  Params.clear();
+  for (size_t I = 0; I < Op.Params.size(); ++I) {
+    Params.emplace_back(Op.Params[I].Type, Shapes[I]);
+    if (!Op.Params[I].IsOutput)
+      fillRandom(Params.back(), Rng);
+  }
+  return true;
+}
+
+} // namespace kiln

@@ -1,0 +1,150 @@
+//===- Interpreter.cpp - The GPU kernel's arithmetic on the CPU -----------===//
+//
+// Follows the kernel's structure (templates/kiln/gemm/): one CTA tile of
+// block_m x block_n at a time; a K loop over block_k-wide stages whose A and
+// B tiles are zero-filled outside [M, K) / [N, K) (TMA and cp.async
+// zero-fill); per stage, each MMA instruction's K slice (32 bytes of the
+// input type: 16 bf16/f16, 32 FP8) is summed in fp32 and added to the fp32
+// accumulator; then the generated epilogue in fp32 with ops.cuh's functions,
+// the rounding conversion to D's type (FP8 satfinite), and the M/N-predicated
+// store. Raster order and clusters change which CTA computes a tile, never
+// its arithmetic, so they are not modelled.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Interpreter/Execute.h"
+#include "kiln/Interpreter/Numeric.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kiln {
+
+namespace {
+
+/// Decodes every code of T once (the MMA consumes exact values).
+std::vector<float> decodeToFloat(const HostTensor &T) {
+  std::vector<float> V(size_t(T.numElements()));
+  for (size_t I = 0; I < V.size(); ++I)
+    V[I] = float(T.get(int64_t(I)));
+  return V;
+}
+
+// The device's epilogue functions (templates/kiln/epilogue/ops.cuh).
+float reluF(float X) { return X > 0.0f ? X : 0.0f; }
+float geluF(float X) {
+  const float KSqrt2OverPi = 0.7978845608028654f;
+  float Inner = KSqrt2OverPi * (X + 0.044715f * X * X * X);
+  return 0.5f * X * (1.0f + std::tanh(Inner));
+}
+float siluF(float X) { return X / (1.0f + std::exp(-X)); }
+float roundToF(DType T, float X) { return float(roundTo(T, double(X))); }
+
+/// The generated epilogue function: float Epi(float acc, m, n, args...).
+float evalKernel(const EpiExpr &E, float Acc, int64_t M, int64_t N,
+                 const std::vector<HostTensor> &Params) {
+  auto Op = [&](size_t I) {
+    return evalKernel(*E.Operands[I], Acc, M, N, Params);
+  };
+  switch (E.K) {
+  case EpiExpr::Kind::Acc:
+    return Acc;
+  case EpiExpr::Kind::Const:
+    return float(E.Value);
+  case EpiExpr::Kind::Load: {
+    const HostTensor &T = Params[size_t(E.Param)];
+    int64_t Off = 0;
+    for (size_t D = 0; D < E.Indices.size(); ++D)
+      Off = Off * T.Shape[D] + (E.Indices[D] == EpiIndex::M ? M : N);
+    return float(T.get(Off)); // kiln::to_float: exact
+  }
+  case EpiExpr::Kind::Add:
+    return Op(0) + Op(1);
+  case EpiExpr::Kind::Sub:
+    return Op(0) - Op(1);
+  case EpiExpr::Kind::Mul:
+    return Op(0) * Op(1);
+  case EpiExpr::Kind::Div:
+    return Op(0) / Op(1);
+  case EpiExpr::Kind::Neg:
+    return -Op(0);
+  case EpiExpr::Kind::Relu:
+    return reluF(Op(0));
+  case EpiExpr::Kind::Gelu:
+    return geluF(Op(0));
+  case EpiExpr::Kind::Silu:
+    return siluF(Op(0));
+  case EpiExpr::Kind::Cast:
+    return roundToF(E.CastType, Op(0));
+  }
+  return 0;
+}
+
+} // namespace
+
+int64_t effectiveBlockK(const OpModel &Op, const KernelConfig &Config) {
+  if (Config.BlockK > 0)
+    return Config.BlockK;
+  return 128 / int64_t(hostBytes(Op.Params[size_t(Op.A)].Type));
+}
+
+void interpretGemm(const OpModel &Op, const KernelConfig &Config,
+                   std::vector<HostTensor> &Params, const GemmSize &S) {
+  const std::vector<float> A = decodeToFloat(Params[size_t(Op.A)]);
+  const std::vector<float> B = decodeToFloat(Params[size_t(Op.B)]);
+  HostTensor &D = Params[size_t(Op.D)];
+  const int64_t BM = Config.BlockM, BN = Config.BlockN;
+  const int64_t BK = effectiveBlockK(Op, Config);
+  const int64_t AtomK =
+      std::max<int64_t>(1, 32 / int64_t(hostBytes(Params[size_t(Op.A)].Type)));
+
+  // Shared-memory stage tiles and the CTA's accumulator.
+  std::vector<float> TileA(size_t(BM * BK)), TileB(size_t(BN * BK));
+  std::vector<float> Acc(size_t(BM * BN));
+  for (int64_t M0 = 0; M0 < S.M; M0 += BM)
+    for (int64_t N0 = 0; N0 < S.N; N0 += BN) {
+      std::fill(Acc.begin(), Acc.end(), 0.0f);
+      const int64_t RowsM = std::min(BM, S.M - M0);
+      const int64_t ColsN = std::min(BN, S.N - N0);
+      for (int64_t K0 = 0; K0 < S.K; K0 += BK) {
+        // The stage's loads, zero outside the tensors.
+        for (int64_t I = 0; I < BM; ++I)
+          for (int64_t J = 0; J < BK; ++J) {
+            bool In = M0 + I < S.M && K0 + J < S.K;
+            TileA[size_t(I * BK + J)] =
+                In ? A[size_t((M0 + I) * S.K + K0 + J)] : 0.0f;
+          }
+        for (int64_t I = 0; I < BN; ++I)
+          for (int64_t J = 0; J < BK; ++J) {
+            bool In = N0 + I < S.N && K0 + J < S.K;
+            TileB[size_t(I * BK + J)] =
+                In ? B[size_t((N0 + I) * S.K + K0 + J)] : 0.0f;
+          }
+        // The stage's MMAs, one K slice at a time. Rows and columns of the
+        // tile outside D are computed by the kernel and never stored; they
+        // do not affect the others, so they are skipped here.
+        for (int64_t I = 0; I < RowsM; ++I)
+          for (int64_t J = 0; J < ColsN; ++J) {
+            const float *Ar = &TileA[size_t(I * BK)];
+            const float *Br = &TileB[size_t(J * BK)];
+            float C = Acc[size_t(I * BN + J)];
+            for (int64_t KA = 0; KA < BK; KA += AtomK) {
+              float Slice = 0.0f;
+              for (int64_t KK = KA; KK < std::min(KA + AtomK, BK); ++KK)
+                Slice += Ar[KK] * Br[KK];
+              C += Slice;
+            }
+            Acc[size_t(I * BN + J)] = C;
+          }
+      }
+      // The epilogue and the predicated store.
+      for (int64_t I = 0; I < RowsM; ++I)
+        for (int64_t J = 0; J < ColsN; ++J) {
+          float V = Acc[size_t(I * BN + J)];
+          if (Op.Epilogue)
+            V = evalKernel(*Op.Epilogue, V, M0 + I, N0 + J, Params);
+          D.set((M0 + I) * S.N + N0 + J, double(V)); // from_float<TOut>
+        }
+    }
+}
+
+} // namespace kiln

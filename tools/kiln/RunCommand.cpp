@@ -1,0 +1,254 @@
+//===- RunCommand.cpp - kiln run FILE --shape M=..,N=..,K=.. --------------===//
+//
+// Runs an op on seeded random inputs. Only CPU execution exists so far
+// (--interpret: kiln/Interpreter/Execute.h); --check compares with the
+// float64 reference, --save writes every parameter as .npy.
+//
+//===----------------------------------------------------------------------===//
+#include "CommandLine.h"
+#include "Commands.h"
+#include "ConfigResolution.h"
+#include "LoadOps.h"
+
+#include "OutputFile.h"
+#include "kiln/Runtime/LaunchPlan.h"
+
+#include "kiln/Interpreter/Execute.h"
+#include "kiln/Interpreter/Npy.h"
+#include "kiln/Target/TuningSpace.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace kiln::cli {
+
+const char *RunHelp =
+    R"(usage: kiln run FILE [--op NAME] --shape M=..,N=..,K=.. --interpret
+                [--arch ARCH] [--set k=v[,k=v...]]... [--check] [--seed S]
+                [--save DIR] [--json]
+
+Runs an op on seeded random inputs (scalars uniform in [0.5, 2), tensors
+uniform in [-2, 2) rounded to their type; never all zero).
+
+  --shape S     the problem size, by the op's symbols (e.g. M=100,N=200,K=300)
+  --interpret   run on the CPU, following the GPU kernel's tiling (CTA tiles,
+                K loop, zero-filled ragged edges, fp32 accumulation, the fused
+                epilogue in fp32, exact FP8). Required: launching on the GPU
+                is not implemented yet.
+  --arch ARCH   the target whose kernel is modelled (default sm_90a)
+  --set k=v     tiling knobs (default: kiln's heuristic choice for ARCH);
+                values must lie in the op's tuning space, as for compile
+  --check       compare D with a float64 reference; prints max-abs and
+                relative error ||D - ref|| / ||ref|| and PASS/FAIL (exit 1)
+                against the tolerance for D's type: bf16 1e-2, f16 2e-3,
+                f32 1e-5, f8e4m3 7e-2, f8e5m2 1.25e-1
+  --seed S      random seed (default 1)
+  --save DIR    write each parameter as DIR/NAME.npy (f32 '<f4'; bf16, f16 raw
+                bits '<u2'; FP8 raw bits '|u1') and the reference before
+                rounding as DIR/D.ref.npy ('<f8')
+  --json        print one JSON object instead of the report
+
+Sizes are limited so a run stays short: M*N*K <= 2^34 and every operand at
+most 2^27 elements.
+)";
+
+namespace {
+
+constexpr int64_t MaxWork = int64_t(1) << 34;
+constexpr int64_t MaxElements = int64_t(1) << 27;
+
+/// Parses "M=..,N=..,K=.." against the op's symbols.
+GemmSize parseShape(const std::string &Text, const OpModel &Op) {
+  const std::string Syms[3] = {Op.MSym, Op.NSym, Op.KSym};
+  const std::string Expected =
+      Syms[0] + "=..," + Syms[1] + "=..," + Syms[2] + "=..";
+  int64_t Values[3] = {0, 0, 0};
+  std::stringstream SS(Text);
+  std::string Part;
+  while (std::getline(SS, Part, ',')) {
+    size_t Eq = Part.find('=');
+    if (Eq == std::string::npos)
+      throw UsageError("--shape " + Text + ": expected " + Expected);
+    std::string Name = Part.substr(0, Eq), Value = Part.substr(Eq + 1);
+    int Which = -1;
+    for (int I = 0; I < 3; ++I)
+      if (Name == Syms[I])
+        Which = I;
+    if (Which < 0)
+      throw UsageError("--shape: unknown size '" + Name + "' (op '" + Op.Name +
+                       "' has " + Syms[0] + ", " + Syms[1] + ", " + Syms[2] +
+                       ")");
+    if (Values[Which] != 0)
+      throw UsageError("--shape: " + Name + " given twice");
+    char *End = nullptr;
+    errno = 0;
+    long long V = std::strtoll(Value.c_str(), &End, 10);
+    if (Value.empty() || *End || errno == ERANGE || V <= 0)
+      throw UsageError("--shape: " + Name + "=" + Value +
+                       ": sizes must be positive integers");
+    Values[Which] = V;
+  }
+  for (int I = 0; I < 3; ++I)
+    if (Values[I] == 0)
+      throw UsageError("--shape: missing " + Syms[I] + " (expected " +
+                       Expected + ")");
+  GemmSize S{Values[0], Values[1], Values[2]};
+  auto TooBig = [](int64_t X, int64_t Y) { return X > MaxElements / Y; };
+  if (TooBig(S.M, S.N) || TooBig(S.M, S.K) || TooBig(S.N, S.K) ||
+      S.M * S.N > MaxWork / S.K)
+    throw UsageError("--shape " + Text +
+                     ": too large for the interpreter (limits: M*N*K <= "
+                     "2^34, every operand <= 2^27 elements)");
+  return S;
+}
+
+uint64_t parseSeed(const std::optional<std::string> &S) {
+  if (!S)
+    return 1;
+  char *End = nullptr;
+  errno = 0;
+  unsigned long long V = std::strtoull(S->c_str(), &End, 10);
+  if (S->empty() || *End || errno == ERANGE || (*S)[0] == '-')
+    throw UsageError("--seed " + *S + ": expected a non-negative integer");
+  return V;
+}
+
+std::string num(double V) {
+  if (!std::isfinite(V))
+    return "null";
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.6g", V);
+  return Buf;
+}
+
+/// Writes every parameter and the reference into Dir. False after printing
+/// the error.
+bool saveAll(const std::string &Dir, const OpModel &Op,
+             const std::vector<HostTensor> &Params,
+             const std::vector<double> &Ref) {
+  if (mkdir(Dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    std::cerr << "kiln: error: cannot create '" << Dir
+              << "': " << std::strerror(errno) << '\n';
+    return false;
+  }
+  std::string Error;
+  for (size_t I = 0; I < Params.size(); ++I)
+    if (!writeFileAtomically(Dir + "/" + Op.Params[I].Name + ".npy",
+                             npyBytes(Params[I]), Error)) {
+      std::cerr << "kiln: error: " << Error << '\n';
+      return false;
+    }
+  const TensorParam &D = Op.Params[size_t(Op.D)];
+  if (!writeFileAtomically(Dir + "/" + D.Name + ".ref.npy",
+                           npyBytes(Ref, Params[size_t(Op.D)].Shape), Error)) {
+    std::cerr << "kiln: error: " << Error << '\n';
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int runRun(const Args &A) {
+  ParsedArgs P(A, {{"--op", true},
+                   {"--shape", true},
+                   {"--set", true, true},
+                   {"--arch", true},
+                   {"--interpret", false},
+                   {"--check", false},
+                   {"--seed", true},
+                   {"--save", true},
+                   {"--json", false}});
+  if (P.positionals().size() != 1)
+    throw UsageError("run takes exactly one FILE");
+  if (!P.has("--interpret"))
+    throw UsageError("running on the GPU is not implemented yet; use "
+                     "--interpret to run the op on the CPU");
+  if (!P.get("--shape"))
+    throw UsageError("--shape is required (e.g. --shape M=128,N=256,K=512)");
+  uint64_t Seed = parseSeed(P.get("--seed"));
+  std::optional<LoadedFile> File = loadFile(P.positionals()[0]);
+  if (!File)
+    return ExitInputError;
+  const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
+  GemmSize Size = parseShape(*P.get("--shape"), Op);
+  // Only the sizes the GPU kernel accepts (TMA / cp.async row alignment).
+  GemmKernelShape Kernel;
+  Kernel.A = Op.Params[Op.A].Type;
+  Kernel.B = Op.Params[Op.B].Type;
+  if (std::optional<std::string> Why =
+          checkGemmProblem(Kernel, Size.M, Size.N, Size.K, 0, 0))
+    throw UsageError("--shape " + *P.get("--shape") + ": " + *Why);
+  // The interpreter models the tiling of the kernel kiln would build for
+  // --arch (default sm_90a): same configuration, same checks as compile.
+  Arch Target = P.get("--arch") ? requireArch(P.get("--arch")) : Arch::SM90a;
+  bool FromHeuristic = false;
+  std::optional<KernelConfig> Resolved =
+      resolveConfig(*File, Op, Target, P.getAll("--set"), FromHeuristic);
+  if (!Resolved)
+    return ExitInputError;
+  KernelConfig Config = *Resolved;
+
+  std::vector<HostTensor> Params;
+  std::string Error;
+  SymbolSizes Syms{{Op.MSym, Size.M}, {Op.NSym, Size.N}, {Op.KSym, Size.K}};
+  if (!makeParams(Op, Syms, Seed, Params, Error)) {
+    std::cerr << "kiln: error: " << Op.Name << ": " << Error << '\n';
+    return ExitInputError;
+  }
+  interpretGemm(Op, Config, Params, Size);
+
+  bool Check = P.has("--check");
+  std::optional<std::string> SaveDir = P.get("--save");
+  std::vector<double> Ref;
+  Comparison C;
+  if (Check || SaveDir)
+    Ref = referenceGemm(Op, Params, Size);
+  if (Check)
+    C = compareWithReference(Params[size_t(Op.D)], Ref);
+  if (SaveDir && !saveAll(*SaveDir, Op, Params, Ref))
+    return ExitInputError;
+
+  KernelConfig Shown = Config;
+  Shown.BlockK = effectiveBlockK(Op, Config);
+  std::string ShapeText = Op.MSym + "=" + std::to_string(Size.M) + "," +
+                          Op.NSym + "=" + std::to_string(Size.N) + "," +
+                          Op.KSym + "=" + std::to_string(Size.K);
+  std::string OutType(dtypeName(Op.Params[size_t(Op.D)].Type));
+  if (P.has("--json")) {
+    std::cout << "{\"op\": \"" << Op.Name << "\", \"mode\": \"interpret\", "
+              << "\"shape\": {\"" << Op.MSym << "\": " << Size.M << ", \""
+              << Op.NSym << "\": " << Size.N << ", \"" << Op.KSym
+              << "\": " << Size.K << "}, \"config\": \"" << Shown.str()
+              << "\", \"seed\": " << Seed;
+    if (SaveDir)
+      std::cout << ", \"saved\": \"" << *SaveDir << "\"";
+    if (Check)
+      std::cout << ", \"check\": {\"dtype\": \"" << OutType
+                << "\", \"max_abs\": " << num(C.MaxAbs)
+                << ", \"rel\": " << num(C.Rel)
+                << ", \"tolerance\": " << num(C.Tolerance)
+                << ", \"pass\": " << (C.Pass ? "true" : "false") << "}";
+    std::cout << "}\n";
+  } else {
+    std::cout << "op      " << Op.Name << " on the CPU (--interpret)\n"
+              << "shape   " << ShapeText << "\n"
+              << "config  " << Shown.str() << "\n"
+              << "seed    " << Seed << "\n";
+    if (SaveDir)
+      std::cout << "saved   " << *SaveDir << "/ (" << Params.size() + 1
+                << " .npy files)\n";
+    if (Check)
+      std::cout << "check   max-abs " << num(C.MaxAbs) << "  rel " << num(C.Rel)
+                << "  tolerance " << num(C.Tolerance) << " (" << OutType
+                << ")  " << (C.Pass ? "PASS" : "FAIL") << "\n";
+  }
+  return Check && !C.Pass ? ExitInputError : ExitOk;
+}
+
+} // namespace kiln::cli
