@@ -56,6 +56,11 @@ static bool setInt(std::string_view Name, const TuneValue &V, int64_t &Slot,
     Error = std::string(Name) + " must be positive, got " + std::to_string(I);
     return false;
   }
+  if (I > MaxKnobValue) {
+    Error = std::string(Name) + " must be at most " +
+            std::to_string(MaxKnobValue) + ", got " + std::to_string(I);
+    return false;
+  }
   Slot = I;
   return true;
 }

@@ -61,7 +61,7 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
     return fail(Why, "block_n must be a multiple of 8 from 8 to 256 on " +
                          std::string(AI.Name) + " (wgmma N), got " +
                          std::to_string(C.BlockN));
-  int64_t Cluster = C.ClusterM * C.ClusterN;
+  int64_t Cluster = C.ClusterM > 2 || C.ClusterN > 2 ? 4 : C.ClusterM * C.ClusterN;
   if (Cluster != 1 && Cluster != 2)
     return fail(Why, "cluster_m * cluster_n must be 1 or 2, got " +
                          std::to_string(Cluster));

@@ -101,3 +101,77 @@ func.func @threads(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf
   }
   return
 }
+
+// -----
+
+func.func @outside_value(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>, %f: f32) {
+  kiln.gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    // expected-error @+1 {{in a GEMM epilogue may only use values of the epilogue and, in kiln.load, its epilogue operands}}
+    %0 = arith.addf %acc, %f : f32
+    kiln.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+func.func @load_not_operand(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?xbf16>, %D: memref<?x?xbf16>) {
+  kiln.gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    // expected-error @+1 {{in a GEMM epilogue may only use values of the epilogue}}
+    %0 = kiln.load %C[%n] : memref<?xbf16>
+    kiln.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+func.func @load_index(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?xbf16>, %D: memref<?x?xbf16>) {
+  kiln.gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>) operands(%C : memref<?xbf16>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{indices in a GEMM epilogue must be its m or n argument}}
+    %0 = kiln.load %C[%c0] : memref<?xbf16>
+    kiln.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>, %f: f32) {
+  kiln.gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    // expected-error @+1 {{may only use values of the epilogue}}
+    kiln.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @sm80_warps(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{an mma.sync plan needs warps_m, warps_n > 0 and threads = 32 * warps_m * warps_n}}
+  kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>)
+    config <block_m = 128, block_n = 128, block_k = 64, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8>
+    plan <arch = "sm_89", path = "sm80_cp_async_mma", mma = "m", copy = "c", threads = 128, smem = 1, warps_m = 0, warps_n = 2> {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @big_cluster(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{a planned cluster has at most 2 CTAs, got 4x1}}
+  kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>)
+    config <block_m = 128, block_n = 128, block_k = 64, stages = 3, cluster_m = 4, cluster_n = 1, raster_n = false, group = 8>
+    plan <arch = "sm_90a", path = "sm90_tma_wgmma", mma = "m", copy = "c", threads = 384, smem = 1, warps_m = 0, warps_n = 0> {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}

@@ -13,6 +13,7 @@
 #include "kiln/Frontend/AST.h"
 #include "kiln/Frontend/Diagnostics.h"
 #include "kiln/Frontend/OpModel.h"
+#include "kiln/Target/KernelConfig.h" // MaxKnobValue
 
 #include <cstdint>
 #include <vector>
@@ -30,10 +31,6 @@ std::vector<OpModel> analyze(const Module &M, DiagnosticEngine &Diags);
 /// tuner enumerates the product).
 constexpr uint64_t MaxDeclaredSpace = uint64_t(1) << 20;
 
-/// The largest value a tuning parameter may take. Together with the check
-/// that no `require` expression can leave the int64 range, this keeps every
-/// later computation on configurations free of overflow.
-constexpr int64_t MaxKnobValue = int64_t(1) << 16;
 
 } // namespace kiln
 

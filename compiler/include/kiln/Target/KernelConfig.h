@@ -18,6 +18,11 @@
 
 namespace kiln {
 
+/// The largest value a tuning parameter may take. Together with the check
+/// that no `require` expression can leave the int64 range, this keeps every
+/// later computation on configurations free of overflow.
+constexpr int64_t MaxKnobValue = int64_t(1) << 16;
+
 /// Raster order of CTA tiles: walk along M (column of tiles) or along N.
 enum class Raster { AlongM, AlongN };
 

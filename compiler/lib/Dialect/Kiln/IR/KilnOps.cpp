@@ -14,7 +14,8 @@ bool isFp8(Type T) { return isa<Float8E4M3FNType, Float8E5M2Type>(T); }
 /// Checks what kiln.gemm and kiln.tiled_gemm share: operand element types
 /// the tensor cores accept and an epilogue of the right shape.
 LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
-                               MemRefType D, Region &Epilogue) {
+                               MemRefType D, ValueRange EpilogueOperands,
+                               Region &Epilogue) {
   Type TA = A.getElementType(), TB = B.getElementType();
   bool BothFp8 = isFp8(TA) && isFp8(TB);
   bool Same16 = TA == TB && (TA.isBF16() || TA.isF16());
@@ -34,6 +35,27 @@ LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
     return Op->emitOpError("epilogue must take (acc: f32, m: index, n: index)");
   if (Body.empty() || !isa<YieldOp>(Body.back()))
     return Op->emitOpError("epilogue must end in kiln.yield");
+  // The epilogue is a per-element function of (acc, m, n) and the epilogue
+  // operands: it may use nothing else from outside its region, and it loads
+  // only at (m, n) coordinates.
+  for (Operation &Inner : Body) {
+    for (Value V : Inner.getOperands()) {
+      bool Inside = V.getParentRegion() == &Epilogue;
+      bool Operand = llvm::is_contained(EpilogueOperands, V);
+      if (!Inside && !(Operand && isa<LoadOp>(Inner)))
+        return Inner.emitOpError("in a GEMM epilogue may only use values of "
+                                 "the epilogue and, in kiln.load, its "
+                                 "epilogue operands");
+    }
+    if (auto Load = dyn_cast<LoadOp>(Inner)) {
+      if (!llvm::is_contained(EpilogueOperands, Load.getTensor()))
+        return Load.emitOpError("loads only from the GEMM's epilogue operands");
+      for (Value Index : Load.getIndices())
+        if (Index != Body.getArgument(1) && Index != Body.getArgument(2))
+          return Load.emitOpError(
+              "indices in a GEMM epilogue must be its m or n argument");
+    }
+  }
   return success();
 }
 
@@ -41,12 +63,14 @@ LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
 
 LogicalResult GemmOp::verify() {
   return verifyGemmCommon(*this, getA().getType(), getB().getType(),
-                          getD().getType(), getEpilogue());
+                          getD().getType(), getEpilogueOperands(),
+                          getEpilogue());
 }
 
 LogicalResult TiledGemmOp::verify() {
   if (failed(verifyGemmCommon(*this, getA().getType(), getB().getType(),
-                              getD().getType(), getEpilogue())))
+                              getD().getType(), getEpilogueOperands(),
+                              getEpilogue())))
     return failure();
   KernelPlanAttr Plan = getPlanAttr();
   if (!Plan)
@@ -62,6 +86,16 @@ LogicalResult TiledGemmOp::verify() {
   if (Plan.getPath() == "sm90_tma_wgmma" && Plan.getArch() != "sm_90a")
     return emitOpError("the TMA + wgmma path runs only on sm_90a, not ")
            << Plan.getArch();
+  TileConfigAttr C = getConfig();
+  if (Plan.getPath() == "sm80_cp_async_mma" &&
+      (Plan.getWarpsM() <= 0 || Plan.getWarpsN() <= 0 ||
+       Plan.getThreads() != 32 * Plan.getWarpsM() * Plan.getWarpsN()))
+    return emitOpError("an mma.sync plan needs warps_m, warps_n > 0 and "
+                       "threads = 32 * warps_m * warps_n");
+  if (C.getClusterM() > 2 || C.getClusterN() > 2 ||
+      C.getClusterM() * C.getClusterN() > 2)
+    return emitOpError("a planned cluster has at most 2 CTAs, got ")
+           << C.getClusterM() << "x" << C.getClusterN();
   return success();
 }
 

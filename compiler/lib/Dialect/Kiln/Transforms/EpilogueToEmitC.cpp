@@ -75,6 +75,11 @@ Value EpilogueEmitter::linearIndex(Location Loc, mlir::kiln::LoadOp Load) {
 
 LogicalResult EpilogueEmitter::lower(Operation &Inner) {
   Location Loc = Inner.getLoc();
+  // The verifier keeps outside values out of epilogues; never crash if one
+  // slips through anyway.
+  for (Value V : Inner.getOperands())
+    if (!Map.contains(V))
+      return Inner.emitError("uses a value defined outside the epilogue");
   auto Binary = [&](auto Tag) {
     using EmitOp = decltype(Tag);
     Map.map(Inner.getResult(0),
