@@ -6,7 +6,7 @@ import lit.formats
 config.name = "kiln"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".kiln", ".test"]
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "unit",
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "unit", "Inputs",
                    "gpu", "nvrtc"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kiln_binary_dir, "tests")

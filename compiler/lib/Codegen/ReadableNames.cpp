@@ -39,27 +39,38 @@ bool isIdentChar(char C) {
 
 std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90) {
   std::set<std::string> Taken = tensorNames(Op);
+  auto Fresh = [&](std::string Name) {
+    Name = unique(std::move(Name), Taken);
+    Taken.insert(Name);
+    return Name;
+  };
   const std::string &A = Op.Params[Op.A].Name, &B = Op.Params[Op.B].Name;
   std::vector<std::string> Names;
   if (Sm90)
-    Names = {unique("tma_" + A, Taken), unique("tma_" + B, Taken)};
+    Names = {Fresh("tma_" + A), Fresh("tma_" + B)};
   else
     Names = {A, B};
   Names.push_back(Op.Params[Op.D].Name);
   for (const std::string &Sym : {Op.MSym, Op.NSym, Op.KSym})
-    Names.push_back(unique(Sym, Taken));
+    Names.push_back(Fresh(Sym));
   for (std::string &N : operandNames(Op))
     Names.push_back(N);
   return Names;
 }
 
 std::vector<std::string> epilogueParameterNames(const OpModel &Op) {
+  // Sizes first: the user's names win over kiln's (acc, m, n).
   std::set<std::string> Taken = tensorNames(Op);
-  std::vector<std::string> Names = {unique("acc", Taken), unique("m", Taken),
-                                    unique("n", Taken), unique(Op.MSym, Taken),
-                                    unique(Op.NSym, Taken)};
-  for (std::string &N : operandNames(Op))
-    Names.push_back(N);
+  auto Fresh = [&](std::string Name) {
+    Name = unique(std::move(Name), Taken);
+    Taken.insert(Name);
+    return Name;
+  };
+  std::string M = Fresh(Op.MSym), N = Fresh(Op.NSym);
+  std::vector<std::string> Names = {Fresh("acc"), Fresh("m"), Fresh("n"), M,
+                                    N};
+  for (std::string &Operand : operandNames(Op))
+    Names.push_back(Operand);
   return Names;
 }
 

@@ -67,6 +67,48 @@ const std::vector<std::string> &dtypeNames() {
 // Declarations
 //===----------------------------------------------------------------------===//
 
+/// Names that would break the generated CUDA: C++ keywords, the types and
+/// builtins kiln's code uses, kiln's own namespace and prefixes, and the
+/// `v<digits>` names mlir::emitc::translateToCpp gives local values.
+bool isReservedInCuda(const std::string &Name) {
+  static const std::set<std::string> Reserved = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand",
+      "bitor", "bool", "break", "case", "catch", "char", "char8_t",
+      "char16_t", "char32_t", "class", "compl", "concept", "const",
+      "consteval", "constexpr", "constinit", "const_cast", "continue",
+      "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
+      "extern", "false", "float", "for", "friend", "goto", "if", "inline",
+      "int", "long", "mutable", "namespace", "new", "noexcept", "not",
+      "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
+      "public", "register", "reinterpret_cast", "requires", "return",
+      "short", "signed", "sizeof", "static", "static_assert", "static_cast",
+      "struct", "switch", "template", "this", "thread_local", "throw",
+      "true", "try", "typedef", "typeid", "typename", "union", "unsigned",
+      "using", "virtual", "void", "volatile", "wchar_t", "while", "xor",
+      "xor_eq", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
+      "uint16_t", "uint32_t", "uint64_t", "size_t", "dim3", "threadIdx",
+      "blockIdx", "blockDim", "gridDim", "warpSize", "std", "kiln", "acc"};
+  if (Reserved.count(Name) || Name.rfind("kiln_", 0) == 0 ||
+      Name.rfind("__", 0) == 0)
+    return true;
+  if (Name.size() > 1 && Name[0] == 'v' &&
+      Name.find_first_not_of("0123456789", 1) == std::string::npos)
+    return true;
+  return false;
+}
+
+/// Reports Name (an op, parameter or size name) if the generated CUDA
+/// cannot use it.
+void checkEmittedName(OpSema &S, const std::string &Name, SourceRange Range,
+                      const char *What) {
+  if (isReservedInCuda(Name))
+    S.error(Range, "'" + Name + "' cannot be " + What +
+                       ": it is reserved in the generated CUDA (C++ keywords, "
+                       "'kiln', 'acc', 'kiln_' and '__' prefixes, and v "
+                       "followed by digits)");
+}
+
 void checkParam(OpSema &S, const ParamDecl &D) {
   if (int Prev = S.findParam(D.Name); Prev >= 0) {
     S.error(D.NameRange, "duplicate parameter '" + D.Name + "'");
@@ -74,6 +116,7 @@ void checkParam(OpSema &S, const ParamDecl &D) {
            "'" + D.Name + "' is first declared here");
     return;
   }
+  checkEmittedName(S, D.Name, D.NameRange, "a parameter name");
   bool Valid = true;
   TensorParam P;
   P.Name = D.Name;
@@ -103,6 +146,8 @@ void checkParam(OpSema &S, const ParamDecl &D) {
                              " of '" + D.Name + "' must be positive");
       Valid = false;
     }
+    if (!Dim.Sym.empty())
+      checkEmittedName(S, Dim.Sym, Dim.Range, "a size name");
     P.Shape.push_back({Dim.Sym, Dim.Divisor, Dim.Constant});
   }
   S.ParamByName[D.Name] = int(S.Model.Params.size());
@@ -158,6 +203,7 @@ bool analyzeOp(OpSema &S) {
   const OpDecl &Op = S.Decl;
   S.Model.Name = Op.Name;
   S.Model.Loc = Op.NameRange.Begin;
+  checkEmittedName(S, Op.Name, Op.NameRange, "an op name");
   for (const ParamDecl &D : Op.Params)
     checkParam(S, D);
   checkOutputs(S);
