@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Frontend/Lexer.h"
 
+#include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -365,6 +367,16 @@ private:
     }
     if (IsFloat) {
       T.FloatValue = std::strtod(Spelling.c_str(), nullptr);
+      // Epilogue math is fp32: a literal must survive the conversion.
+      double Mag = std::fabs(T.FloatValue);
+      if (Mag > double(FLT_MAX) ||
+          (Mag != 0 && static_cast<float>(Mag) == 0.0f)) {
+        Diags.error(Begin,
+                    "floating-point literal '" + Spelling +
+                        "' is out of range for f32 (epilogues compute in f32)",
+                    T.Range);
+        T.FloatValue = 0;
+      }
       return;
     }
     int64_t V = 0;
