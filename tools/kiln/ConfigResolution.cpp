@@ -66,14 +66,30 @@ std::optional<KernelConfig> resolveConfig(const LoadedFile &File,
   std::string Error;
   if (!applyKnobs(Assigned, Config, Error))
     throw UsageError("--set: " + Error);
-  for (const auto &[Name, Value] : Assigned)
+  for (const auto &[Name, Value] : Assigned) {
+    const TuneParam *Declared = nullptr;
     for (const TuneParam &P : Op.Space.Params)
-      if (P.Name == Name && !inDomain(P, Value)) {
-        reportAt(File, P.Loc,
-                 "--set " + Name + "=" + valueText(Value) +
-                     " is outside the tuning space of '" + Op.Name + "'");
-        return std::nullopt;
-      }
+      if (P.Name == Name)
+        Declared = &P;
+    if (Declared && !inDomain(*Declared, Value)) {
+      reportAt(File, Declared->Loc,
+               "--set " + Name + "=" + valueText(Value) +
+                   " is outside the tuning space of '" + Op.Name + "'");
+      return std::nullopt;
+    }
+    // A knob the op does not declare keeps its default (block_k's default
+    // is 128 bytes of the input type).
+    KernelConfig Defaults;
+    Defaults.BlockK = 128 / (dtypeBits(gemmTypes(Op).A) / 8);
+    TuneValue Fixed = knobValue(Defaults, Name);
+    if (!Declared && Value != Fixed) {
+      reportAt(File, Op.Loc,
+               "--set " + Name + "=" + valueText(Value) + ": '" + Op.Name +
+                   "' does not declare " + Name +
+                   " in its tune block, so it is fixed at " + valueText(Fixed));
+      return std::nullopt;
+    }
+  }
   for (const Constraint &R : Op.Space.Requires)
     if (!evalConstraint(*R.Expr, Config)) {
       reportAt(File, R.Loc,

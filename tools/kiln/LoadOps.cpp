@@ -6,16 +6,24 @@
 #include "kiln/Frontend/Parser.h"
 #include "kiln/Frontend/Sema.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace kiln::cli {
 
 std::optional<LoadedFile> loadFile(const std::string &Path) {
+  struct stat Info;
+  if (stat(Path.c_str(), &Info) != 0)
+    throw UsageError("cannot read '" + Path + "': " + std::strerror(errno));
+  if (S_ISDIR(Info.st_mode))
+    throw UsageError("cannot read '" + Path + "': it is a directory");
   std::ifstream In(Path, std::ios::binary);
   if (!In)
-    throw UsageError("cannot read '" + Path + "'");
+    throw UsageError("cannot read '" + Path + "': " + std::strerror(errno));
   std::ostringstream Text;
   Text << In.rdbuf();
   LoadedFile File{Path, Text.str(), nullptr, {}};

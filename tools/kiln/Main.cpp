@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 #include "Commands.h"
+#include "OutputFile.h"
 
 #include "kiln/Runtime/NvrtcCompiler.h"
 
@@ -75,7 +76,13 @@ int main(int argc, char **argv) {
         return ExitOk;
       }
     try {
-      return C.Run(Rest);
+      int Status = C.Run(Rest);
+      std::string Error;
+      if (!flushStdout(Error)) {
+        std::cerr << "kiln: error: " << Error << "\n";
+        return ExitInputError;
+      }
+      return Status;
     } catch (const UsageError &E) {
       std::cerr << "kiln " << C.Name << ": error: " << E.what() << "\n"
                 << "(see 'kiln " << C.Name << " --help')\n";

@@ -11,10 +11,16 @@
 
 namespace kiln::cli {
 
-/// Atomically replaces Path with Contents. Returns false and sets Error (with
-/// the path and the system's reason) on failure.
+/// Atomically replaces Path with Contents (temporary + rename; through a
+/// symbolic link to its target; keeping an existing file's mode; special
+/// files such as FIFOs and devices are written in place). Returns false and
+/// sets Error (with the path and the system's reason) on failure.
 bool writeFileAtomically(const std::string &Path, const std::string &Contents,
                          std::string &Error);
+
+/// Flushes standard output; false (with Error) when it could not be written,
+/// e.g. a full disk or a closed pipe.
+bool flushStdout(std::string &Error);
 
 } // namespace kiln::cli
 

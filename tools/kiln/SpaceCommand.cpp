@@ -1,6 +1,7 @@
 //===- SpaceCommand.cpp - kiln space FILE --arch ARCH ---------------------===//
 #include "CommandLine.h"
 #include "Commands.h"
+#include "ConfigResolution.h"
 #include "LoadOps.h"
 
 #include "kiln/Target/TuningSpace.h"
@@ -38,6 +39,11 @@ int runSpace(const Args &A) {
             << " declared configurations are valid for "
             << archInfo(Target).Name << " (" << Constrained
             << " satisfy the constraints)\n";
+  if (Valid.empty()) {
+    bool FromHeuristic;
+    resolveConfig(*File, Op, Target, {}, FromHeuristic); // Reports why.
+    return ExitInputError;
+  }
   return ExitOk;
 }
 

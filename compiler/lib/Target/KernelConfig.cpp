@@ -133,6 +133,10 @@ bool parseKnobList(std::string_view Text, KnobAssignment &Out,
     bool Numeric = true;
     for (char Ch : Val)
       Numeric &= std::isdigit(static_cast<unsigned char>(Ch)) != 0;
+    if (Out.count(Key)) {
+      Error = "'" + Key + "' given twice";
+      return false;
+    }
     if (Numeric && Val.size() < 18)
       Out[Key] = static_cast<int64_t>(std::stoll(std::string(Val)));
     else

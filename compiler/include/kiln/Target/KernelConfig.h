@@ -60,7 +60,8 @@ using KnobAssignment = std::map<std::string, TuneValue>;
 bool applyKnobs(const KnobAssignment &Assignment, KernelConfig &Config,
                 std::string &Error);
 
-/// Parses "k=v,k=v" (the --set form). Error names the offending part.
+/// Parses "k=v,k=v" (the --set form) into Out; a knob already in Out (given
+/// twice) is an error. Error names the offending part.
 bool parseKnobList(std::string_view Text, KnobAssignment &Out,
                    std::string &Error);
 
