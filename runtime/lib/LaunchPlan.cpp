@@ -26,9 +26,12 @@ TensorMapSpec operandMap(DType T, int64_t Rows, int64_t K, int64_t BlockK,
                          int64_t BoxRows) {
   TensorMapSpec S;
   S.DataType = tensorMapType(T);
-  S.GlobalDim[0] = cuuint64_t(K);
+  // With K = 0 the kernel issues no TMA load, but the map must still be
+  // valid to encode: describe one 16-byte row of K instead.
+  int64_t EncodedK = K > 0 ? K : 16 / elementBytes(T);
+  S.GlobalDim[0] = cuuint64_t(EncodedK);
   S.GlobalDim[1] = cuuint64_t(Rows);
-  S.GlobalStride[0] = cuuint64_t(K * elementBytes(T));
+  S.GlobalStride[0] = cuuint64_t(EncodedK * elementBytes(T));
   S.BoxDim[0] = cuuint32_t(BlockK);
   S.BoxDim[1] = cuuint32_t(BoxRows);
   return S;

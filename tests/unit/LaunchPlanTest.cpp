@@ -36,6 +36,12 @@ TEST_CASE("tensor maps follow the sm90 host contract", "[launch]") {
   CHECK(B.BoxDim[1] == 128);
 }
 
+TEST_CASE("K = 0 still gives an encodable tensor map", "[launch]") {
+  TensorMapSpec A = tensorMapForA(fp8Sm90(), 64, 0);
+  CHECK(A.GlobalDim[0] == 16);
+  CHECK(A.GlobalStride[0] == 16);
+}
+
 TEST_CASE("the multicast operand of a 2-CTA cluster is loaded in halves",
           "[launch]") {
   CHECK(tensorMapForB(fp8Sm90(2, 1), 256, 256).BoxDim[1] == 64);
