@@ -15,9 +15,7 @@
 //   kiln-compile-bench [--reps N] [--nvrtc-reps N] FILE...
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Frontend/Diagnostics.h"
-#include "kiln/Frontend/Parser.h"
-#include "kiln/Frontend/Sema.h"
+#include "kiln/Frontend/Frontend.h"
 #include "kiln/Pipeline/Pipeline.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
 #include "kiln/Target/TuningSpace.h"
@@ -48,11 +46,7 @@ double secondsSince(Clock::time_point T) {
 std::vector<OpModel> frontEnd(const std::string &Path,
                               const std::string &Text) {
   DiagnosticEngine Diags;
-  Diags.setSource(Path, Text);
-  std::unique_ptr<Module> M = parseModule(Path, Text, Diags);
-  std::vector<OpModel> Ops;
-  if (M && !Diags.hasErrors())
-    Ops = analyze(*M, Diags);
+  std::vector<OpModel> Ops = loadOps(Path, Text, Diags);
   if (Diags.hasErrors()) {
     Diags.printAll(std::cerr);
     std::exit(1);

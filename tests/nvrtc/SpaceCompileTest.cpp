@@ -10,9 +10,7 @@
 //   kiln-space-compile-test FILE --arch sm_90a [--default] [--ptx-has S]...
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Frontend/Diagnostics.h"
-#include "kiln/Frontend/Parser.h"
-#include "kiln/Frontend/Sema.h"
+#include "kiln/Frontend/Frontend.h"
 #include "kiln/Pipeline/Pipeline.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
 #include "kiln/Target/TuningSpace.h"
@@ -102,11 +100,7 @@ int main(int argc, char **argv) {
   std::stringstream Text;
   Text << In.rdbuf();
   DiagnosticEngine Diags;
-  Diags.setSource(Path, Text.str());
-  std::unique_ptr<Module> AST = parseModule(Path, Text.str(), Diags);
-  std::vector<OpModel> Ops;
-  if (AST && !Diags.hasErrors())
-    Ops = analyze(*AST, Diags);
+  std::vector<OpModel> Ops = loadOps(Path, Text.str(), Diags);
   if (Diags.hasErrors()) {
     Diags.printAll(std::cerr);
     return 1;
