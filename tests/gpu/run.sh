@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
 # kiln's GPU suite: one script for the lent H200 machine.
 #
-# Today kiln compiles kernels but cannot launch them (the Driver API launcher,
-# tensor maps and `kiln run` arrive with the runtime). So on a GPU this script
-# builds kiln if needed, compiles each example's default kernel for the
-# device's architecture and prints the resource table; correctness on random
-# data and timing against cuBLASLt are added with the runtime.
+# For examples/gemm_fp8.kiln and examples/gemm_bf16.kiln, on ragged shapes
+# (M, N, K not tile multiples) and the DeepSeek-V3 GEMM shapes, runs
+#   kiln run FILE --shape ... --check --reps 20 --json
+# (compiled for this GPU through the compile cache; D poisoned with NaN
+# before the launch; checked against the float64 reference -- sampled rows
+# above M*N*K = 2^34; median of 20 event-timed launches after 3 warm-ups),
+# then times cuBLAS(Lt) on the same shapes with PyTorch (cublas_bench.py:
+# torch._scaled_mm for FP8 e4m3 -> bf16 with per-tensor scales, torch.matmul
+# for bf16), and prints a table (report.py). Every kiln run has a timeout and
+# the whole suite a time budget. Exit status: non-zero when any check fails,
+# any kiln run fails or times out, or the budget runs out; cuBLAS numbers are
+# informational (missing PyTorch only prints "n/a").
 #
+# Environment: KILN_GPU_SHAPES (a subset), KILN_GPU_REPS (20),
+# KILN_GPU_BUDGET_S (420), KILN_GPU_RUN_TIMEOUT_S (60), KILN_CACHE_DIR.
+# Needs build/bin/kiln (it needs only glibc and libnvrtc.so.13 at run time).
 # Without a GPU it says so and exits 0 (77 under ctest, which reports the
 # test as skipped with this output as the reason).
 set -uo pipefail
@@ -20,26 +30,85 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
 fi
 gpu=$(nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader | head -1)
 echo "kiln GPU suite on: $gpu"
-cap=$(echo "$gpu" | awk -F', ' '{print $2}' | tr -d .)
-case "$cap" in
-  90) arch=sm_90a ;; 100) arch=sm_100a ;; 120) arch=sm_120a ;; 89) arch=sm_89 ;; *) arch=sm_80 ;;
-esac
 
 kiln=build/bin/kiln
 if [ ! -x "$kiln" ]; then
   echo "build/bin/kiln is missing: build it where MLIR is installed and carry build/bin"
   exit 1
 fi
-printf '%-22s %-8s %-44s %5s %7s %7s\n' op arch config regs spill nvrtc_s
-for example in examples/*.kiln; do
-  op=$(basename "$example" .kiln)
-  out=$("$kiln" compile "$example" --arch "$arch" -o "build/gpu-out" 2>&1) || {
-    echo "$op: compile failed"; echo "$out"; exit 1; }
-  cfg=$(echo "$out" | awk '/^config/ {print $2}')
-  regs=$(echo "$out" | awk '/^registers/ {print $2}')
-  spill=$(echo "$out" | awk '/^spills/ {print $2}')
-  secs=$(echo "$out" | awk '/^nvrtc/ {print $2}')
-  printf '%-22s %-8s %-44s %5s %7s %7s\n' "$op" "$arch" "${cfg:0:44}" "$regs" "$spill" "$secs"
+# kiln needs libnvrtc.so.13 (and its builtins library beside it).
+if ldd "$kiln" | grep -q 'libnvrtc.so.13 => not found'; then
+  nvrtc=$(find /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda \
+    /opt /usr/lib -name libnvrtc.so.13 2>/dev/null | head -1)
+  [ -n "$nvrtc" ] && export LD_LIBRARY_PATH="$(dirname "$nvrtc")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "libnvrtc.so.13: ${nvrtc:-not found}"
+fi
+"$kiln" info || { echo "kiln info failed"; exit 1; }
+
+out=build/gpu-out
+rm -rf "$out/runs" && mkdir -p "$out/runs"
+export KILN_CACHE_DIR="${KILN_CACHE_DIR:-$PWD/$out/cache}"
+budget_s=${KILN_GPU_BUDGET_S:-420} # of the 8 minutes; cuBLAS and the table follow
+run_timeout_s=${KILN_GPU_RUN_TIMEOUT_S:-60}
+timeouts=0 # after 2 timed-out runs (a hanging kernel?) the rest are not run
+reps=${KILN_GPU_REPS:-20}
+start=$(date +%s)
+
+# Ragged shapes first (cheap, and the likeliest to show a bug), then
+# DeepSeek-V3: M in {64, 128, 4096} x (N, K). K is a multiple of 16 (FP8's
+# alignment rule; bf16 needs 8).
+shapes="1,2112,7168 100,130,208 257,383,1040 1,64,16"
+for m in 64 128 4096; do
+  for nk in 2112,7168 24576,1536 32768,512 7168,16384 4096,7168 7168,2048; do
+    shapes="$shapes $m,$nk"
+  done
 done
-echo "kiln GPU suite: kernels compiled for $arch; launching is not implemented yet, so nothing ran on the GPU"
-exit "$skip"
+shapes="${KILN_GPU_SHAPES:-$shapes}" # "M,N,K M,N,K ..." for a quick subset
+
+# One kiln run: OP (example name), SET (--set value or "-"), M, N, K.
+status=0
+run_one() {
+  local op=$1 set=$2 M=$3 N=$4 K=$5 name=$1 extra=()
+  if [ "$set" != "-" ]; then name="$op+$set"; extra=(--set "$set"); fi
+  local base="$out/runs/$name.$M.$N.$K"
+  if [ $(( $(date +%s) - start )) -ge "$budget_s" ] || [ "$timeouts" -ge 2 ]; then
+    echo "$name $M,$N,$K not run: time budget of ${budget_s}s spent or 2 runs timed out" | tee "$base.err"
+    echo 124 > "$base.rc"
+    status=1
+    return
+  fi
+  local t0 rc
+  t0=$(date +%s.%N)
+  timeout -k 5 "$run_timeout_s" "$kiln" run "examples/$op.kiln" ${extra[@]+"${extra[@]}"} \
+    --shape "M=$M,N=$N,K=$K" --check --reps "$reps" --json \
+    > "$base.json" 2> "$base.err"
+  rc=$?
+  echo "$rc" > "$base.rc"
+  [ "$rc" -ne 0 ] && status=1
+  { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && timeouts=$((timeouts + 1))
+  printf '%-26s M=%-5s N=%-6s K=%-6s exit %-3s %5.1fs\n' "$name" "$M" "$N" "$K" \
+    "$rc" "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')"
+  [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && tail -5 "$base.err"
+}
+
+for op in gemm_fp8 gemm_bf16; do
+  for s in $shapes; do
+    IFS=, read -r M N K <<<"$s"
+    run_one "$op" - "$M" "$N" "$K"
+  done
+done
+# The default configurations use no cluster: one 2-CTA cluster kernel per op
+# (TMA multicast of B), on a ragged and a large shape.
+for op in gemm_fp8 gemm_bf16; do
+  run_one "$op" block_m=128,cluster_m=2 257 383 1040
+  run_one "$op" block_m=128,cluster_m=2 4096 7168 2048
+done
+
+# cuBLAS(Lt) through PyTorch on the same shapes: informational.
+timeout -k 5 150 python3 tests/gpu/cublas_bench.py --shapes "$shapes" \
+  --reps "$reps" --out "$out/cublas.jsonl" ||
+  echo "cublas_bench.py failed or timed out (exit $?): no cuBLAS column"
+
+python3 tests/gpu/report.py "$out/runs" "$out/cublas.jsonl" || status=1
+echo "kiln GPU suite: $(( $(date +%s) - start ))s, exit $status"
+exit "$status"

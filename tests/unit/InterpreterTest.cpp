@@ -320,3 +320,45 @@ TEST_CASE("Interpreter: tolerances per output type", "[interpret]") {
   CHECK(tolerance(DType::F8E4M3) == 7e-2);
   CHECK(tolerance(DType::F8E5M2) == 1.25e-1);
 }
+
+TEST_CASE("Interpreter: reference rows equal the whole reference",
+          "[interpret]") {
+  OpModel Op = loadExample("gemm_fp8_bias_gelu.kiln");
+  GemmSize S{37, 50, 96};
+  std::vector<HostTensor> Params;
+  std::string Error;
+  REQUIRE(
+      makeParams(Op, {{"M", S.M}, {"N", S.N}, {"K", S.K}}, 9, Params, Error));
+  std::vector<double> All = referenceGemm(Op, Params, S);
+  std::vector<int64_t> Rows = {36, 0, 17, 17};
+  std::vector<double> Some = referenceGemmRows(Op, Params, S, Rows);
+  REQUIRE(Some.size() == Rows.size() * size_t(S.N));
+  for (size_t R = 0; R < Rows.size(); ++R)
+    for (int64_t N = 0; N < S.N; ++N)
+      REQUIRE(sameValue(Some[R * size_t(S.N) + size_t(N)],
+                        All[size_t(Rows[R] * S.N + N)]));
+}
+
+TEST_CASE("Interpreter: makeParams draws values in declaration order",
+          "[interpret]") {
+  // The parallel encoding must give what one sequential set() per draw
+  // gives, across the 2^22-element chunk boundary.
+  OpModel Op = loadExample("gemm_fp8.kiln");
+  GemmSize S{1025, 3, 4096 + 16};
+  std::vector<HostTensor> Params;
+  std::string Error;
+  REQUIRE(
+      makeParams(Op, {{"M", S.M}, {"N", S.N}, {"K", S.K}}, 11, Params, Error));
+  std::mt19937_64 Rng(11);
+  for (size_t P = 0; P < Op.Params.size(); ++P) {
+    if (Op.Params[P].IsOutput)
+      continue;
+    const HostTensor &T = Params[P];
+    HostTensor Expected(T.Type, T.Shape);
+    std::uniform_real_distribution<double> Dist(T.Shape.empty() ? 0.5 : -2.0,
+                                                2.0);
+    for (int64_t I = 0; I < Expected.numElements(); ++I)
+      Expected.set(I, Dist(Rng));
+    REQUIRE(T.Bytes == Expected.Bytes);
+  }
+}

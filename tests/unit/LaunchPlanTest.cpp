@@ -1,5 +1,6 @@
 //===- LaunchPlanTest.cpp - The host side of the kernel contract ----------===//
 #include "kiln/Runtime/LaunchPlan.h"
+#include "kiln/Runtime/DevicePeaks.h"
 
 #include <catch2/catch.hpp>
 
@@ -83,4 +84,14 @@ TEST_CASE("problems the kernels cannot take are refused, saying why",
   CHECK(*checkGemmProblem(S, 8, 8, 12, 0, 0) ==
         "K * 2 bytes (24) must be a multiple of 16: K must be a multiple of 8 "
         "for bf16");
+}
+
+TEST_CASE("DevicePeaks: documented dense peaks by device name", "[launch]") {
+  CHECK(densePeakTflops("NVIDIA H200", DType::F8E4M3) == 1979);
+  CHECK(densePeakTflops("NVIDIA H100 80GB HBM3", DType::BF16) == 989);
+  CHECK(densePeakTflops("NVIDIA H200", DType::F16) == 989);
+  CHECK_FALSE(densePeakTflops("NVIDIA H100 PCIe", DType::F8E4M3));
+  CHECK_FALSE(densePeakTflops("NVIDIA H200 NVL", DType::BF16));
+  CHECK_FALSE(densePeakTflops("NVIDIA L40S", DType::F8E4M3));
+  CHECK_FALSE(densePeakTflops("NVIDIA H200", DType::F32));
 }

@@ -1,8 +1,8 @@
 //===- RunCommand.cpp - kiln run FILE --shape M=..,N=..,K=.. --------------===//
 //
-// Runs an op on seeded random inputs. Only CPU execution exists so far
-// (--interpret: kiln/Interpreter/Execute.h); --check compares with the
-// float64 reference, --save writes every parameter as .npy.
+// Runs an op on seeded random inputs: on GPU 0 (RunGpu.cpp) or, with
+// --interpret, on the CPU (kiln/Interpreter/Execute.h); --check compares with
+// the float64 reference, --save (CPU only) writes every parameter as .npy.
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
@@ -11,6 +11,7 @@
 #include "LoadOps.h"
 
 #include "OutputFile.h"
+#include "RunGpu.h"
 #include "kiln/Runtime/LaunchPlan.h"
 
 #include "kiln/Interpreter/Execute.h"
@@ -28,19 +29,22 @@
 namespace kiln::cli {
 
 const char *RunHelp =
-    R"(usage: kiln run FILE [--op NAME] --shape M=..,N=..,K=.. --interpret
+    R"(usage: kiln run FILE [--op NAME] --shape M=..,N=..,K=.. [--interpret]
                 [--arch ARCH] [--set k=v[,k=v...]]... [--check] [--seed S]
-                [--save DIR] [--json]
+                [--reps N] [--save DIR] [--json]
 
 Runs an op on seeded random inputs (scalars uniform in [0.5, 2), tensors
-uniform in [-2, 2) rounded to their type; never all zero).
+uniform in [-2, 2) rounded to their type; never all zero). Without
+--interpret, compiles the op for GPU 0's target (through the compile cache),
+fills D with 0xFF bytes (NaN) so unwritten elements fail --check, launches
+it, and times --reps launches. Needs a CUDA driver and GPU (else exit 1).
 
   --shape S     the problem size, by the op's symbols (e.g. M=100,N=200,K=300)
-  --interpret   run on the CPU, following the GPU kernel's tiling (CTA tiles,
-                K loop, zero-filled ragged edges, fp32 accumulation, the fused
-                epilogue in fp32, exact FP8). Required: launching on the GPU
-                is not implemented yet.
-  --arch ARCH   the target whose kernel is modelled (default sm_90a)
+  --interpret   run on the CPU instead, following the GPU kernel's tiling (CTA
+                tiles, K loop, zero-filled ragged edges, fp32 accumulation,
+                the fused epilogue in fp32, exact FP8)
+  --arch ARCH   with --interpret, the target whose kernel is modelled (default
+                sm_90a); on the GPU it must match the device's target
   --set k=v     tiling knobs (default: kiln's heuristic choice for ARCH);
                 values must lie in the op's tuning space, as for compile
   --check       compare D with a float64 reference; prints max-abs and
@@ -48,13 +52,18 @@ uniform in [-2, 2) rounded to their type; never all zero).
                 against the tolerance for D's type: bf16 1e-2, f16 2e-3,
                 f32 1e-5, f8e4m3 7e-2, f8e5m2 1.25e-1
   --seed S      random seed (default 1)
-  --save DIR    write each parameter as DIR/NAME.npy (f32 '<f4'; bf16, f16 raw
+  --reps N      on the GPU, time N launches with CUDA events after 3 warm-ups
+                and print the median, TFLOP/s (2*M*N*K / t) and the fraction
+                of the device's dense peak when known (default 20; 0: none)
+  --save DIR    (--interpret only) write each parameter as DIR/NAME.npy (f32 '<f4'; bf16, f16 raw
                 bits '<u2'; FP8 raw bits '|u1') and the reference before
                 rounding as DIR/D.ref.npy ('<f8')
   --json        print one JSON object instead of the report
 
-Sizes are limited so a run stays short: M*N*K <= 2^34 and every operand at
-most 2^27 elements.
+With --interpret, sizes are limited so a run stays short: M*N*K <= 2^34 and
+every operand at most 2^27 elements. On the GPU every operand is limited to
+2^31 elements, and above M*N*K = 2^34 --check compares an evenly spaced
+sample of max(8, 2^31 / (N*K)) rows of D (first and last included).
 )";
 
 namespace {
@@ -63,7 +72,8 @@ constexpr int64_t MaxWork = int64_t(1) << 34;
 constexpr int64_t MaxElements = int64_t(1) << 27;
 
 /// Parses "M=..,N=..,K=.." against the op's symbols.
-GemmSize parseShape(const std::string &Text, const OpModel &Op) {
+GemmSize parseShape(const std::string &Text, const OpModel &Op,
+                    bool Interpret) {
   const std::string Syms[3] = {Op.MSym, Op.NSym, Op.KSym};
   const std::string Expected =
       Syms[0] + "=..," + Syms[1] + "=..," + Syms[2] + "=..";
@@ -98,6 +108,14 @@ GemmSize parseShape(const std::string &Text, const OpModel &Op) {
       throw UsageError("--shape: missing " + Syms[I] + " (expected " +
                        Expected + ")");
   GemmSize S{Values[0], Values[1], Values[2]};
+  if (!Interpret) {
+    constexpr int64_t GpuMaxElements = int64_t(1) << 31;
+    auto TooBig = [](int64_t X, int64_t Y) { return X > GpuMaxElements / Y; };
+    if (TooBig(S.M, S.N) || TooBig(S.M, S.K) || TooBig(S.N, S.K))
+      throw UsageError("--shape " + Text +
+                       ": too large (every operand <= 2^31 elements)");
+    return S;
+  }
   auto TooBig = [](int64_t X, int64_t Y) { return X > MaxElements / Y; };
   if (TooBig(S.M, S.N) || TooBig(S.M, S.K) || TooBig(S.N, S.K) ||
       S.M * S.N > MaxWork / S.K)
@@ -115,6 +133,17 @@ uint64_t parseSeed(const std::optional<std::string> &S) {
   unsigned long long V = std::strtoull(S->c_str(), &End, 10);
   if (S->empty() || *End || errno == ERANGE || (*S)[0] == '-')
     throw UsageError("--seed " + *S + ": expected a non-negative integer");
+  return V;
+}
+
+int64_t parseReps(const std::optional<std::string> &S) {
+  if (!S)
+    return 20;
+  char *End = nullptr;
+  errno = 0;
+  long long V = std::strtoll(S->c_str(), &End, 10);
+  if (S->empty() || *End || errno == ERANGE || V < 0 || V > 100000)
+    throw UsageError("--reps " + *S + ": expected an integer in [0, 100000]");
   return V;
 }
 
@@ -163,12 +192,17 @@ int runRun(const Args &A) {
                    {"--check", false},
                    {"--seed", true},
                    {"--save", true},
+                   {"--reps", true},
                    {"--json", false}});
   if (P.positionals().size() != 1)
     throw UsageError("run takes exactly one FILE");
-  if (!P.has("--interpret"))
-    throw UsageError("running on the GPU is not implemented yet; use "
-                     "--interpret to run the op on the CPU");
+  bool Interpret = P.has("--interpret");
+  if (!Interpret && P.get("--save"))
+    throw UsageError("--save needs --interpret");
+  if (Interpret && P.get("--reps"))
+    throw UsageError("--reps times GPU launches; it cannot be used with "
+                     "--interpret");
+  int64_t Reps = parseReps(P.get("--reps"));
   if (!P.get("--shape"))
     throw UsageError("--shape is required (e.g. --shape M=128,N=256,K=512)");
   uint64_t Seed = parseSeed(P.get("--seed"));
@@ -176,7 +210,7 @@ int runRun(const Args &A) {
   if (!File)
     return ExitInputError;
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
-  GemmSize Size = parseShape(*P.get("--shape"), Op);
+  GemmSize Size = parseShape(*P.get("--shape"), Op, Interpret);
   // Only the sizes the GPU kernel accepts (TMA / cp.async row alignment).
   GemmKernelShape Kernel;
   Kernel.A = Op.Params[Op.A].Type;
@@ -184,6 +218,19 @@ int runRun(const Args &A) {
   if (std::optional<std::string> Why =
           checkGemmProblem(Kernel, Size.M, Size.N, Size.K, 0, 0))
     throw UsageError("--shape " + *P.get("--shape") + ": " + *Why);
+  if (!Interpret) {
+    GpuRunRequest Req;
+    Req.File = &*File;
+    Req.Op = &Op;
+    Req.Size = Size;
+    Req.Seed = Seed;
+    Req.Sets = P.getAll("--set");
+    Req.Arch = P.get("--arch");
+    Req.Check = P.has("--check");
+    Req.Json = P.has("--json");
+    Req.Reps = Reps;
+    return runOnGpu(Req);
+  }
   // The interpreter models the tiling of the kernel kiln would build for
   // --arch (default sm_90a): same configuration, same checks as compile.
   Arch Target = P.get("--arch") ? requireArch(P.get("--arch")) : Arch::SM90a;

@@ -1,6 +1,8 @@
 //===- HostTensor.cpp - Host tensors of an op's parameters ----------------===//
 #include "kiln/Interpreter/HostTensor.h"
 
+#include "Parallel.h"
+
 #include "kiln/Interpreter/Numeric.h"
 
 #include <cassert>
@@ -75,12 +77,24 @@ bool paramShapes(const OpModel &Op, const SymbolSizes &Sizes,
 void fillRandom(HostTensor &T, std::mt19937_64 &Rng) {
   bool Scalar = T.Shape.empty();
   std::uniform_real_distribution<double> Dist(Scalar ? 0.5 : -2.0, 2.0);
-  bool AllZero = true;
-  for (int64_t I = 0, E = T.numElements(); I < E; ++I) {
-    T.set(I, Dist(Rng));
-    AllZero = AllZero && T.get(I) == 0;
+  // Draw in order (one generator), encode in parallel: the same values as
+  // T.set(I, Dist(Rng)) for each I in turn.
+  const int64_t E = T.numElements();
+  const int64_t Chunk = int64_t(1) << 22;
+  std::vector<double> Drawn(size_t(std::min(E, Chunk)));
+  for (int64_t Base = 0; Base < E; Base += Chunk) {
+    int64_t Count = std::min(Chunk, E - Base);
+    for (int64_t I = 0; I < Count; ++I)
+      Drawn[size_t(I)] = Dist(Rng);
+    parallelFor(Count, int64_t(1) << 16, [&](int64_t Begin, int64_t End) {
+      for (int64_t I = Begin; I < End; ++I)
+        T.set(Base + I, Drawn[size_t(I)]);
+    });
   }
-  if (AllZero && T.numElements() > 0)
+  bool AllZero = true;
+  for (int64_t I = 0; I < E && AllZero; ++I)
+    AllZero = T.get(I) == 0;
+  if (AllZero && E > 0)
     T.set(0, 1.0);
 }
 

@@ -8,6 +8,8 @@
 #include "kiln/Interpreter/Execute.h"
 #include "kiln/Interpreter/Numeric.h"
 
+#include "Parallel.h"
+
 #include <cassert>
 #include <cmath>
 
@@ -81,18 +83,37 @@ double evalRef(const EpiExpr &E, double Acc, int64_t M, int64_t N,
 std::vector<double> referenceGemm(const OpModel &Op,
                                   const std::vector<HostTensor> &Params,
                                   const GemmSize &S) {
-  std::vector<double> A = decodeAll(Params[size_t(Op.A)]);
-  std::vector<double> B = decodeAll(Params[size_t(Op.B)]);
-  std::vector<double> D(size_t(S.M * S.N));
+  std::vector<int64_t> Rows(size_t(S.M));
   for (int64_t M = 0; M < S.M; ++M)
-    for (int64_t N = 0; N < S.N; ++N) {
-      const double *Ar = &A[size_t(M * S.K)], *Br = &B[size_t(N * S.K)];
-      double Sum = 0;
+    Rows[size_t(M)] = M;
+  return referenceGemmRows(Op, Params, S, Rows);
+}
+
+std::vector<double> referenceGemmRows(const OpModel &Op,
+                                      const std::vector<HostTensor> &Params,
+                                      const GemmSize &S,
+                                      const std::vector<int64_t> &Rows) {
+  const HostTensor &TA = Params[size_t(Op.A)];
+  std::vector<double> B = decodeAll(Params[size_t(Op.B)]);
+  std::vector<double> D(Rows.size() * size_t(S.N));
+  // Rows are independent: each is computed by one thread, in the same order.
+  parallelFor(int64_t(Rows.size()), 1, [&](int64_t Begin, int64_t End) {
+    std::vector<double> Ar(size_t(S.K));
+    for (int64_t R = Begin; R < End; ++R) {
+      int64_t M = Rows[size_t(R)];
+      assert(M >= 0 && M < S.M && "reference row out of range");
       for (int64_t K = 0; K < S.K; ++K)
-        Sum += Ar[K] * Br[K];
-      D[size_t(M * S.N + N)] =
-          Op.Epilogue ? evalRef(*Op.Epilogue, Sum, M, N, Params) : Sum;
+        Ar[size_t(K)] = TA.get(M * S.K + K);
+      for (int64_t N = 0; N < S.N; ++N) {
+        const double *Br = &B[size_t(N * S.K)];
+        double Sum = 0;
+        for (int64_t K = 0; K < S.K; ++K)
+          Sum += Ar[size_t(K)] * Br[K];
+        D[size_t(R) * size_t(S.N) + size_t(N)] =
+            Op.Epilogue ? evalRef(*Op.Epilogue, Sum, M, N, Params) : Sum;
+      }
     }
+  });
   return D;
 }
 

@@ -34,6 +34,14 @@ std::vector<double> referenceGemm(const OpModel &Op,
                                   const std::vector<HostTensor> &Params,
                                   const GemmSize &Size);
 
+/// referenceGemm for the listed rows of D only (each in [0, M)): Rows.size()
+/// x N values, row R of the result being row Rows[R] of D. For checking a
+/// sample of rows when the whole reference would take too long.
+std::vector<double> referenceGemmRows(const OpModel &Op,
+                                      const std::vector<HostTensor> &Params,
+                                      const GemmSize &Size,
+                                      const std::vector<int64_t> &Rows);
+
 /// block_k of Config, or 128 bytes of A's type when Config leaves it 0.
 int64_t effectiveBlockK(const OpModel &Op, const KernelConfig &Config);
 

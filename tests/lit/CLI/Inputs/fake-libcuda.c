@@ -1,19 +1,27 @@
 /*===- fake-libcuda.c - A pretend CUDA driver for kiln's CLI tests
  *---------===//
  *
- * Built by tests/lit/CLI/info.test into a shared library that kiln opens
- * through KILN_CUDA_DRIVER_PATH, so `kiln info` prints device facts on a
- * machine without a GPU. It exports every entry point kiln resolves (the
- * versioned names cuda.h 13 maps them to); device queries answer for two
- * made-up GPUs, everything else returns CUDA_ERROR_NOT_SUPPORTED.
+ * Built by tests/lit/CLI/info.test and run-gpu.test into a shared library
+ * that kiln opens through KILN_CUDA_DRIVER_PATH, so `kiln info` prints device
+ * facts and `kiln run` goes through its whole GPU path on a machine without
+ * a GPU. It exports every entry point kiln resolves (the versioned names
+ * cuda.h 13 maps them to); device queries answer for two made-up GPUs.
+ * Memory is host memory (malloc, memcpy, memset); modules, functions and
+ * tensor maps are recorded and succeed; a launch is recorded and computes
+ * NOTHING (so D keeps whatever kiln put there); events report a fixed time.
+ * The rest returns CUDA_ERROR_NOT_SUPPORTED.
  *   FAKE_CUDA_INIT=N   cuInit returns N (e.g. 100, CUDA_ERROR_NO_DEVICE)
  *   FAKE_CUDA_FAIL_ATTRIBUTE=N   cuDeviceGetAttribute refuses attribute N
+ *   FAKE_CUDA_TRACE=1  print each module load, tensor map and launch to
+ *                      stderr ("fake-cuda: ...")
  *   -DFAKE_OLD         a 12.4 driver: no cuTensorMapEncodeTiled or
  *                      cuEventElapsedTime_v2
  * Plain C without cuda.h: only the symbol names and the C ABI matter.
  *
  *===----------------------------------------------------------------------===*/
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,44 +124,207 @@ int cuDeviceTotalMem_v2(size_t *b, int dev) {
   return 0;
 }
 
+static int tracing(void) { return getenv("FAKE_CUDA_TRACE") != NULL; }
+
+/* Contexts, streams, modules: recorded handles. */
+static void *current_ctx;
+static int module_loads, launches;
+static char function_name[256];
+static int function_smem_limit;
+
+int cuDevicePrimaryCtxRetain(void **ctx, int dev) {
+  *ctx = (void *)(uintptr_t)(0x1000 + dev);
+  return 0;
+}
+int cuDevicePrimaryCtxRelease_v2(int dev) { return 0; }
+int cuCtxSetCurrent(void *ctx) {
+  current_ctx = ctx;
+  return 0;
+}
+int cuCtxGetCurrent(void **ctx) {
+  *ctx = current_ctx;
+  return 0;
+}
+int cuCtxSynchronize(void) { return 0; }
+int cuModuleLoadData(void **module, const void *image) {
+  ++module_loads;
+  if (tracing())
+    fprintf(stderr, "fake-cuda: cuModuleLoadData #%d (%s)\n", module_loads,
+            memcmp(image, "\177ELF", 4) == 0 ? "ELF cubin" : "not ELF");
+  *module = (void *)(uintptr_t)0x2000;
+  return 0;
+}
+int cuModuleUnload(void *module) { return 0; }
+int cuModuleGetFunction(void **f, void *module, const char *name) {
+  strncpy(function_name, name, sizeof(function_name) - 1);
+  *f = (void *)(uintptr_t)0x3000;
+  return 0;
+}
+int cuFuncSetAttribute(void *f, int attr, int value) {
+  if (attr == 8) /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    function_smem_limit = value;
+  return 0;
+}
+
+/* Memory: host memory. */
+int cuMemAlloc_v2(uint64_t *ptr, size_t bytes) {
+  void *p = aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!p)
+    return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+  *ptr = (uint64_t)(uintptr_t)p;
+  return 0;
+}
+int cuMemFree_v2(uint64_t ptr) {
+  free((void *)(uintptr_t)ptr);
+  return 0;
+}
+int cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t n) {
+  memcpy((void *)(uintptr_t)dst, src, n);
+  return 0;
+}
+int cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t n) {
+  memcpy(dst, (const void *)(uintptr_t)src, n);
+  return 0;
+}
+int cuMemcpyDtoD_v2(uint64_t dst, uint64_t src, size_t n) {
+  memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+  return 0;
+}
+int cuMemsetD8_v2(uint64_t dst, unsigned char v, size_t n) {
+  memset((void *)(uintptr_t)dst, v, n);
+  return 0;
+}
+int cuMemsetD32_v2(uint64_t dst, unsigned v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    memcpy((char *)(uintptr_t)dst + 4 * i, &v, 4);
+  return 0;
+}
+int cuMemGetInfo_v2(size_t *free_bytes, size_t *total) {
+  *free_bytes = (size_t)140000000000ull;
+  *total = (size_t)150012035072ull;
+  return 0;
+}
+
+/* Streams and events: no work is queued, so all are complete at once. */
+int cuStreamCreate(void **s, unsigned flags) {
+  *s = (void *)(uintptr_t)0x4000;
+  return 0;
+}
+int cuStreamDestroy_v2(void *s) { return 0; }
+int cuStreamSynchronize(void *s) { return 0; }
+int cuStreamQuery(void *s) { return 0; }
+int cuEventCreate(void **e, unsigned flags) {
+  *e = malloc(1);
+  return 0;
+}
+int cuEventRecord(void *e, void *s) { return 0; }
+int cuEventSynchronize(void *e) { return 0; }
+int cuEventQuery(void *e) { return 0; }
+int cuEventDestroy_v2(void *e) {
+  free(e);
+  return 0;
+}
+
+/* What the fake writes into a CUtensorMap (128 opaque bytes), read back at
+ * launch from the kernel parameter to show which map went where. */
+struct fake_map {
+  uint64_t magic;
+  uint64_t dims[2], stride;
+  uint32_t box[2];
+  int dtype, swizzle, oob;
+  uint64_t address;
+};
+#define FAKE_MAP_MAGIC 0x70616d726f736e65ull
+
+static void print_map(const char *name, const void *param) {
+  struct fake_map m;
+  memcpy(&m, param, sizeof(m));
+  if (m.magic != FAKE_MAP_MAGIC)
+    return;
+  fprintf(stderr,
+          "fake-cuda:   %s tensor map dims {%llu, %llu} stride %llu box {%u, "
+          "%u} dtype %d swizzle %d oob %d\n",
+          name, (unsigned long long)m.dims[0], (unsigned long long)m.dims[1],
+          (unsigned long long)m.stride, m.box[0], m.box[1], m.dtype, m.swizzle,
+          m.oob);
+}
+
+/* Mirrors CUlaunchConfig and CUlaunchAttribute (cuda.h 13). */
+struct fake_attr {
+  unsigned id;
+  char pad[4];
+  union {
+    char bytes[64];
+    struct {
+      unsigned x, y, z;
+    } cluster;
+  } value;
+};
+struct fake_config {
+  unsigned grid[3], block[3], smem;
+  void *stream;
+  struct fake_attr *attrs;
+  unsigned num_attrs;
+};
+
+int cuLaunchKernelEx(const struct fake_config *c, void *f, void **params,
+                     void **extra) {
+  unsigned cluster[3] = {1, 1, 1};
+  ++launches;
+  for (unsigned i = 0; i < c->num_attrs; ++i)
+    if (c->attrs[i].id == 4) { /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
+      cluster[0] = c->attrs[i].value.cluster.x;
+      cluster[1] = c->attrs[i].value.cluster.y;
+      cluster[2] = c->attrs[i].value.cluster.z;
+    }
+  if (!tracing())
+    return 0;
+  fprintf(stderr,
+          "fake-cuda: launch %d: %s grid (%u, %u, %u) block (%u, %u, %u) "
+          "smem %u (limit %d) cluster (%u, %u, %u) M %d N %d K %d\n",
+          launches, function_name, c->grid[0], c->grid[1], c->grid[2],
+          c->block[0], c->block[1], c->block[2], c->smem, function_smem_limit,
+          cluster[0], cluster[1], cluster[2], *(int *)params[3],
+          *(int *)params[4], *(int *)params[5]);
+  print_map("A", params[0]);
+  print_map("B", params[1]);
+  return 0;
+}
+
 #define UNSUPPORTED(name)                                                      \
   int name(void) { return NOT_SUPPORTED; }
 UNSUPPORTED(cuDeviceGetUuid_v2)
 UNSUPPORTED(cuDeviceGetPCIBusId)
-UNSUPPORTED(cuDevicePrimaryCtxRetain)
-UNSUPPORTED(cuDevicePrimaryCtxRelease_v2)
-UNSUPPORTED(cuCtxSetCurrent)
-UNSUPPORTED(cuCtxGetCurrent)
 UNSUPPORTED(cuCtxPushCurrent_v2)
 UNSUPPORTED(cuCtxPopCurrent_v2)
-UNSUPPORTED(cuCtxSynchronize)
-UNSUPPORTED(cuModuleLoadData)
 UNSUPPORTED(cuModuleLoadDataEx)
-UNSUPPORTED(cuModuleUnload)
-UNSUPPORTED(cuModuleGetFunction)
 UNSUPPORTED(cuFuncGetAttribute)
-UNSUPPORTED(cuFuncSetAttribute)
 UNSUPPORTED(cuOccupancyMaxActiveClusters)
 UNSUPPORTED(cuLaunchKernel)
-UNSUPPORTED(cuLaunchKernelEx)
-UNSUPPORTED(cuMemGetInfo_v2)
-UNSUPPORTED(cuMemAlloc_v2)
-UNSUPPORTED(cuMemFree_v2)
-UNSUPPORTED(cuMemcpyHtoD_v2)
-UNSUPPORTED(cuMemcpyDtoH_v2)
-UNSUPPORTED(cuMemcpyDtoD_v2)
-UNSUPPORTED(cuMemsetD8_v2)
-UNSUPPORTED(cuMemsetD32_v2)
-UNSUPPORTED(cuStreamCreate)
-UNSUPPORTED(cuStreamDestroy_v2)
-UNSUPPORTED(cuStreamSynchronize)
-UNSUPPORTED(cuStreamQuery)
-UNSUPPORTED(cuEventCreate)
-UNSUPPORTED(cuEventRecord)
-UNSUPPORTED(cuEventSynchronize)
-UNSUPPORTED(cuEventQuery)
-UNSUPPORTED(cuEventDestroy_v2)
 #ifndef FAKE_OLD
-UNSUPPORTED(cuTensorMapEncodeTiled)
-UNSUPPORTED(cuEventElapsedTime_v2)
+int cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *address,
+                           const uint64_t *dims, const uint64_t *strides,
+                           const uint32_t *box, const uint32_t *elem_strides,
+                           int interleave, int swizzle, int l2, int oob) {
+  struct fake_map m;
+  if (rank != 2)
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+  memset(map, 0, 128);
+  m.magic = FAKE_MAP_MAGIC;
+  m.dims[0] = dims[0];
+  m.dims[1] = dims[1];
+  m.stride = strides[0];
+  m.box[0] = box[0];
+  m.box[1] = box[1];
+  m.dtype = dtype;
+  m.swizzle = swizzle;
+  m.oob = oob;
+  m.address = (uint64_t)(uintptr_t)address;
+  memcpy(map, &m, sizeof(m));
+  return 0;
+}
+int cuEventElapsedTime_v2(float *ms, void *start, void *end) {
+  *ms = 0.5f;
+  return 0;
+}
 #endif

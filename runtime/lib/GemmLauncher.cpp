@@ -1,0 +1,178 @@
+//===- GemmLauncher.cpp - Launch a generated GEMM kernel ------------------===//
+//
+// The Driver API side of the kernel ABI: module cache, function attributes,
+// tensor maps, kernel parameters in ABI order and cuLaunchKernelEx. See
+// GemmLauncher.h and docs/ARCHITECTURE.md ("Kernel ABI", "Launching").
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Runtime/GemmLauncher.h"
+
+#include "kiln/Runtime/Sha256.h"
+
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <utility>
+
+namespace kiln {
+
+namespace {
+
+/// Modules by (context, SHA-256 of the cubin), loaded once and kept for the
+/// life of the process (the driver frees them with the context).
+CUmodule loadModuleOnce(const CudaDriver &Driver, const std::string &Cubin) {
+  static std::mutex Mutex;
+  static std::map<std::pair<CUcontext, std::string>, CUmodule> Modules;
+  CUcontext Ctx = nullptr;
+  KILN_CU_CHECK(Driver, cuCtxGetCurrent, &Ctx);
+  std::pair<CUcontext, std::string> Key{Ctx, sha256Hex(Cubin)};
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto It = Modules.find(Key);
+  if (It != Modules.end())
+    return It->second;
+  CUmodule Module = nullptr;
+  KILN_CU_CHECK(Driver, cuModuleLoadData, &Module, Cubin.data());
+  Modules.emplace(std::move(Key), Module);
+  return Module;
+}
+
+} // namespace
+
+PrimaryContext::PrimaryContext(const CudaDriver &Driver, int Ordinal)
+    : Driver(Driver) {
+  KILN_CU_CHECK(Driver, cuDeviceGet, &Device, Ordinal);
+  KILN_CU_CHECK(Driver, cuDevicePrimaryCtxRetain, &Ctx, Device);
+  try {
+    KILN_CU_CHECK(Driver, cuCtxSetCurrent, Ctx);
+  } catch (...) {
+    Driver.api().cuDevicePrimaryCtxRelease(Device);
+    throw;
+  }
+}
+
+PrimaryContext::~PrimaryContext() {
+  Driver.api().cuDevicePrimaryCtxRelease(Device);
+}
+
+DeviceBuffer::DeviceBuffer(const CudaDriver &Driver, size_t Bytes)
+    : Driver(&Driver), Bytes(Bytes) {
+  // cuMemAlloc refuses 0 bytes; keep every buffer a valid address.
+  KILN_CU_CHECK(Driver, cuMemAlloc, &Ptr, Bytes ? Bytes : 1);
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (Ptr)
+    Driver->api().cuMemFree(Ptr);
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer &&O) noexcept
+    : Driver(O.Driver), Ptr(O.Ptr), Bytes(O.Bytes) {
+  O.Ptr = 0;
+  O.Bytes = 0;
+}
+
+void DeviceBuffer::upload(const void *Host, size_t Count) {
+  if (Count > Bytes)
+    throw std::invalid_argument("upload of " + std::to_string(Count) +
+                                " bytes into a buffer of " +
+                                std::to_string(Bytes));
+  if (Count)
+    KILN_CU_CHECK(*Driver, cuMemcpyHtoD, Ptr, Host, Count);
+}
+
+void DeviceBuffer::download(void *Host, size_t Count) const {
+  if (Count > Bytes)
+    throw std::invalid_argument("download of " + std::to_string(Count) +
+                                " bytes from a buffer of " +
+                                std::to_string(Bytes));
+  if (Count)
+    KILN_CU_CHECK(*Driver, cuMemcpyDtoH, Host, Ptr, Count);
+}
+
+void DeviceBuffer::fill(unsigned char Byte) {
+  if (Bytes)
+    KILN_CU_CHECK(*Driver, cuMemsetD8, Ptr, Byte, Bytes);
+}
+
+void encodeTensorMap(const CudaDriver &Driver, const TensorMapSpec &Spec,
+                     CUdeviceptr Base, CUtensorMap &Map) {
+  // const_cast: cuTensorMapEncodeTiled takes non-const arrays it only reads.
+  TensorMapSpec S = Spec;
+  KILN_CU_CHECK(Driver, cuTensorMapEncodeTiled, &Map, S.DataType, 2,
+                reinterpret_cast<void *>(Base), S.GlobalDim, S.GlobalStride,
+                S.BoxDim, S.ElementStrides, S.Interleave, S.Swizzle,
+                S.L2Promotion, S.OobFill);
+}
+
+GemmLauncher::GemmLauncher(const CudaDriver &Driver, const std::string &Cubin,
+                           const std::string &Entry,
+                           const GemmKernelShape &Shape, size_t NumOperands)
+    : Driver(Driver), Shape(Shape), NumOperands(NumOperands),
+      OperandValues(NumOperands, 0) {
+  CUmodule Module = loadModuleOnce(Driver, Cubin);
+  KILN_CU_CHECK(Driver, cuModuleGetFunction, &Function, Module, Entry.c_str());
+  KILN_CU_CHECK(Driver, cuFuncSetAttribute, Function,
+                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                int(Shape.SmemBytes));
+  // ABI order: (tma_A, tma_B | A, B), D, M, N, K, operands...
+  if (Shape.TmaWgmma) {
+    Params.push_back(&TmaA);
+    Params.push_back(&TmaB);
+  } else {
+    Params.push_back(&PtrA);
+    Params.push_back(&PtrB);
+  }
+  Params.push_back(&PtrD);
+  Params.push_back(&M32);
+  Params.push_back(&N32);
+  Params.push_back(&K32);
+  for (CUdeviceptr &V : OperandValues)
+    Params.push_back(&V);
+}
+
+void GemmLauncher::encodeTensorMaps(CUdeviceptr A, CUdeviceptr B, int64_t M,
+                                    int64_t N, int64_t K) {
+  if (HaveMaps && A == MapA && B == MapB && M == MapM && N == MapN && K == MapK)
+    return;
+  HaveMaps = false;
+  encodeTensorMap(Driver, tensorMapForA(Shape, M, K), A, TmaA);
+  encodeTensorMap(Driver, tensorMapForB(Shape, N, K), B, TmaB);
+  HaveMaps = true;
+  MapA = A, MapB = B, MapM = M, MapN = N, MapK = K;
+}
+
+void GemmLauncher::launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr D,
+                          int64_t M, int64_t N, int64_t K,
+                          const CUdeviceptr *Operands, CUstream Stream) {
+  if (auto Why = checkGemmProblem(Shape, M, N, K, A, B))
+    throw std::invalid_argument(*Why);
+  if (Shape.TmaWgmma)
+    encodeTensorMaps(A, B, M, N, K);
+  PtrA = A, PtrB = B, PtrD = D;
+  M32 = int32_t(M), N32 = int32_t(N), K32 = int32_t(K);
+  for (size_t I = 0; I < NumOperands; ++I)
+    OperandValues[I] = Operands[I];
+
+  LaunchDims Dims = launchDims(Shape, M, N);
+  CUlaunchAttribute Cluster{};
+  Cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  Cluster.value.clusterDim.x = Dims.ClusterX;
+  Cluster.value.clusterDim.y = 1;
+  Cluster.value.clusterDim.z = 1;
+  CUlaunchConfig Config{};
+  Config.gridDimX = Dims.GridX;
+  Config.gridDimY = 1;
+  Config.gridDimZ = 1;
+  Config.blockDimX = Dims.BlockX;
+  Config.blockDimY = 1;
+  Config.blockDimZ = 1;
+  Config.sharedMemBytes = Dims.SmemBytes;
+  Config.hStream = Stream;
+  // The kernel also declares __cluster_dims__ with the same shape.
+  Config.attrs = Dims.ClusterX > 1 ? &Cluster : nullptr;
+  Config.numAttrs = Dims.ClusterX > 1 ? 1 : 0;
+  KILN_CU_CHECK(Driver, cuLaunchKernelEx, &Config, Function, Params.data(),
+                nullptr);
+}
+
+} // namespace kiln

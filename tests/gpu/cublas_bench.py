@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Times cuBLAS(Lt) through PyTorch on kiln's GPU-suite shapes.
+
+For each "M,N,K": FP8 e4m3 x e4m3 -> bf16 with per-tensor scales
+(torch._scaled_mm; B is stored [N, K] as kiln's B, so B.t() is passed) and
+bf16 (torch.matmul(A, B.t())). Each is timed with CUDA events around single
+launches after warm-ups; the median is reported. One JSON object per line:
+{"op": "gemm_fp8", "M": .., "N": .., "K": .., "median_us": .., "tflops": ..}
+or, when PyTorch refuses a shape, {"op": .., "M": .., "error": "..."}.
+Without PyTorch or CUDA it says so and exits 0 with no results.
+"""
+import argparse
+import json
+import statistics
+import sys
+
+
+def parse_shapes(text):
+    shapes = []
+    for part in text.split():
+        m, n, k = (int(x) for x in part.split(","))
+        shapes.append((m, n, k))
+    return shapes
+
+
+def time_launches(torch, fn, warmup, reps):
+    for _ in range(warmup):
+        fn()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    for s, e in zip(starts, ends):
+        s.record()
+        fn()
+        e.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+def bench(torch, op, m, n, k, warmup, reps):
+    dev = "cuda"
+    if op == "gemm_fp8":
+        a = (torch.rand(m, k, device=dev) * 4 - 2).to(torch.float8_e4m3fn)
+        b = (torch.rand(n, k, device=dev) * 4 - 2).to(torch.float8_e4m3fn)
+        sa = torch.tensor(1.25, device=dev, dtype=torch.float32)
+        sb = torch.tensor(0.75, device=dev, dtype=torch.float32)
+
+        def fn():
+            return torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb,
+                                    out_dtype=torch.bfloat16)
+    else:
+        a = torch.rand(m, k, device=dev, dtype=torch.bfloat16) * 4 - 2
+        b = torch.rand(n, k, device=dev, dtype=torch.bfloat16) * 4 - 2
+
+        def fn():
+            return torch.matmul(a, b.t())
+    ms = time_launches(torch, fn, warmup, reps)
+    return {"median_us": ms * 1e3, "tflops": 2.0 * m * n * k / (ms * 1e-3) / 1e12}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shapes", required=True, help='"M,N,K M,N,K ..."')
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--out", required=True, help="JSON lines file to write")
+    args = ap.parse_args()
+    shapes = parse_shapes(args.shapes)
+    with open(args.out, "w") as out:
+        try:
+            import torch
+        except ImportError as e:
+            print(f"cublas_bench: PyTorch is not installed ({e}); no cuBLAS numbers")
+            return 0
+        if not torch.cuda.is_available():
+            print("cublas_bench: torch.cuda is not available; no cuBLAS numbers")
+            return 0
+        print(f"cublas_bench: torch {torch.__version__}, "
+              f"{torch.cuda.get_device_name(0)}")
+        for op in ("gemm_fp8", "gemm_bf16"):
+            for m, n, k in shapes:
+                rec = {"op": op, "M": m, "N": n, "K": k}
+                try:
+                    rec.update(bench(torch, op, m, n, k, args.warmup, args.reps))
+                except Exception as e:  # a shape cuBLAS/PyTorch refuses
+                    rec["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
+                out.write(json.dumps(rec) + "\n")
+                out.flush()
+                torch.cuda.empty_cache()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,373 @@
+//===- RunGpu.cpp - kiln run on the GPU -----------------------------------===//
+//
+// Compiles the op for device 0's target (through the compile cache), uploads
+// seeded random inputs, poisons D with 0xFF bytes (NaN in every output type)
+// so elements the kernel does not write are caught by --check, launches with
+// GemmLauncher, copies D back and compares it with the float64 reference as
+// --interpret does. --reps N times N launches with CUDA events after 3
+// warm-ups and reports the median, TFLOP/s and the fraction of the device's
+// documented dense peak (kiln/Runtime/DevicePeaks.h).
+//
+//===----------------------------------------------------------------------===//
+#include "RunGpu.h"
+
+#include "CommandLine.h"
+#include "ConfigResolution.h"
+
+#include "kiln/Interpreter/Numeric.h"
+#include "kiln/Pipeline/Pipeline.h"
+#include "kiln/Runtime/CompileCache.h"
+#include "kiln/Runtime/DeviceInfo.h"
+#include "kiln/Runtime/DevicePeaks.h"
+#include "kiln/Runtime/GemmLauncher.h"
+#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/TuningSpace.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <sstream>
+
+namespace kiln::cli {
+
+namespace {
+
+constexpr int WarmupLaunches = 3;
+
+std::string num(double V) {
+  if (!std::isfinite(V))
+    return "null";
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.6g", V);
+  return Buf;
+}
+
+std::string jsonString(const std::string &S) {
+  std::string Out = "\"";
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      Out += '\\';
+    if (static_cast<unsigned char>(C) < 0x20)
+      continue;
+    Out += C;
+  }
+  return Out + "\"";
+}
+
+/// The generated CUDA and its cubin for Target, through the compile cache.
+/// False after printing the error.
+bool compileForDevice(const LoadedFile &File, const OpModel &Op, Arch Target,
+                      const KernelConfig &Config, CachedNvrtcResult &R) {
+  mlir::MLIRContext Ctx;
+  Ctx.printOpOnDiagnostic(false);
+  llvm::SourceMgr SrcMgr;
+  SrcMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(File.Text, File.Path),
+      llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler Handler(SrcMgr, &Ctx, llvm::errs());
+  std::string Text;
+  if (!lowerOp(Ctx, Op, File.Path, PipelineOptions{Target, Config}, Stage::Cuda,
+               Text))
+    return false;
+  std::string Warnings;
+  std::optional<CompileCache> Cache;
+  Cache.emplace(compileCacheSettingsFromEnvironment(&Warnings));
+  std::string ArchName(archInfo(Target).Name);
+  std::string Program = Op.Name + "." + ArchName + ".cu";
+  R = compileCached(&*Cache, Text, Program, Op.Name, NvrtcOptions{ArchName, {}},
+                    &Warnings);
+  std::istringstream Lines(Warnings);
+  for (std::string Line; std::getline(Lines, Line);)
+    if (!Line.empty())
+      std::cerr << "kiln: warning: " << Line << '\n';
+  if (!R.Ok) {
+    std::cerr << "kiln: error: NVRTC could not compile the CUDA generated for '"
+              << Op.Name << "' on " << ArchName << " (" << Config.str()
+              << "); this is a bug in kiln:\n"
+              << explainNvrtcFailure(Text, Program, R.Log);
+    return false;
+  }
+  return true;
+}
+
+struct Timing {
+  int64_t Reps = 0;
+  double MedianMs = 0;
+  double Tflops = 0;
+  std::optional<double> PeakTflops;
+};
+
+/// Median of Reps event-timed launches after WarmupLaunches warm-ups. Events
+/// are created before the first launch; nothing is allocated in the loop.
+double timeLaunches(const CudaDriver &Driver, int64_t Reps,
+                    const std::function<void()> &Launch, CUstream Stream) {
+  std::vector<CUevent> Events(size_t(2 * Reps), nullptr);
+  struct Destroy {
+    const CudaDriver &D;
+    std::vector<CUevent> &E;
+    ~Destroy() {
+      for (CUevent Ev : E)
+        if (Ev)
+          D.api().cuEventDestroy(Ev);
+    }
+  } Guard{Driver, Events};
+  for (CUevent &E : Events)
+    KILN_CU_CHECK(Driver, cuEventCreate, &E, CU_EVENT_DEFAULT);
+  for (int I = 0; I < WarmupLaunches; ++I)
+    Launch();
+  for (int64_t I = 0; I < Reps; ++I) {
+    KILN_CU_CHECK(Driver, cuEventRecord, Events[size_t(2 * I)], Stream);
+    Launch();
+    KILN_CU_CHECK(Driver, cuEventRecord, Events[size_t(2 * I + 1)], Stream);
+  }
+  KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
+  std::vector<double> Ms(static_cast<size_t>(Reps), 0.0);
+  for (int64_t I = 0; I < Reps; ++I) {
+    float T = 0;
+    KILN_CU_CHECK(Driver, cuEventElapsedTime, &T, Events[size_t(2 * I)],
+                  Events[size_t(2 * I + 1)]);
+    Ms[size_t(I)] = T;
+  }
+  std::sort(Ms.begin(), Ms.end());
+  size_t H = Ms.size() / 2;
+  return Ms.size() % 2 ? Ms[H] : (Ms[H - 1] + Ms[H]) / 2;
+}
+
+/// Rows Rows of D (a [M, N] tensor) as a [Rows.size(), N] tensor.
+HostTensor selectRows(const HostTensor &D, const std::vector<int64_t> &Rows) {
+  int64_t N = D.Shape[1];
+  size_t RowBytes = size_t(N) * hostBytes(D.Type);
+  HostTensor Out(D.Type, {int64_t(Rows.size()), N});
+  for (size_t R = 0; R < Rows.size(); ++R)
+    std::memcpy(&Out.Bytes[R * RowBytes], &D.Bytes[size_t(Rows[R]) * RowBytes],
+                RowBytes);
+  return Out;
+}
+
+int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
+  const OpModel &Op = *Req.Op;
+  const GemmSize &Size = Req.Size;
+  DeviceInfo Device = queryDevice(Driver, 0);
+  std::string DeviceTarget = Device.target();
+  std::optional<Arch> Target = parseArch(DeviceTarget);
+  if (!Target) {
+    std::cerr << "kiln: error: GPU 0 (" << Device.Name
+              << ", compute capability " << Device.computeCapability()
+              << ") has no kiln target (" << DeviceTarget << ")\n";
+    return ExitInputError;
+  }
+  if (Req.Arch && requireArch(Req.Arch) != *Target)
+    throw UsageError("--arch " + *Req.Arch + " does not match GPU 0 (" +
+                     Device.Name + ", " + DeviceTarget +
+                     "); omit --arch to run on the GPU");
+  bool FromHeuristic = false;
+  std::optional<KernelConfig> Config =
+      resolveConfig(*Req.File, Op, *Target, Req.Sets, FromHeuristic);
+  if (!Config)
+    return ExitInputError;
+  KernelPlan Plan;
+  std::string Why;
+  if (!planKernel(gemmTypes(Op), *Config, *Target, Plan, Why)) {
+    std::cerr << "kiln: error: " << Op.Name << ": " << Why << '\n';
+    return ExitInputError;
+  }
+  CachedNvrtcResult Compiled;
+  if (!compileForDevice(*Req.File, Op, *Target, *Config, Compiled))
+    return ExitInputError;
+
+  GemmKernelShape Shape;
+  Shape.TmaWgmma = Plan.Path == KernelPath::Sm90TmaWgmma;
+  Shape.A = Op.Params[size_t(Op.A)].Type;
+  Shape.B = Op.Params[size_t(Op.B)].Type;
+  Shape.BlockM = Config->BlockM;
+  Shape.BlockN = Config->BlockN;
+  Shape.BlockK = Plan.BlockK;
+  Shape.ClusterM = Config->ClusterM;
+  Shape.ClusterN = Config->ClusterN;
+  Shape.Threads = Plan.Threads;
+  Shape.SmemBytes = Plan.SmemBytes;
+
+  std::vector<HostTensor> Params;
+  std::string Error;
+  SymbolSizes Syms{{Op.MSym, Size.M}, {Op.NSym, Size.N}, {Op.KSym, Size.K}};
+  if (!makeParams(Op, Syms, Req.Seed, Params, Error)) {
+    std::cerr << "kiln: error: " << Op.Name << ": " << Error << '\n';
+    return ExitInputError;
+  }
+
+  PrimaryContext Ctx(Driver, 0);
+  std::vector<DeviceBuffer> Buffers;
+  Buffers.reserve(Params.size());
+  for (size_t I = 0; I < Params.size(); ++I) {
+    Buffers.emplace_back(Driver, Params[I].Bytes.size());
+    if (int(I) == Op.D)
+      Buffers.back().fill(0xFF); // NaN in every output type.
+    else
+      Buffers.back().upload(Params[I].Bytes.data(), Params[I].Bytes.size());
+  }
+  std::vector<CUdeviceptr> Operands;
+  for (size_t I = 0; I < Params.size(); ++I)
+    if (int(I) != Op.A && int(I) != Op.B && int(I) != Op.D)
+      Operands.push_back(Buffers[I].get());
+
+  GemmLauncher Launcher(Driver, Compiled.Cubin, Op.Name, Shape,
+                        Operands.size());
+  CUstream Stream = nullptr;
+  // A blocking stream: it waits for the legacy default stream, where the
+  // uploads and the fill ran; the context synchronize below also waits for
+  // their DMA (pageable uploads may return before it completes).
+  KILN_CU_CHECK(Driver, cuStreamCreate, &Stream, CU_STREAM_DEFAULT);
+  struct StreamGuard {
+    const CudaDriver &D;
+    CUstream S;
+    ~StreamGuard() { D.api().cuStreamDestroy(S); }
+  } SG{Driver, Stream};
+  auto Launch = [&] {
+    Launcher.launch(Buffers[size_t(Op.A)].get(), Buffers[size_t(Op.B)].get(),
+                    Buffers[size_t(Op.D)].get(), Size.M, Size.N, Size.K,
+                    Operands.data(), Stream);
+  };
+  KILN_CU_CHECK(Driver, cuCtxSynchronize);
+  Launch();
+  KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
+  HostTensor &D = Params[size_t(Op.D)];
+  Buffers[size_t(Op.D)].download(D.Bytes.data(), D.Bytes.size());
+
+  Timing T;
+  if (Req.Reps > 0) {
+    T.Reps = Req.Reps;
+    T.MedianMs = timeLaunches(Driver, Req.Reps, Launch, Stream);
+    double Flops = 2.0 * double(Size.M) * double(Size.N) * double(Size.K);
+    T.Tflops = T.MedianMs > 0 ? Flops / (T.MedianMs * 1e-3) / 1e12 : 0;
+    T.PeakTflops = densePeakTflops(Device.Name, Shape.A);
+  }
+
+  Comparison C;
+  std::vector<int64_t> Rows;
+  int64_t NonFinite = 0;
+  if (Req.Check) {
+    // Every element of D, sampled rows or not: a NaN left by the poison is
+    // an element the kernel did not write.
+    for (int64_t I = 0, E = D.numElements(); I < E; ++I)
+      NonFinite += !std::isfinite(D.get(I));
+    Rows = checkedRows(Size);
+    std::vector<double> Ref = referenceGemmRows(Op, Params, Size, Rows);
+    C = int64_t(Rows.size()) == Size.M
+            ? compareWithReference(D, Ref)
+            : compareWithReference(selectRows(D, Rows), Ref);
+    C.Pass = C.Pass && NonFinite == 0;
+  }
+
+  LaunchDims Dims = Launcher.dims(Size.M, Size.N);
+  std::string OutType(dtypeName(D.Type));
+  std::string ArchName(archInfo(*Target).Name);
+  if (Req.Json) {
+    std::cout << "{\"op\": " << jsonString(Op.Name) << ", \"mode\": \"gpu\", "
+              << "\"device\": " << jsonString(Device.Name) << ", \"arch\": \""
+              << ArchName << "\", \"shape\": {\"" << Op.MSym << "\": " << Size.M
+              << ", \"" << Op.NSym << "\": " << Size.N << ", \"" << Op.KSym
+              << "\": " << Size.K << "}, \"config\": \"" << Config->str()
+              << "\", \"seed\": " << Req.Seed << ", \"compile_cache_hit\": "
+              << (Compiled.CacheHit ? "true" : "false")
+              << ", \"launch\": {\"grid\": " << Dims.GridX
+              << ", \"block\": " << Dims.BlockX
+              << ", \"smem\": " << Dims.SmemBytes
+              << ", \"cluster\": " << Dims.ClusterX << "}";
+    if (Req.Check)
+      std::cout << ", \"check\": {\"dtype\": \"" << OutType
+                << "\", \"rows_checked\": " << Rows.size()
+                << ", \"nonfinite\": " << NonFinite
+                << ", \"max_abs\": " << num(C.MaxAbs)
+                << ", \"rel\": " << num(C.Rel)
+                << ", \"tolerance\": " << num(C.Tolerance)
+                << ", \"pass\": " << (C.Pass ? "true" : "false") << "}";
+    if (T.Reps)
+      std::cout << ", \"timing\": {\"reps\": " << T.Reps
+                << ", \"warmup\": " << WarmupLaunches
+                << ", \"median_us\": " << num(T.MedianMs * 1e3)
+                << ", \"tflops\": " << num(T.Tflops) << ", \"peak_tflops\": "
+                << (T.PeakTflops ? num(*T.PeakTflops) : "null")
+                << ", \"peak_fraction\": "
+                << (T.PeakTflops ? num(T.Tflops / *T.PeakTflops) : "null")
+                << "}";
+    std::cout << "}\n";
+  } else {
+    std::cout << "op      " << Op.Name << " on GPU 0 (" << Device.Name << ", "
+              << ArchName << ")\n"
+              << "shape   " << Op.MSym << "=" << Size.M << "," << Op.NSym << "="
+              << Size.N << "," << Op.KSym << "=" << Size.K << "\n"
+              << "config  " << Config->str()
+              << (FromHeuristic ? "  (heuristic default)" : "  (--set)") << "\n"
+              << "seed    " << Req.Seed << "\n"
+              << "launch  grid " << Dims.GridX << ", block " << Dims.BlockX
+              << ", smem " << Dims.SmemBytes << " B, cluster " << Dims.ClusterX
+              << "\n";
+    if (Req.Check) {
+      std::cout << "check   max-abs " << num(C.MaxAbs) << "  rel " << num(C.Rel)
+                << "  tolerance " << num(C.Tolerance) << " (" << OutType
+                << ")  " << (C.Pass ? "PASS" : "FAIL");
+      if (int64_t(Rows.size()) != Size.M)
+        std::cout << "  (" << Rows.size() << " of " << Size.M << " rows)";
+      std::cout << "\n";
+      if (NonFinite)
+        std::cout << "        " << NonFinite << " of " << D.numElements()
+                  << " elements of D are NaN/inf (D was filled with NaN "
+                     "before the launch: unwritten elements stay NaN)\n";
+    }
+    if (T.Reps) {
+      std::cout << "time    " << num(T.MedianMs * 1e3) << " us median of "
+                << T.Reps << " launches, " << num(T.Tflops) << " TFLOP/s";
+      if (T.PeakTflops)
+        std::cout << " (" << num(100 * T.Tflops / *T.PeakTflops)
+                  << "% of the dense peak " << num(*T.PeakTflops) << ")";
+      std::cout << "\n";
+    }
+  }
+  return Req.Check && !C.Pass ? ExitInputError : ExitOk;
+}
+
+} // namespace
+
+std::vector<int64_t> checkedRows(const GemmSize &S) {
+  const double Work =
+      double(S.M) * double(S.N) * double(std::max<int64_t>(S.K, 1));
+  std::vector<int64_t> Rows;
+  if (Work <= double(int64_t(1) << 34)) {
+    for (int64_t M = 0; M < S.M; ++M)
+      Rows.push_back(M);
+    return Rows;
+  }
+  int64_t PerRow = S.N * std::max<int64_t>(S.K, 1);
+  int64_t Count = std::max<int64_t>(8, (int64_t(1) << 31) / PerRow);
+  Count = std::min(Count, S.M);
+  for (int64_t I = 0; I < Count; ++I) {
+    int64_t Row = Count == 1 ? 0 : I * (S.M - 1) / (Count - 1);
+    if (Rows.empty() || Rows.back() != Row)
+      Rows.push_back(Row);
+  }
+  return Rows;
+}
+
+int runOnGpu(const GpuRunRequest &Req) {
+  const CudaDriver &Driver = CudaDriver::instance();
+  try {
+    Driver.api(); // "no CUDA driver/GPU found (...)" first of all.
+    return runChecked(Req, Driver);
+  } catch (const CudaError &E) {
+    std::cerr << "kiln: error: " << E.what() << '\n';
+    return ExitInputError;
+  } catch (const std::invalid_argument &E) {
+    std::cerr << "kiln: error: " << E.what() << '\n';
+    return ExitInputError;
+  }
+}
+
+} // namespace kiln::cli

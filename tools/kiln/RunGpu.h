@@ -1,0 +1,44 @@
+//===- RunGpu.h - kiln run on the GPU ---------------------------*- C++ -*-===//
+//
+// The part of `kiln run` that compiles the op for device 0, launches it on
+// seeded random inputs and checks and times the result (RunGpu.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TOOLS_KILN_RUNGPU_H
+#define KILN_TOOLS_KILN_RUNGPU_H
+
+#include "LoadOps.h"
+
+#include "kiln/Interpreter/Execute.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::cli {
+
+struct GpuRunRequest {
+  const LoadedFile *File = nullptr;
+  const OpModel *Op = nullptr;
+  GemmSize Size;
+  uint64_t Seed = 1;
+  std::vector<std::string> Sets;   ///< --set values.
+  std::optional<std::string> Arch; ///< --arch, checked against the device.
+  bool Check = false;
+  bool Json = false;
+  int64_t Reps = 20; ///< Timed launches (0: no timing).
+};
+
+/// Runs Req on device 0; returns the exit status (1 without a driver or GPU,
+/// after printing "kiln: error: no CUDA driver/GPU found (...)").
+int runOnGpu(const GpuRunRequest &Req);
+
+/// The rows of D checked against the float64 reference: all of them when
+/// M * N * K <= 2^34 (the interpreter's limit), else an evenly spaced sample
+/// (first and last row included) of max(8, 2^31 / (N * K)) rows.
+std::vector<int64_t> checkedRows(const GemmSize &Size);
+
+} // namespace kiln::cli
+
+#endif // KILN_TOOLS_KILN_RUNGPU_H
