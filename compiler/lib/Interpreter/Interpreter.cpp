@@ -14,6 +14,8 @@
 #include "kiln/Interpreter/Execute.h"
 #include "kiln/Interpreter/Numeric.h"
 
+#include "EpilogueEval.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -27,56 +29,6 @@ std::vector<float> decodeToFloat(const HostTensor &T) {
   for (size_t I = 0; I < V.size(); ++I)
     V[I] = float(T.get(int64_t(I)));
   return V;
-}
-
-// The device's epilogue functions (templates/kiln/epilogue/ops.cuh).
-float reluF(float X) { return X > 0.0f ? X : 0.0f; }
-float geluF(float X) {
-  const float KSqrt2OverPi = 0.7978845608028654f;
-  float Inner = KSqrt2OverPi * (X + 0.044715f * X * X * X);
-  return 0.5f * X * (1.0f + std::tanh(Inner));
-}
-float siluF(float X) { return X / (1.0f + std::exp(-X)); }
-float roundToF(DType T, float X) { return float(roundTo(T, double(X))); }
-
-/// The generated epilogue function: float Epi(float acc, m, n, args...).
-float evalKernel(const EpiExpr &E, float Acc, int64_t M, int64_t N,
-                 const std::vector<HostTensor> &Params) {
-  auto Op = [&](size_t I) {
-    return evalKernel(*E.Operands[I], Acc, M, N, Params);
-  };
-  switch (E.K) {
-  case EpiExpr::Kind::Acc:
-    return Acc;
-  case EpiExpr::Kind::Const:
-    return float(E.Value);
-  case EpiExpr::Kind::Load: {
-    const HostTensor &T = Params[size_t(E.Param)];
-    int64_t Off = 0;
-    for (size_t D = 0; D < E.Indices.size(); ++D)
-      Off = Off * T.Shape[D] + (E.Indices[D] == EpiIndex::M ? M : N);
-    return float(T.get(Off)); // kiln::to_float: exact
-  }
-  case EpiExpr::Kind::Add:
-    return Op(0) + Op(1);
-  case EpiExpr::Kind::Sub:
-    return Op(0) - Op(1);
-  case EpiExpr::Kind::Mul:
-    return Op(0) * Op(1);
-  case EpiExpr::Kind::Div:
-    return Op(0) / Op(1);
-  case EpiExpr::Kind::Neg:
-    return -Op(0);
-  case EpiExpr::Kind::Relu:
-    return reluF(Op(0));
-  case EpiExpr::Kind::Gelu:
-    return geluF(Op(0));
-  case EpiExpr::Kind::Silu:
-    return siluF(Op(0));
-  case EpiExpr::Kind::Cast:
-    return roundToF(E.CastType, Op(0));
-  }
-  return 0;
 }
 
 } // namespace
@@ -141,7 +93,7 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
         for (int64_t J = 0; J < ColsN; ++J) {
           float V = Acc[size_t(I * BN + J)];
           if (Op.Epilogue)
-            V = evalKernel(*Op.Epilogue, V, M0 + I, N0 + J, Params);
+            V = evalEpilogue<float>(*Op.Epilogue, V, M0 + I, N0 + J, Params);
           D.set((M0 + I) * S.N + N0 + J, double(V)); // from_float<TOut>
         }
     }
