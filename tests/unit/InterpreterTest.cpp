@@ -6,6 +6,8 @@
 // ragged shapes of the examples; a perturbed input must fail the check.
 //
 //===----------------------------------------------------------------------===//
+#include "ExampleFiles.h"
+
 #include <catch2/catch.hpp>
 
 #include "kiln/Frontend/Frontend.h"
@@ -49,16 +51,7 @@ double ieeeValue(uint32_t Code, int E, int M, int Bias) {
   return Sign ? -V : V;
 }
 
-std::string readExample(const std::string &Name) {
-  std::string Here = __FILE__;
-  std::string Root = Here.substr(0, Here.rfind("tests/unit/"));
-  std::ifstream In(Root + "examples/" + Name);
-  INFO("reading " << Root << "examples/" << Name);
-  REQUIRE(In.good());
-  std::ostringstream OS;
-  OS << In.rdbuf();
-  return OS.str();
-}
+using kiln::test::readExample;
 
 OpModel loadExample(const std::string &Name) {
   DiagnosticEngine Diags;

@@ -2,6 +2,8 @@
 #ifndef KILN_TESTS_UNIT_SEMATESTUTIL_H
 #define KILN_TESTS_UNIT_SEMATESTUTIL_H
 
+#include "ExampleFiles.h"
+
 #include "kiln/Frontend/Frontend.h"
 #include "kiln/Target/TuningSpace.h"
 
@@ -138,16 +140,7 @@ inline std::string domainOf(const TuneParam &P) {
   return S;
 }
 
-inline std::string readExample(const std::string &Name) {
-  std::string Here = __FILE__;
-  std::string Root = Here.substr(0, Here.rfind("tests/unit/"));
-  std::ifstream In(Root + "examples/" + Name);
-  INFO("reading " << Root << "examples/" << Name);
-  REQUIRE(In.good());
-  std::ostringstream OS;
-  OS << In.rdbuf();
-  return OS.str();
-}
+using kiln::test::readExample;
 
 } // namespace kiln::semtest
 

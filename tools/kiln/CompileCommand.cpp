@@ -10,6 +10,7 @@
 #include "Commands.h"
 #include "ConfigResolution.h"
 #include "LoadOps.h"
+#include "Lowering.h"
 #include "OutputFile.h"
 
 #include "kiln/Frontend/Diagnostics.h"
@@ -17,11 +18,6 @@
 #include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
 #include "kiln/Target/TuningSpace.h"
-
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
 #include <iomanip>
@@ -208,15 +204,8 @@ int runCompile(const Args &A) {
                   : What == Emit::Tiled ? Stage::Tiled
                   : What == Emit::EmitC ? Stage::EmitC
                                         : Stage::Cuda;
-    mlir::MLIRContext Ctx;
-    Ctx.printOpOnDiagnostic(false);
-    llvm::SourceMgr SrcMgr;
-    SrcMgr.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy(File->Text, File->Path),
-        llvm::SMLoc());
-    mlir::SourceMgrDiagnosticHandler Handler(SrcMgr, &Ctx, llvm::errs());
     std::string Text;
-    if (!lowerOp(Ctx, *Op, File->Path, Options, Until, Text))
+    if (!lowerToStage(*File, *Op, Options, Until, Text))
       return ExitInputError;
     if (What == Emit::Mlir || What == Emit::Tiled || What == Emit::EmitC ||
         What == Emit::Cuda)
@@ -226,22 +215,9 @@ int runCompile(const Args &A) {
     std::string Why;
     planKernel(gemmTypes(*Op), *Config, Target, Plan, Why);
     std::string ArchName(archInfo(Target).Name);
-    std::string Program = Op->Name + "." + ArchName + ".cu";
-    std::string Warnings;
-    CachedNvrtcResult R =
-        compileCached(Cache ? &*Cache : nullptr, Text, Program, Op->Name,
-                      NvrtcOptions{ArchName, {}}, &Warnings);
-    std::istringstream WarningLines(Warnings);
-    for (std::string Line; std::getline(WarningLines, Line);)
-      std::cerr << "kiln: warning: " << Line << '\n';
-    if (!R.Ok) {
-      std::cerr << "kiln: error: NVRTC could not compile the CUDA generated "
-                   "for '"
-                << Op->Name << "' on " << ArchName << " (" << Config->str()
-                << "); this is a bug in kiln:\n"
-                << explainNvrtcFailure(Text, Program, R.Log);
+    CachedNvrtcResult R;
+    if (!compileGenerated(*Op, Options, Text, Cache ? &*Cache : nullptr, R))
       return ExitInputError;
-    }
     if (What == Emit::Ptx)
       return emitText(Out, R.Ptx) ? ExitOk : ExitInputError;
     if (What == Emit::Cubin)

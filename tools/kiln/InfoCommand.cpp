@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 #include "Commands.h"
+#include "Json.h"
 
 #include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/CudaDriver.h"
@@ -190,38 +191,7 @@ void printText(const Facts &F, std::ostream &OS) {
   }
 }
 
-/// S as a JSON string literal.
-std::string json(const std::string &S) {
-  std::string Out = "\"";
-  for (unsigned char C : S) {
-    switch (C) {
-    case '"':
-      Out += "\\\"";
-      break;
-    case '\\':
-      Out += "\\\\";
-      break;
-    case '\n':
-      Out += "\\n";
-      break;
-    case '\t':
-      Out += "\\t";
-      break;
-    case '\r':
-      Out += "\\r";
-      break;
-    default:
-      if (C < 0x20) {
-        char Buf[8];
-        std::snprintf(Buf, sizeof(Buf), "\\u%04x", C);
-        Out += Buf;
-      } else {
-        Out += char(C);
-      }
-    }
-  }
-  return Out + "\"";
-}
+std::string json(const std::string &S) { return jsonString(S); }
 
 std::string json(const std::optional<int> &V) {
   return V ? std::to_string(*V) : "null";

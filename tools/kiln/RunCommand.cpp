@@ -8,6 +8,7 @@
 #include "CommandLine.h"
 #include "Commands.h"
 #include "ConfigResolution.h"
+#include "Json.h"
 #include "LoadOps.h"
 
 #include "OutputFile.h"
@@ -147,14 +148,6 @@ int64_t parseReps(const std::optional<std::string> &S) {
   return V;
 }
 
-std::string num(double V) {
-  if (!std::isfinite(V))
-    return "null";
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "%.6g", V);
-  return Buf;
-}
-
 /// Writes every parameter and the reference into Dir. False after printing
 /// the error.
 bool saveAll(const std::string &Dir, const OpModel &Op,
@@ -277,9 +270,9 @@ int runRun(const Args &A) {
       std::cout << ", \"saved\": \"" << *SaveDir << "\"";
     if (Check)
       std::cout << ", \"check\": {\"dtype\": \"" << OutType
-                << "\", \"max_abs\": " << num(C.MaxAbs)
-                << ", \"rel\": " << num(C.Rel)
-                << ", \"tolerance\": " << num(C.Tolerance)
+                << "\", \"max_abs\": " << jsonNumber(C.MaxAbs)
+                << ", \"rel\": " << jsonNumber(C.Rel)
+                << ", \"tolerance\": " << jsonNumber(C.Tolerance)
                 << ", \"pass\": " << (C.Pass ? "true" : "false") << "}";
     std::cout << "}\n";
   } else {
@@ -291,9 +284,10 @@ int runRun(const Args &A) {
       std::cout << "saved   " << *SaveDir << "/ (" << Params.size() + 1
                 << " .npy files)\n";
     if (Check)
-      std::cout << "check   max-abs " << num(C.MaxAbs) << "  rel " << num(C.Rel)
-                << "  tolerance " << num(C.Tolerance) << " (" << OutType
-                << ")  " << (C.Pass ? "PASS" : "FAIL") << "\n";
+      std::cout << "check   max-abs " << jsonNumber(C.MaxAbs) << "  rel "
+                << jsonNumber(C.Rel) << "  tolerance "
+                << jsonNumber(C.Tolerance) << " (" << OutType << ")  "
+                << (C.Pass ? "PASS" : "FAIL") << "\n";
   }
   return Check && !C.Pass ? ExitInputError : ExitOk;
 }

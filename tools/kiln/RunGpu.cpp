@@ -13,6 +13,8 @@
 
 #include "CommandLine.h"
 #include "ConfigResolution.h"
+#include "Json.h"
+#include "Lowering.h"
 
 #include "kiln/Interpreter/Numeric.h"
 #include "kiln/Pipeline/Pipeline.h"
@@ -22,11 +24,6 @@
 #include "kiln/Runtime/GemmLauncher.h"
 #include "kiln/Target/KernelPlan.h"
 #include "kiln/Target/TuningSpace.h"
-
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
@@ -42,60 +39,19 @@ namespace {
 
 constexpr int WarmupLaunches = 3;
 
-std::string num(double V) {
-  if (!std::isfinite(V))
-    return "null";
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "%.6g", V);
-  return Buf;
-}
-
-std::string jsonString(const std::string &S) {
-  std::string Out = "\"";
-  for (char C : S) {
-    if (C == '"' || C == '\\')
-      Out += '\\';
-    if (static_cast<unsigned char>(C) < 0x20)
-      continue;
-    Out += C;
-  }
-  return Out + "\"";
-}
-
 /// The generated CUDA and its cubin for Target, through the compile cache.
 /// False after printing the error.
 bool compileForDevice(const LoadedFile &File, const OpModel &Op, Arch Target,
                       const KernelConfig &Config, CachedNvrtcResult &R) {
-  mlir::MLIRContext Ctx;
-  Ctx.printOpOnDiagnostic(false);
-  llvm::SourceMgr SrcMgr;
-  SrcMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(File.Text, File.Path),
-      llvm::SMLoc());
-  mlir::SourceMgrDiagnosticHandler Handler(SrcMgr, &Ctx, llvm::errs());
-  std::string Text;
-  if (!lowerOp(Ctx, Op, File.Path, PipelineOptions{Target, Config}, Stage::Cuda,
-               Text))
+  PipelineOptions Options{Target, Config};
+  std::string Cuda, Warning;
+  if (!lowerToStage(File, Op, Options, Stage::Cuda, Cuda))
     return false;
-  std::string Warnings;
-  std::optional<CompileCache> Cache;
-  Cache.emplace(compileCacheSettingsFromEnvironment(&Warnings));
-  std::string ArchName(archInfo(Target).Name);
-  std::string Program = Op.Name + "." + ArchName + ".cu";
-  R = compileCached(&*Cache, Text, Program, Op.Name, NvrtcOptions{ArchName, {}},
-                    &Warnings);
-  std::istringstream Lines(Warnings);
-  for (std::string Line; std::getline(Lines, Line);)
-    if (!Line.empty())
-      std::cerr << "kiln: warning: " << Line << '\n';
-  if (!R.Ok) {
-    std::cerr << "kiln: error: NVRTC could not compile the CUDA generated for '"
-              << Op.Name << "' on " << ArchName << " (" << Config.str()
-              << "); this is a bug in kiln:\n"
-              << explainNvrtcFailure(Text, Program, R.Log);
-    return false;
-  }
-  return true;
+  CompileCache Cache(compileCacheSettingsFromEnvironment(&Warning));
+  if (!Warning.empty())
+    std::cerr << "kiln: warning: " << Warning
+              << (Warning.back() == '\n' ? "" : "\n");
+  return compileGenerated(Op, Options, Cuda, &Cache, R);
 }
 
 struct Timing {
@@ -285,18 +241,20 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
       std::cout << ", \"check\": {\"dtype\": \"" << OutType
                 << "\", \"rows_checked\": " << Rows.size()
                 << ", \"nonfinite\": " << NonFinite
-                << ", \"max_abs\": " << num(C.MaxAbs)
-                << ", \"rel\": " << num(C.Rel)
-                << ", \"tolerance\": " << num(C.Tolerance)
+                << ", \"max_abs\": " << jsonNumber(C.MaxAbs)
+                << ", \"rel\": " << jsonNumber(C.Rel)
+                << ", \"tolerance\": " << jsonNumber(C.Tolerance)
                 << ", \"pass\": " << (C.Pass ? "true" : "false") << "}";
     if (T.Reps)
       std::cout << ", \"timing\": {\"reps\": " << T.Reps
                 << ", \"warmup\": " << WarmupLaunches
-                << ", \"median_us\": " << num(T.MedianMs * 1e3)
-                << ", \"tflops\": " << num(T.Tflops) << ", \"peak_tflops\": "
-                << (T.PeakTflops ? num(*T.PeakTflops) : "null")
+                << ", \"median_us\": " << jsonNumber(T.MedianMs * 1e3)
+                << ", \"tflops\": " << jsonNumber(T.Tflops)
+                << ", \"peak_tflops\": "
+                << (T.PeakTflops ? jsonNumber(*T.PeakTflops) : "null")
                 << ", \"peak_fraction\": "
-                << (T.PeakTflops ? num(T.Tflops / *T.PeakTflops) : "null")
+                << (T.PeakTflops ? jsonNumber(T.Tflops / *T.PeakTflops)
+                                 : "null")
                 << "}";
     std::cout << "}\n";
   } else {
@@ -311,9 +269,10 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
               << ", smem " << Dims.SmemBytes << " B, cluster " << Dims.ClusterX
               << "\n";
     if (Req.Check) {
-      std::cout << "check   max-abs " << num(C.MaxAbs) << "  rel " << num(C.Rel)
-                << "  tolerance " << num(C.Tolerance) << " (" << OutType
-                << ")  " << (C.Pass ? "PASS" : "FAIL");
+      std::cout << "check   max-abs " << jsonNumber(C.MaxAbs) << "  rel "
+                << jsonNumber(C.Rel) << "  tolerance "
+                << jsonNumber(C.Tolerance) << " (" << OutType << ")  "
+                << (C.Pass ? "PASS" : "FAIL");
       if (int64_t(Rows.size()) != Size.M)
         std::cout << "  (" << Rows.size() << " of " << Size.M << " rows)";
       std::cout << "\n";
@@ -323,11 +282,12 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
                      "before the launch: unwritten elements stay NaN)\n";
     }
     if (T.Reps) {
-      std::cout << "time    " << num(T.MedianMs * 1e3) << " us median of "
-                << T.Reps << " launches, " << num(T.Tflops) << " TFLOP/s";
+      std::cout << "time    " << jsonNumber(T.MedianMs * 1e3)
+                << " us median of " << T.Reps << " launches, "
+                << jsonNumber(T.Tflops) << " TFLOP/s";
       if (T.PeakTflops)
-        std::cout << " (" << num(100 * T.Tflops / *T.PeakTflops)
-                  << "% of the dense peak " << num(*T.PeakTflops) << ")";
+        std::cout << " (" << jsonNumber(100 * T.Tflops / *T.PeakTflops)
+                  << "% of the dense peak " << jsonNumber(*T.PeakTflops) << ")";
       std::cout << "\n";
     }
   }

@@ -1,0 +1,23 @@
+//===- Json.h - The JSON the CLI prints -------------------------*- C++ -*-===//
+//
+// Spelling of strings and numbers in `--json` output (and the short number
+// form the text reports share with it).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TOOLS_KILN_JSON_H
+#define KILN_TOOLS_KILN_JSON_H
+
+#include <string>
+
+namespace kiln::cli {
+
+/// S as a JSON string literal, with quotes, backslashes and control
+/// characters escaped.
+std::string jsonString(const std::string &S);
+
+/// V with 6 significant digits ("%.6g"), or "null" when V is not finite.
+std::string jsonNumber(double V);
+
+} // namespace kiln::cli
+
+#endif // KILN_TOOLS_KILN_JSON_H
