@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Runtime/CompileCache.h"
 
+#include "TestFiles.h"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -35,48 +37,8 @@ static bool operator==(const CompileCacheEntry &A, const CompileCacheEntry &B) {
 
 namespace {
 
-/// A fresh directory, removed with everything in it at scope exit.
-struct TempDir {
-  std::string Path;
-  TempDir() {
-    const char *Base = std::getenv("TMPDIR");
-    std::string Pattern =
-        std::string(Base && *Base ? Base : "/tmp") + "/kiln-cache-test-XXXXXX";
-    if (!mkdtemp(Pattern.data()))
-      FAIL("mkdtemp failed: " << std::strerror(errno));
-    Path = Pattern;
-  }
-  ~TempDir() {
-    nftw(
-        Path.c_str(),
-        [](const char *P, const struct stat *, int, struct FTW *) {
-          return std::remove(P);
-        },
-        16, FTW_DEPTH | FTW_PHYS);
-  }
-};
-
-/// Sets environment variables for one test and restores them afterwards.
-struct ScopedEnv {
-  std::map<std::string, std::optional<std::string>> Saved;
-  void set(const char *Name, const char *Value) {
-    if (!Saved.count(Name)) {
-      const char *Old = std::getenv(Name);
-      Saved[Name] = Old ? std::optional<std::string>(Old) : std::nullopt;
-    }
-    if (Value)
-      setenv(Name, Value, 1);
-    else
-      unsetenv(Name);
-  }
-  ~ScopedEnv() {
-    for (auto &[Name, Value] : Saved)
-      if (Value)
-        setenv(Name.c_str(), Value->c_str(), 1);
-      else
-        unsetenv(Name.c_str());
-  }
-};
+using kiln::test::ScopedEnv;
+using kiln::test::TempDir;
 
 CompileCacheKeyInputs baseInputs() {
   return {"extern \"C\" __global__ void k() {}\n",

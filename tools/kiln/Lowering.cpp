@@ -1,9 +1,6 @@
 //===- Lowering.cpp - From a checked op to CUDA and a cubin ---------------===//
 #include "Lowering.h"
 
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <iostream>
@@ -14,14 +11,11 @@ namespace kiln::cli {
 bool lowerToStage(const LoadedFile &File, const OpModel &Op,
                   const PipelineOptions &Options, Stage Until,
                   std::string &Out) {
-  mlir::MLIRContext Ctx;
-  Ctx.printOpOnDiagnostic(false);
-  llvm::SourceMgr SrcMgr;
-  SrcMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(File.Text, File.Path),
-      llvm::SMLoc());
-  mlir::SourceMgrDiagnosticHandler Handler(SrcMgr, &Ctx, llvm::errs());
-  return lowerOp(Ctx, Op, File.Path, Options, Until, Out);
+  std::string Diagnostics;
+  bool Ok = lowerOpFromSource(Op, File.Path, File.Text, Options, Until, Out,
+                              Diagnostics);
+  llvm::errs() << Diagnostics;
+  return Ok;
 }
 
 bool compileGenerated(const OpModel &Op, const PipelineOptions &Options,

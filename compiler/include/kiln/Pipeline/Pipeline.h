@@ -44,6 +44,12 @@ bool lowerOp(mlir::MLIRContext &Ctx, const OpModel &Op,
              const std::string &FileName, const PipelineOptions &Options,
              Stage Until, std::string &Out);
 
+/// lowerOp in a fresh context with diagnostics rendered against the op's
+/// source (FileName:line:col, the line and a caret) into Diagnostics.
+bool lowerOpFromSource(const OpModel &Op, const std::string &FileName,
+                       const std::string &Source, const PipelineOptions &Options,
+                       Stage Until, std::string &Out, std::string &Diagnostics);
+
 } // namespace kiln
 
 #endif // KILN_PIPELINE_PIPELINE_H

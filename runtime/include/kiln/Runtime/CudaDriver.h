@@ -70,7 +70,7 @@ private:
   X(cuMemGetInfo) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)                   \
   X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD8) X(cuMemsetD32)                 \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                  \
-  X(cuStreamQuery)                                                             \
+  X(cuStreamQuery) X(cuPointerGetAttribute)                                   \
   X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery)      \
   X(cuEventElapsedTime) X(cuEventDestroy)
 #define KILN_CUDA_DRIVER_FUNCTIONS(X)                                          \

@@ -14,6 +14,10 @@
  *   FAKE_CUDA_FAIL_ATTRIBUTE=N   cuDeviceGetAttribute refuses attribute N
  *   FAKE_CUDA_TRACE=1  print each module load, tensor map and launch to
  *                      stderr ("fake-cuda: ...")
+ *   FAKE_CUDA_TRACE_HOST=1  print each call that allocates, frees,
+ *                      synchronizes, encodes a tensor map or queries a
+ *                      pointer ("fake-host: ..."), to show what a launch path
+ *                      does besides the launch
  *   -DFAKE_OLD         a 12.4 driver: no cuTensorMapEncodeTiled or
  *                      cuEventElapsedTime_v2
  * Plain C without cuda.h: only the symbol names and the C ABI matter.
@@ -125,6 +129,18 @@ int cuDeviceTotalMem_v2(size_t *b, int dev) {
 }
 
 static int tracing(void) { return getenv("FAKE_CUDA_TRACE") != NULL; }
+static void trace_host(const char *what) {
+  if (getenv("FAKE_CUDA_TRACE_HOST"))
+    fprintf(stderr, "fake-host: %s\n", what);
+}
+
+/* Live allocations, so cuPointerGetAttribute can tell device from host. */
+#define MAX_ALLOCS 1024
+static struct {
+  uint64_t base;
+  size_t bytes;
+} allocs[MAX_ALLOCS];
+static int num_allocs;
 
 /* Contexts, streams, modules: recorded handles. */
 static void *current_ctx;
@@ -145,8 +161,12 @@ int cuCtxGetCurrent(void **ctx) {
   *ctx = current_ctx;
   return 0;
 }
-int cuCtxSynchronize(void) { return 0; }
+int cuCtxSynchronize(void) {
+  trace_host("cuCtxSynchronize");
+  return 0;
+}
 int cuModuleLoadData(void **module, const void *image) {
+  trace_host("cuModuleLoadData");
   ++module_loads;
   if (tracing())
     fprintf(stderr, "fake-cuda: cuModuleLoadData #%d (%s)\n", module_loads,
@@ -172,11 +192,36 @@ int cuMemAlloc_v2(uint64_t *ptr, size_t bytes) {
   if (!p)
     return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
   *ptr = (uint64_t)(uintptr_t)p;
+  if (num_allocs < MAX_ALLOCS) {
+    allocs[num_allocs].base = *ptr;
+    allocs[num_allocs].bytes = bytes ? bytes : 1;
+    ++num_allocs;
+  }
+  trace_host("cuMemAlloc");
   return 0;
 }
 int cuMemFree_v2(uint64_t ptr) {
+  for (int i = 0; i < num_allocs; ++i)
+    if (allocs[i].base == ptr) {
+      allocs[i] = allocs[--num_allocs];
+      break;
+    }
   free((void *)(uintptr_t)ptr);
+  trace_host("cuMemFree");
   return 0;
+}
+/* CU_POINTER_ATTRIBUTE_MEMORY_TYPE (2): CU_MEMORYTYPE_DEVICE (2) inside an
+ * allocation, else CUDA_ERROR_INVALID_VALUE (1) as for pageable host memory. */
+int cuPointerGetAttribute(void *data, int attribute, uint64_t ptr) {
+  trace_host("cuPointerGetAttribute");
+  if (attribute != 2)
+    return NOT_SUPPORTED;
+  for (int i = 0; i < num_allocs; ++i)
+    if (ptr >= allocs[i].base && ptr < allocs[i].base + allocs[i].bytes) {
+      *(unsigned *)data = 2;
+      return 0;
+    }
+  return 1;
 }
 int cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t n) {
   memcpy((void *)(uintptr_t)dst, src, n);
@@ -211,7 +256,10 @@ int cuStreamCreate(void **s, unsigned flags) {
   return 0;
 }
 int cuStreamDestroy_v2(void *s) { return 0; }
-int cuStreamSynchronize(void *s) { return 0; }
+int cuStreamSynchronize(void *s) {
+  trace_host("cuStreamSynchronize");
+  return 0;
+}
 int cuStreamQuery(void *s) { return 0; }
 int cuEventCreate(void **e, unsigned flags) {
   *e = malloc(1);
@@ -300,13 +348,19 @@ UNSUPPORTED(cuCtxPopCurrent_v2)
 UNSUPPORTED(cuModuleLoadDataEx)
 UNSUPPORTED(cuFuncGetAttribute)
 UNSUPPORTED(cuOccupancyMaxActiveClusters)
-UNSUPPORTED(cuLaunchKernel)
+/* A plain launch does nothing (the launch-overhead benchmark's baseline). */
+int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                   unsigned by, unsigned bz, unsigned smem, void *stream,
+                   void **params, void **extra) {
+  return 0;
+}
 #ifndef FAKE_OLD
 int cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *address,
                            const uint64_t *dims, const uint64_t *strides,
                            const uint32_t *box, const uint32_t *elem_strides,
                            int interleave, int swizzle, int l2, int oob) {
   struct fake_map m;
+  trace_host("cuTensorMapEncodeTiled");
   if (rank != 2)
     return 1; /* CUDA_ERROR_INVALID_VALUE */
   memset(map, 0, 128);

@@ -1,0 +1,57 @@
+//===- KernelBuild.h - From an op and a configuration to a kernel -*- C++ -*-=//
+//
+// The steps every consumer of a compiled op shares (the JIT, `kiln run`,
+// `kiln bundle`, the tuner): the op's launch signature, the launch shape of
+// a planned configuration, and the whole compile (pipeline to CUDA, NVRTC
+// through the compile cache) into a CompiledKernel.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_JIT_KERNELBUILD_H
+#define KILN_JIT_KERNELBUILD_H
+
+#include "kiln/Frontend/OpModel.h"
+#include "kiln/Runtime/CompileCache.h"
+#include "kiln/Runtime/KernelSignature.h"
+#include "kiln/Target/KernelPlan.h"
+
+#include <optional>
+#include <string>
+
+namespace kiln {
+
+/// Op's parameters as the runtime sees them.
+KernelSignature signatureOf(const OpModel &Op);
+
+/// The launch shape of Op compiled with Config, planned as Plan.
+GemmKernelShape kernelShapeOf(const OpModel &Op, const KernelConfig &Config,
+                              const KernelPlan &Plan);
+
+/// What a build needs besides the op.
+struct KernelBuildRequest {
+  std::string FileName; ///< For diagnostics.
+  std::string Source;   ///< The op's .kiln text.
+  Arch Target = Arch::SM90a;
+  KernelConfig Config;
+  std::string ConfigSource;
+  GemmDims TunedFor;
+  CompileCache *Cache = nullptr; ///< Null: compile without the disk cache.
+};
+
+/// The outcome: the kernel, or why not. Warnings (compile cache problems)
+/// are lines the caller may print.
+struct KernelBuildResult {
+  bool Ok = false;
+  CompiledKernel Kernel;
+  std::string Cuda;       ///< The generated CUDA (when lowering succeeded).
+  bool CacheHit = false;  ///< The cubin came from the compile cache.
+  std::optional<ResourceUsage> Resources;
+  double NvrtcSeconds = 0;
+  std::string Error;      ///< Diagnostics or NVRTC's explained log.
+  std::string Warnings;
+};
+
+KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R);
+
+} // namespace kiln
+
+#endif // KILN_JIT_KERNELBUILD_H

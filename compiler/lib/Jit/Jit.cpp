@@ -1,0 +1,208 @@
+//===- Jit.cpp - kiln embedded in an application (C++ API) ----------------===//
+#include "kiln/Jit/Jit.h"
+
+#include "ConfigChoice.h"
+
+#include "kiln/Frontend/Frontend.h"
+#include "kiln/Jit/KernelBuild.h"
+#include "kiln/Runtime/DeviceInfo.h"
+#include "kiln/Runtime/Sha256.h"
+#include "kiln/Target/ConfigOverride.h"
+#include "kiln/Target/TuningSpace.h"
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace kiln {
+
+struct JitOp::Impl {
+  std::string FileName;
+  std::string Source;
+  std::string SourceHash;
+  OpModel Op;
+  KernelSignature Signature;
+};
+
+const std::string &JitOp::name() const { return P->Op.Name; }
+const KernelSignature &JitOp::signature() const { return P->Signature; }
+const OpModel &JitOp::model() const { return P->Op; }
+
+struct Jit::State {
+  JitOptions Options;
+  std::mutex Lock;
+  std::optional<Arch> Target;
+  std::unique_ptr<CompileCache> Cache;
+  // (source hash, op, target, configuration) -> kernel.
+  std::map<std::string, std::shared_ptr<const CompiledKernel>> Kernels;
+};
+
+namespace {
+
+void warn(const std::string &Lines) {
+  std::istringstream In(Lines);
+  for (std::string Line; std::getline(In, Line);)
+    if (!Line.empty())
+      std::cerr << "kiln: warning: " << Line << '\n';
+}
+
+/// An error at Loc in the op's source, rendered like the front end's.
+JitError locatedError(const JitOp &Op, const std::string &FileName,
+                      const std::string &Source, SourceLoc Loc,
+                      const std::string &Message) {
+  DiagnosticEngine Diags;
+  Diags.setSource(FileName, Source);
+  Diags.error(Loc, Message);
+  return JitError(Diags.str());
+}
+
+} // namespace
+
+Jit::Jit(JitOptions Options) : S(std::make_unique<State>()) {
+  S->Options = std::move(Options);
+  S->Target = S->Options.Target;
+  if (S->Options.UseCompileCache) {
+    std::string Warning;
+    S->Cache = std::make_unique<CompileCache>(
+        compileCacheSettingsFromEnvironment(&Warning));
+    warn(Warning);
+  }
+}
+
+Jit::~Jit() = default;
+
+JitOp Jit::loadString(const std::string &Source, const std::string &OpName,
+                      const std::string &Name) {
+  DiagnosticEngine Diags;
+  std::vector<OpModel> Ops = loadOps(Name, Source, Diags);
+  if (Ops.empty()) {
+    if (Diags.hasErrors())
+      throw JitError(Diags.str());
+    throw JitError(Name + ": the file declares no op");
+  }
+  size_t Pick = Ops.size();
+  if (OpName.empty()) {
+    if (Ops.size() != 1) {
+      std::string Names;
+      for (const OpModel &O : Ops)
+        Names += (Names.empty() ? "'" : ", '") + O.Name + "'";
+      throw JitError(Name + ": the file declares " +
+                     std::to_string(Ops.size()) + " ops (" + Names +
+                     "); name the one to load");
+    }
+    Pick = 0;
+  }
+  for (size_t I = 0; I < Ops.size() && Pick == Ops.size(); ++I)
+    if (Ops[I].Name == OpName)
+      Pick = I;
+  if (Pick == Ops.size())
+    throw JitError(Name + ": no op named '" + OpName + "'");
+  auto P = std::make_shared<JitOp::Impl>();
+  P->FileName = Name;
+  P->Source = Source;
+  P->SourceHash = sha256Hex(Source);
+  P->Op = std::move(Ops[Pick]);
+  P->Signature = signatureOf(P->Op);
+  JitOp Op;
+  Op.P = std::move(P);
+  return Op;
+}
+
+JitOp Jit::loadFile(const std::string &Path, const std::string &OpName) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    throw JitError(Path + ": cannot open the file");
+  std::ostringstream Text;
+  Text << In.rdbuf();
+  return loadString(Text.str(), OpName, Path);
+}
+
+Arch Jit::target() {
+  std::lock_guard<std::mutex> Guard(S->Lock);
+  if (S->Target)
+    return *S->Target;
+  const CudaDriver &Driver = CudaDriver::instance();
+  if (!Driver.available())
+    throw JitError("no target to compile for: " + Driver.unavailableReason() +
+                   "; set JitOptions::Target to compile without a GPU");
+  DeviceInfo Device = queryDevice(Driver, S->Options.Device);
+  std::optional<Arch> A = parseArch(Device.target());
+  if (!A)
+    throw JitError("GPU " + std::to_string(S->Options.Device) + " (" +
+                   Device.Name + ", " + Device.target() +
+                   ") has no kiln target");
+  S->Target = A;
+  return *A;
+}
+
+std::shared_ptr<const CompiledKernel> Jit::compile(const JitOp &Op,
+                                                   const GemmDims &Size,
+                                                   const std::string &Config) {
+  if (!Op.P)
+    throw JitError("compile: the op was never loaded");
+  if (Size.M < 1 || Size.N < 1 || Size.K < 0)
+    throw JitError(Op.name() + ": problem size " + std::to_string(Size.M) +
+                   "x" + std::to_string(Size.N) + "x" +
+                   std::to_string(Size.K) + " is not a GEMM (M, N >= 1)");
+  Arch Target = target();
+  const OpModel &Model = Op.model();
+  ChosenConfig Chosen;
+  if (Config.empty()) {
+    std::string Warnings, Error;
+    std::optional<ChosenConfig> C = chooseConfig(
+        Model, Target, Size, S->Options.TuningCache, Warnings, Error);
+    warn(Warnings);
+    if (!C)
+      throw locatedError(Op, Op.P->FileName, Op.P->Source, Model.Loc, Error);
+    Chosen = *C;
+  } else {
+    KnobAssignment Assigned;
+    std::string Error;
+    if (!parseKnobList(Config, Assigned, Error))
+      throw JitError(Op.name() + ": configuration '" + Config + "': " + Error);
+    std::optional<KernelConfig> Base = defaultConfig(Model, Target);
+    ConfigProblem Problem;
+    std::optional<KernelConfig> C = applyOverrides(
+        Model, Base ? *Base : KernelConfig(), Assigned, "", Problem);
+    if (!C)
+      throw locatedError(Op, Op.P->FileName, Op.P->Source, Problem.Loc,
+                         Problem.Message);
+    Chosen = {*C, "given"};
+  }
+  std::string Key = Op.P->SourceHash + "/" + Op.name() + "/" +
+                    std::string(archInfo(Target).Name) + "/" +
+                    Chosen.Config.str();
+  {
+    std::lock_guard<std::mutex> Guard(S->Lock);
+    auto It = S->Kernels.find(Key);
+    if (It != S->Kernels.end())
+      return It->second;
+  }
+  KernelBuildRequest R;
+  R.FileName = Op.P->FileName;
+  R.Source = Op.P->Source;
+  R.Target = Target;
+  R.Config = Chosen.Config;
+  R.ConfigSource = Chosen.Source;
+  R.TunedFor = Size;
+  R.Cache = S->Cache.get();
+  KernelBuildResult B = buildKernel(Model, R);
+  warn(B.Warnings);
+  if (!B.Ok)
+    throw JitError(B.Error);
+  auto K = std::make_shared<const CompiledKernel>(std::move(B.Kernel));
+  std::lock_guard<std::mutex> Guard(S->Lock);
+  return S->Kernels.emplace(Key, K).first->second;
+}
+
+Kernel Jit::specialize(const JitOp &Op, const GemmDims &Size,
+                       const std::string &Config) {
+  Kernel K(compile(Op, Size, Config));
+  if (CudaDriver::instance().available())
+    K.prepare();
+  return K;
+}
+
+} // namespace kiln

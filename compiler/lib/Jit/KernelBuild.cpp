@@ -1,0 +1,86 @@
+//===- KernelBuild.cpp - From an op and a configuration to a kernel -------===//
+#include "kiln/Jit/KernelBuild.h"
+
+#include "kiln/Pipeline/Pipeline.h"
+#include "kiln/Runtime/NvrtcCompiler.h"
+#include "kiln/Target/TuningSpace.h"
+
+namespace kiln {
+
+KernelSignature signatureOf(const OpModel &Op) {
+  KernelSignature Sig;
+  Sig.OpName = Op.Name;
+  Sig.MSym = Op.MSym, Sig.NSym = Op.NSym, Sig.KSym = Op.KSym;
+  for (size_t I = 0; I < Op.Params.size(); ++I) {
+    const TensorParam &P = Op.Params[I];
+    SignatureParam S;
+    S.Name = P.Name;
+    S.Type = P.Type;
+    S.Role = int(I) == Op.A   ? ParamRole::A
+             : int(I) == Op.B ? ParamRole::B
+             : int(I) == Op.D ? ParamRole::D
+                              : ParamRole::Operand;
+    for (const ShapeDim &D : P.Shape)
+      S.Dims.push_back({D.Sym, D.Divisor, D.Constant});
+    Sig.Params.push_back(std::move(S));
+  }
+  return Sig;
+}
+
+GemmKernelShape kernelShapeOf(const OpModel &Op, const KernelConfig &Config,
+                              const KernelPlan &Plan) {
+  GemmKernelShape Shape;
+  Shape.TmaWgmma = Plan.Path == KernelPath::Sm90TmaWgmma;
+  Shape.A = Op.Params[size_t(Op.A)].Type;
+  Shape.B = Op.Params[size_t(Op.B)].Type;
+  Shape.BlockM = Config.BlockM;
+  Shape.BlockN = Config.BlockN;
+  Shape.BlockK = Plan.BlockK;
+  Shape.ClusterM = Config.ClusterM;
+  Shape.ClusterN = Config.ClusterN;
+  Shape.Threads = Plan.Threads;
+  Shape.SmemBytes = Plan.SmemBytes;
+  return Shape;
+}
+
+KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
+  KernelBuildResult Out;
+  std::string ArchName(archInfo(R.Target).Name);
+  KernelPlan Plan;
+  std::string Why;
+  if (!planKernel(gemmTypes(Op), R.Config, R.Target, Plan, Why)) {
+    Out.Error = Op.Name + ": " + R.Config.str() + " cannot run on " +
+                ArchName + ": " + Why;
+    return Out;
+  }
+  PipelineOptions Options{R.Target, R.Config};
+  if (!lowerOpFromSource(Op, R.FileName, R.Source, Options, Stage::Cuda,
+                         Out.Cuda, Out.Error))
+    return Out;
+  std::string Program = Op.Name + "." + ArchName + ".cu";
+  CachedNvrtcResult C = compileCached(R.Cache, Out.Cuda, Program, Op.Name,
+                                      NvrtcOptions{ArchName, {}}, &Out.Warnings);
+  Out.CacheHit = C.CacheHit;
+  Out.Resources = C.Resources;
+  Out.NvrtcSeconds = C.Seconds;
+  if (!C.Ok) {
+    Out.Error = "NVRTC could not compile the CUDA generated for '" + Op.Name +
+                "' on " + ArchName + " (" + R.Config.str() +
+                "); this is a bug in kiln:\n" +
+                explainNvrtcFailure(Out.Cuda, Program, C.Log);
+    return Out;
+  }
+  CompiledKernel &K = Out.Kernel;
+  K.Signature = signatureOf(Op);
+  K.Target = ArchName;
+  K.Config = R.Config.str();
+  K.ConfigSource = R.ConfigSource;
+  K.TunedFor = R.TunedFor;
+  K.Shape = kernelShapeOf(Op, R.Config, Plan);
+  K.Entry = Op.Name;
+  K.Cubin = std::move(C.Cubin);
+  Out.Ok = true;
+  return Out;
+}
+
+} // namespace kiln

@@ -1,0 +1,76 @@
+//===- KernelSignature.h - What a compiled kernel takes ---------*- C++ -*-===//
+//
+// The launch-time description of a compiled op, free of compiler types: its
+// parameters in declaration order with their element types, roles (A, B, D,
+// epilogue operand) and symbolic shapes, and the compiled kernel around it
+// (target, configuration, cubin, launch shape). The JIT produces these from
+// an op; bundles store and reload them without a compiler.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_RUNTIME_KERNELSIGNATURE_H
+#define KILN_RUNTIME_KERNELSIGNATURE_H
+
+#include "kiln/Frontend/DType.h"
+#include "kiln/Runtime/LaunchPlan.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// What a parameter is to the kernel.
+enum class ParamRole { A, B, D, Operand };
+
+/// One dimension of a parameter: `Sym / Divisor`, or Constant when Sym is
+/// empty. Sym is one of the signature's M, N and K symbols.
+struct SignatureDim {
+  std::string Sym;
+  int64_t Divisor = 1;
+  int64_t Constant = 0;
+};
+
+struct SignatureParam {
+  std::string Name;
+  DType Type = DType::F32;
+  ParamRole Role = ParamRole::Operand;
+  std::vector<SignatureDim> Dims; ///< Empty for a rank-0 (device scalar).
+};
+
+struct KernelSignature {
+  std::string OpName;
+  std::string MSym = "M", NSym = "N", KSym = "K";
+  std::vector<SignatureParam> Params; ///< Declaration order.
+};
+
+/// A problem size.
+struct GemmDims {
+  int64_t M = 0, N = 0, K = 0;
+  bool operator==(const GemmDims &O) const {
+    return M == O.M && N == O.N && K == O.K;
+  }
+};
+
+/// One op compiled for one target and configuration: everything a launch
+/// needs, and where the configuration came from.
+struct CompiledKernel {
+  KernelSignature Signature;
+  std::string Target;       ///< "sm_90a"
+  std::string Config;       ///< KernelConfig::str()
+  std::string ConfigSource; ///< "tuning cache", "cost model", "--set", ...
+  GemmDims TunedFor;        ///< The shape the configuration was chosen for.
+  GemmKernelShape Shape;
+  std::string Entry; ///< The kernel's symbol in the cubin.
+  std::string Cubin;
+};
+
+/// "gemm_fp8(a: f8e4m3[M, K], b: f8e4m3[N, K], d: bf16[M, N])"
+std::string describeSignature(const KernelSignature &Sig);
+
+/// The extent of Dim for problem Size.
+int64_t dimExtent(const KernelSignature &Sig, const SignatureDim &Dim,
+                  const GemmDims &Size);
+
+} // namespace kiln
+
+#endif // KILN_RUNTIME_KERNELSIGNATURE_H

@@ -1,0 +1,122 @@
+//===- ArgumentCheck.cpp - Launch arguments against an op's signature -----===//
+//
+// Reads M, N and K off A ([M, K]) and B ([N, K]), then checks every argument
+// against the signature: count, dtype, rank, each extent, a non-null
+// address, 16-byte alignment of A and B (checkGemmProblem) and the element
+// alignment of the rest. The messages name the op, the argument's position
+// and name, and what the op declares.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Runtime/Kernel.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace kiln {
+
+namespace {
+
+[[noreturn]] void fail(const KernelSignature &Sig, const std::string &What) {
+  throw std::invalid_argument(Sig.OpName + ": " + What);
+}
+
+std::string argName(const KernelSignature &Sig, size_t I) {
+  return "argument " + std::to_string(I + 1) + " ('" + Sig.Params[I].Name +
+         "')";
+}
+
+std::string shapeText(const TensorArg &A) {
+  std::string Out = "[";
+  for (int D = 0; D < A.Rank; ++D)
+    Out += (D ? ", " : "") + std::to_string(A.Shape[D]);
+  return Out + "]";
+}
+
+std::string hexAddress(CUdeviceptr P) {
+  char Buf[32];
+  snprintf(Buf, sizeof(Buf), "0x%llx", static_cast<unsigned long long>(P));
+  return Buf;
+}
+
+int64_t indexOfRole(const KernelSignature &Sig, ParamRole Role) {
+  for (size_t I = 0; I < Sig.Params.size(); ++I)
+    if (Sig.Params[I].Role == Role)
+      return int64_t(I);
+  return -1;
+}
+
+/// Binds Sym to its extent in argument P, unless an earlier one bound it.
+void bindSymbol(const KernelSignature &Sig, size_t P, const TensorArg &Arg,
+                const std::string &Sym, int64_t &Out) {
+  if (Out >= 0)
+    return;
+  const SignatureParam &Param = Sig.Params[P];
+  for (size_t D = 0; D < Param.Dims.size() && int(D) < Arg.Rank; ++D)
+    if (Param.Dims[D].Sym == Sym && Param.Dims[D].Divisor == 1) {
+      Out = Arg.Shape[D];
+      return;
+    }
+}
+
+} // namespace
+
+GemmDims checkArguments(const KernelSignature &Sig,
+                        const GemmKernelShape &Shape, const TensorArg *Args,
+                        size_t Count) {
+  if (Count != Sig.Params.size())
+    fail(Sig, "takes " + std::to_string(Sig.Params.size()) +
+                  " arguments, got " + std::to_string(Count) + ": " +
+                  describeSignature(Sig));
+  if (Count && !Args)
+    fail(Sig, "the argument array is null");
+  for (size_t I = 0; I < Count; ++I) {
+    const SignatureParam &P = Sig.Params[I];
+    const TensorArg &A = Args[I];
+    if (A.Type != P.Type)
+      fail(Sig, argName(Sig, I) + " has dtype " +
+                    std::string(dtypeName(A.Type)) + "; the op declares " +
+                    std::string(dtypeName(P.Type)));
+    if (A.Rank < 0 || A.Rank > MaxTensorRank || A.Rank != int(P.Dims.size()))
+      fail(Sig, argName(Sig, I) + " has rank " + std::to_string(A.Rank) +
+                    "; the op declares rank " +
+                    std::to_string(P.Dims.size()));
+    if (A.Data == 0)
+      fail(Sig, argName(Sig, I) + " is a null pointer");
+    unsigned Bytes = dtypeBits(A.Type) / 8;
+    if (Bytes > 1 && A.Data % Bytes != 0)
+      fail(Sig, argName(Sig, I) + " at " + hexAddress(A.Data) +
+                    " is not aligned to its " + std::to_string(Bytes) +
+                    "-byte elements");
+  }
+
+  GemmDims Size{-1, -1, -1};
+  int64_t IA = indexOfRole(Sig, ParamRole::A);
+  int64_t IB = indexOfRole(Sig, ParamRole::B);
+  int64_t ID = indexOfRole(Sig, ParamRole::D);
+  if (IA < 0 || IB < 0 || ID < 0)
+    fail(Sig, "the signature has no A, B or D parameter");
+  for (int64_t I : {IA, ID, IB}) {
+    bindSymbol(Sig, size_t(I), Args[I], Sig.MSym, Size.M);
+    bindSymbol(Sig, size_t(I), Args[I], Sig.NSym, Size.N);
+    bindSymbol(Sig, size_t(I), Args[I], Sig.KSym, Size.K);
+  }
+  for (size_t I = 0; I < Count; ++I) {
+    const SignatureParam &P = Sig.Params[I];
+    for (size_t D = 0; D < P.Dims.size(); ++D) {
+      int64_t Want = dimExtent(Sig, P.Dims[D], Size);
+      if (Args[I].Shape[D] != Want)
+        fail(Sig, argName(Sig, I) + " has shape " + shapeText(Args[I]) +
+                      "; with " + Sig.MSym + "=" + std::to_string(Size.M) +
+                      ", " + Sig.NSym + "=" + std::to_string(Size.N) + ", " +
+                      Sig.KSym + "=" + std::to_string(Size.K) +
+                      " (from the A and B arguments) the op declares " +
+                      describeSignature(Sig));
+    }
+  }
+  if (auto Why = checkGemmProblem(Shape, Size.M, Size.N, Size.K,
+                                  Args[IA].Data, Args[IB].Data))
+    fail(Sig, *Why);
+  return Size;
+}
+
+} // namespace kiln

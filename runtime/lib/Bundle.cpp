@@ -1,0 +1,48 @@
+//===- Bundle.cpp - Loading a bundle and choosing its kernels -------------===//
+#include "kiln/Runtime/Bundle.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace kiln {
+
+Bundle Bundle::load(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    throw BundleError(Path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream Bytes;
+  Bytes << In.rdbuf();
+  if (In.bad())
+    throw BundleError(Path + ": cannot read: " + std::strerror(errno));
+  return Bundle(parseBundle(Bytes.str(), Path));
+}
+
+Bundle::Bundle(std::vector<CompiledKernel> TheKernels) {
+  for (CompiledKernel &K : TheKernels)
+    Kernels.push_back(std::make_shared<const CompiledKernel>(std::move(K)));
+}
+
+std::shared_ptr<const CompiledKernel>
+Bundle::find(const std::string &OpName, const GemmDims &Size) const {
+  auto LogDistance = [](int64_t A, int64_t B) {
+    return std::fabs(std::log2(double(std::max<int64_t>(A, 1)) /
+                               double(std::max<int64_t>(B, 1))));
+  };
+  std::shared_ptr<const CompiledKernel> Best;
+  double BestDistance = 0;
+  for (const auto &K : Kernels) {
+    if (K->Signature.OpName != OpName)
+      continue;
+    double D = LogDistance(Size.M, K->TunedFor.M) +
+               LogDistance(Size.N, K->TunedFor.N) +
+               LogDistance(Size.K, K->TunedFor.K);
+    if (!Best || D < BestDistance)
+      Best = K, BestDistance = D;
+  }
+  return Best;
+}
+
+} // namespace kiln

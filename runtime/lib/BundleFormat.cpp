@@ -1,0 +1,306 @@
+//===- BundleFormat.cpp - Writing and reading bundle files ----------------===//
+//
+// The version 1 format of Bundle.h. The reader checks the whole-file digest
+// first (a tampered or truncated file fails there), then every manifest
+// line, then each cubin's own hash; every message names the file and line.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Runtime/Bundle.h"
+
+#include "kiln/Runtime/Sha256.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+namespace kiln {
+
+namespace {
+
+constexpr const char *Magic = "kiln-bundle 1";
+
+const char *roleName(ParamRole R) {
+  switch (R) {
+  case ParamRole::A:
+    return "a";
+  case ParamRole::B:
+    return "b";
+  case ParamRole::D:
+    return "d";
+  case ParamRole::Operand:
+    return "operand";
+  }
+  return "operand";
+}
+
+std::string dimText(const SignatureDim &D) {
+  if (D.Sym.empty())
+    return std::to_string(D.Constant);
+  return D.Divisor == 1 ? D.Sym : D.Sym + "/" + std::to_string(D.Divisor);
+}
+
+void writeKernel(std::ostream &OS, const CompiledKernel &K) {
+  const KernelSignature &S = K.Signature;
+  const GemmKernelShape &Sh = K.Shape;
+  OS << "kernel " << S.OpName << '\n'
+     << "symbols " << S.MSym << ' ' << S.NSym << ' ' << S.KSym << '\n';
+  for (const SignatureParam &P : S.Params) {
+    OS << "param " << P.Name << ' ' << dtypeName(P.Type) << ' '
+       << roleName(P.Role);
+    if (P.Dims.empty())
+      OS << " -";
+    for (const SignatureDim &D : P.Dims)
+      OS << ' ' << dimText(D);
+    OS << '\n';
+  }
+  OS << "target " << K.Target << '\n'
+     << "config " << K.Config << '\n'
+     << "config-source " << K.ConfigSource << '\n'
+     << "tuned-for " << K.TunedFor.M << ' ' << K.TunedFor.N << ' '
+     << K.TunedFor.K << '\n'
+     << "shape tma " << (Sh.TmaWgmma ? 1 : 0) << " a " << dtypeName(Sh.A)
+     << " b " << dtypeName(Sh.B) << " block " << Sh.BlockM << ' ' << Sh.BlockN
+     << ' ' << Sh.BlockK << " cluster " << Sh.ClusterM << ' ' << Sh.ClusterN
+     << " threads " << Sh.Threads << " smem " << Sh.SmemBytes << '\n'
+     << "entry " << K.Entry << '\n'
+     << "cubin " << K.Cubin.size() << ' ' << sha256Hex(K.Cubin) << '\n'
+     << "end\n";
+}
+
+/// Reads the manifest line by line with its line number for messages.
+class ManifestReader {
+public:
+  ManifestReader(const std::string &Text, const std::string &Name)
+      : In(Text), Name(Name) {}
+
+  [[noreturn]] void fail(const std::string &What) const {
+    throw BundleError(Name + ": line " + std::to_string(Line) + ": " + What);
+  }
+
+  /// The next line's words; its first word must be Key.
+  std::vector<std::string> expect(const std::string &Key) {
+    std::string Text;
+    if (!std::getline(In, Text))
+      fail("the manifest ends before '" + Key + "'");
+    ++Line;
+    std::vector<std::string> Words = split(Text);
+    if (Words.empty() || Words[0] != Key)
+      fail("expected '" + Key + "', found '" + Text + "'");
+    LastText = Text;
+    return Words;
+  }
+  /// The rest of the last line after its key.
+  std::string rest() const {
+    size_t Space = LastText.find(' ');
+    return Space == std::string::npos ? "" : LastText.substr(Space + 1);
+  }
+  /// The next line's first word, without consuming it.
+  std::string peek() {
+    std::streampos Pos = In.tellg();
+    std::string Text;
+    std::getline(In, Text);
+    In.clear();
+    In.seekg(Pos);
+    std::vector<std::string> Words = split(Text);
+    return Words.empty() ? "" : Words[0];
+  }
+
+  int64_t integer(const std::string &Word, int64_t Min, int64_t Max) const {
+    char *End = nullptr;
+    errno = 0;
+    long long V = std::strtoll(Word.c_str(), &End, 10);
+    if (Word.empty() || *End || errno || V < Min || V > Max)
+      fail("'" + Word + "' is not an integer in [" + std::to_string(Min) +
+           ", " + std::to_string(Max) + "]");
+    return V;
+  }
+  DType dtype(const std::string &Word) const {
+    std::optional<DType> T = parseDType(Word);
+    if (!T)
+      fail("unknown dtype '" + Word + "'");
+    return *T;
+  }
+  void count(const std::vector<std::string> &Words, size_t N) const {
+    if (Words.size() != N)
+      fail("'" + Words[0] + "' takes " + std::to_string(N - 1) +
+           " fields, found " + std::to_string(Words.size() - 1));
+  }
+
+private:
+  static std::vector<std::string> split(const std::string &Text) {
+    std::istringstream S(Text);
+    std::vector<std::string> Words;
+    for (std::string W; S >> W;)
+      Words.push_back(W);
+    return Words;
+  }
+
+  std::istringstream In;
+  const std::string &Name;
+  std::string LastText;
+  int Line = 0;
+};
+
+ParamRole parseRole(const ManifestReader &R, const std::string &Word) {
+  if (Word == "a")
+    return ParamRole::A;
+  if (Word == "b")
+    return ParamRole::B;
+  if (Word == "d")
+    return ParamRole::D;
+  if (Word == "operand")
+    return ParamRole::Operand;
+  R.fail("unknown parameter role '" + Word + "'");
+}
+
+SignatureDim parseDim(const ManifestReader &R, const KernelSignature &S,
+                      const std::string &Word) {
+  SignatureDim D;
+  if (!Word.empty() && std::isdigit(static_cast<unsigned char>(Word[0]))) {
+    D.Constant = R.integer(Word, 0, int64_t(1) << 31);
+    return D;
+  }
+  size_t Slash = Word.find('/');
+  D.Sym = Word.substr(0, Slash);
+  if (D.Sym != S.MSym && D.Sym != S.NSym && D.Sym != S.KSym)
+    R.fail("dimension '" + Word + "' names no problem-size symbol");
+  if (Slash != std::string::npos)
+    D.Divisor = R.integer(Word.substr(Slash + 1), 1, int64_t(1) << 31);
+  return D;
+}
+
+CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
+                          std::string &CubinHash) {
+  CompiledKernel K;
+  KernelSignature &S = K.Signature;
+  std::vector<std::string> W = R.expect("kernel");
+  R.count(W, 2);
+  S.OpName = W[1];
+  W = R.expect("symbols");
+  R.count(W, 4);
+  S.MSym = W[1], S.NSym = W[2], S.KSym = W[3];
+  while (R.peek() == "param") {
+    W = R.expect("param");
+    if (W.size() < 5)
+      R.fail("'param' takes a name, a dtype, a role and dimensions");
+    SignatureParam P;
+    P.Name = W[1];
+    P.Type = R.dtype(W[2]);
+    P.Role = parseRole(R, W[3]);
+    if (!(W.size() == 5 && W[4] == "-")) {
+      if (W.size() - 4 > 4)
+        R.fail("a parameter has at most 4 dimensions");
+      for (size_t I = 4; I < W.size(); ++I)
+        P.Dims.push_back(parseDim(R, S, W[I]));
+    }
+    S.Params.push_back(std::move(P));
+  }
+  for (ParamRole Role : {ParamRole::A, ParamRole::B, ParamRole::D}) {
+    int N = 0;
+    for (const SignatureParam &P : S.Params)
+      N += P.Role == Role;
+    if (N != 1)
+      R.fail("kernel '" + S.OpName + "' needs exactly one '" +
+             roleName(Role) + "' parameter");
+  }
+  W = R.expect("target");
+  R.count(W, 2);
+  K.Target = W[1];
+  W = R.expect("config");
+  R.count(W, 2);
+  K.Config = W[1];
+  R.expect("config-source");
+  K.ConfigSource = R.rest();
+  W = R.expect("tuned-for");
+  R.count(W, 4);
+  K.TunedFor = {R.integer(W[1], 1, INT32_MAX), R.integer(W[2], 1, INT32_MAX),
+                R.integer(W[3], 0, INT32_MAX)};
+  W = R.expect("shape");
+  R.count(W, 18);
+  const char *Keys[] = {"tma", "a", "b", "block", "cluster", "threads", "smem"};
+  const size_t At[] = {1, 3, 5, 7, 11, 14, 16};
+  for (size_t I = 0; I < 7; ++I)
+    if (W[At[I]] != Keys[I])
+      R.fail(std::string("expected '") + Keys[I] + "' in 'shape', found '" +
+             W[At[I]] + "'");
+  GemmKernelShape &Sh = K.Shape;
+  Sh.TmaWgmma = R.integer(W[2], 0, 1) == 1;
+  Sh.A = R.dtype(W[4]);
+  Sh.B = R.dtype(W[6]);
+  Sh.BlockM = R.integer(W[8], 1, 1024);
+  Sh.BlockN = R.integer(W[9], 1, 1024);
+  Sh.BlockK = R.integer(W[10], 1, 1024);
+  Sh.ClusterM = R.integer(W[12], 1, 2);
+  Sh.ClusterN = R.integer(W[13], 1, 2);
+  Sh.Threads = R.integer(W[15], 32, 1024);
+  Sh.SmemBytes = R.integer(W[17], 0, 1 << 20);
+  W = R.expect("entry");
+  R.count(W, 2);
+  K.Entry = W[1];
+  W = R.expect("cubin");
+  R.count(W, 3);
+  CubinBytes = size_t(R.integer(W[1], 1, int64_t(1) << 30));
+  CubinHash = W[2];
+  R.expect("end");
+  return K;
+}
+
+} // namespace
+
+std::string serializeBundle(const std::vector<CompiledKernel> &Kernels) {
+  std::ostringstream OS;
+  OS << Magic << '\n' << "kernels " << Kernels.size() << '\n';
+  for (const CompiledKernel &K : Kernels)
+    writeKernel(OS, K);
+  OS << "payload\n";
+  for (const CompiledKernel &K : Kernels)
+    OS << K.Cubin;
+  std::string Body = OS.str();
+  return Body + "digest " + sha256Hex(Body) + "\n";
+}
+
+std::vector<CompiledKernel> parseBundle(const std::string &Bytes,
+                                        const std::string &Name) {
+  if (Bytes.compare(0, 13, Magic) != 0)
+    throw BundleError(Name + ": not a kiln bundle (it does not start with '" +
+                      Magic + "')");
+  // "digest " + 64 hex digits + "\n" closes the file.
+  const size_t Trailer = 7 + 64 + 1;
+  if (Bytes.size() < Trailer ||
+      Bytes.compare(Bytes.size() - Trailer, 7, "digest ") != 0)
+    throw BundleError(Name + ": truncated (no digest line at the end)");
+  std::string Body = Bytes.substr(0, Bytes.size() - Trailer);
+  if (sha256Hex(Body) != Bytes.substr(Bytes.size() - Trailer + 7, 64))
+    throw BundleError(Name + ": the content does not match its digest (the "
+                              "file was changed or damaged)");
+  size_t PayloadAt = Body.find("\npayload\n");
+  if (PayloadAt == std::string::npos)
+    throw BundleError(Name + ": no 'payload' line");
+  ManifestReader R(Body.substr(0, PayloadAt + 1), Name);
+  R.expect("kiln-bundle");
+  std::vector<std::string> W = R.expect("kernels");
+  R.count(W, 2);
+  size_t Count = size_t(R.integer(W[1], 0, 1 << 16));
+  std::vector<CompiledKernel> Kernels;
+  size_t Offset = PayloadAt + 9;
+  for (size_t I = 0; I < Count; ++I) {
+    size_t Bytes = 0;
+    std::string Hash;
+    Kernels.push_back(readKernel(R, Bytes, Hash));
+    if (Offset + Bytes > Body.size())
+      R.fail("the cubin of '" + Kernels.back().Signature.OpName +
+             "' runs past the end of the payload");
+    Kernels.back().Cubin = Body.substr(Offset, Bytes);
+    if (sha256Hex(Kernels.back().Cubin) != Hash)
+      R.fail("the cubin of '" + Kernels.back().Signature.OpName +
+             "' does not match its hash");
+    Offset += Bytes;
+  }
+  if (Offset != Body.size())
+    throw BundleError(Name + ": " + std::to_string(Body.size() - Offset) +
+                      " unexplained bytes after the last cubin");
+  return Kernels;
+}
+
+} // namespace kiln

@@ -1,0 +1,41 @@
+//===- KernelSignature.cpp - What a compiled kernel takes -----------------===//
+#include "kiln/Runtime/KernelSignature.h"
+
+namespace kiln {
+
+std::string describeSignature(const KernelSignature &Sig) {
+  std::string Out = Sig.OpName + "(";
+  for (size_t I = 0; I < Sig.Params.size(); ++I) {
+    const SignatureParam &P = Sig.Params[I];
+    if (I)
+      Out += ", ";
+    Out += P.Name + ": " + std::string(dtypeName(P.Type));
+    if (P.Dims.empty())
+      continue;
+    Out += '[';
+    for (size_t D = 0; D < P.Dims.size(); ++D) {
+      const SignatureDim &Dim = P.Dims[D];
+      if (D)
+        Out += ", ";
+      if (Dim.Sym.empty())
+        Out += std::to_string(Dim.Constant);
+      else
+        Out += Dim.Divisor == 1 ? Dim.Sym
+                                : Dim.Sym + " / " + std::to_string(Dim.Divisor);
+    }
+    Out += ']';
+  }
+  return Out + ")";
+}
+
+int64_t dimExtent(const KernelSignature &Sig, const SignatureDim &Dim,
+                  const GemmDims &Size) {
+  if (Dim.Sym.empty())
+    return Dim.Constant;
+  int64_t Extent = Dim.Sym == Sig.MSym   ? Size.M
+                   : Dim.Sym == Sig.NSym ? Size.N
+                                         : Size.K;
+  return Extent / Dim.Divisor;
+}
+
+} // namespace kiln

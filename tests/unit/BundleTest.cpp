@@ -1,0 +1,103 @@
+//===- BundleTest.cpp - Bundle files: round trip, damage, choice ----------===//
+#include "kiln/Runtime/Bundle.h"
+#include "kiln/Runtime/Sha256.h"
+
+#include "TestFiles.h"
+
+#include <catch2/catch.hpp>
+
+using namespace kiln;
+
+namespace {
+
+CompiledKernel kernelFor(int64_t M, const std::string &Cubin) {
+  CompiledKernel K;
+  K.Signature.OpName = "gemm_fp8";
+  K.Signature.Params = {{"a", DType::F8E4M3, ParamRole::A, {{"M"}, {"K"}}},
+                        {"b", DType::F8E4M3, ParamRole::B, {{"N"}, {"K"}}},
+                        {"s", DType::F32, ParamRole::Operand, {{"K", 128}}},
+                        {"one", DType::F32, ParamRole::Operand, {}},
+                        {"d", DType::BF16, ParamRole::D, {{"M"}, {"N"}}}};
+  K.Target = "sm_90a";
+  K.Config = "block_m=128,block_n=128";
+  K.ConfigSource = "tuning cache (exact)";
+  K.TunedFor = {M, 2112, 7168};
+  K.Shape.ClusterM = 2;
+  K.Shape.SmemBytes = 132352;
+  K.Entry = "gemm_fp8";
+  K.Cubin = Cubin;
+  return K;
+}
+
+std::string parseError(const std::string &Bytes) {
+  try {
+    parseBundle(Bytes, "b.kbundle");
+  } catch (const BundleError &E) {
+    return E.what();
+  }
+  return "";
+}
+
+} // namespace
+
+TEST_CASE("a bundle round-trips every field", "[bundle]") {
+  std::string Cubin("\x7f" "ELF\0\1\2\n binary", 15);
+  std::vector<CompiledKernel> In = {kernelFor(64, Cubin),
+                                    kernelFor(4096, "second")};
+  std::vector<CompiledKernel> Out =
+      parseBundle(serializeBundle(In), "b.kbundle");
+  REQUIRE(Out.size() == 2);
+  const CompiledKernel &K = Out[0];
+  CHECK(K.Cubin == Cubin);
+  CHECK(Out[1].Cubin == "second");
+  CHECK(describeSignature(K.Signature) ==
+        describeSignature(In[0].Signature));
+  CHECK(K.Signature.Params[2].Dims[0].Divisor == 128);
+  CHECK(K.Signature.Params[4].Role == ParamRole::D);
+  CHECK(K.Target == "sm_90a");
+  CHECK(K.Config == In[0].Config);
+  CHECK(K.ConfigSource == "tuning cache (exact)");
+  CHECK(K.TunedFor == GemmDims{64, 2112, 7168});
+  CHECK(K.Shape.ClusterM == 2);
+  CHECK(K.Shape.SmemBytes == 132352);
+  CHECK(K.Shape.TmaWgmma);
+  CHECK(K.Entry == "gemm_fp8");
+}
+
+TEST_CASE("damaged bundles are refused with the reason", "[bundle]") {
+  std::string Good = serializeBundle({kernelFor(64, "cubin bytes")});
+  CHECK(parseError("hello") ==
+        "b.kbundle: not a kiln bundle (it does not start with 'kiln-bundle "
+        "1')");
+  CHECK(parseError(Good.substr(0, Good.size() - 10)) ==
+        "b.kbundle: truncated (no digest line at the end)");
+  std::string Flipped = Good;
+  Flipped[Flipped.find("cubin bytes")] = 'C';
+  CHECK(parseError(Flipped) ==
+        "b.kbundle: the content does not match its digest (the file was "
+        "changed or damaged)");
+  // A manifest error behind a valid digest names its line.
+  std::string Body = Good.substr(0, Good.size() - 72);
+  size_t At = Body.find("param s f32");
+  Body.replace(At, 11, "param s f99");
+  CHECK(parseError(Body + "digest " + sha256Hex(Body) + "\n") ==
+        "b.kbundle: line 7: unknown dtype 'f99'");
+}
+
+TEST_CASE("find picks the exact shape, else the nearest", "[bundle]") {
+  Bundle B({kernelFor(64, "small"), kernelFor(4096, "large")});
+  CHECK(B.find("gemm_fp8", {64, 2112, 7168})->Cubin == "small");
+  CHECK(B.find("gemm_fp8", {4096, 2112, 7168})->Cubin == "large");
+  CHECK(B.find("gemm_fp8", {100, 2112, 7168})->Cubin == "small");
+  CHECK(B.find("gemm_fp8", {3000, 2112, 7168})->Cubin == "large");
+  CHECK(B.find("other", {64, 2112, 7168}) == nullptr);
+}
+
+TEST_CASE("Bundle::load reports unreadable files", "[bundle]") {
+  test::TempDir Dir;
+  std::string Path = Dir.Path + "/k.kbundle";
+  test::writeFile(Path, serializeBundle({kernelFor(64, "x")}));
+  CHECK(Bundle::load(Path).kernels().size() == 1);
+  CHECK_THROWS_WITH(Bundle::load(Dir.Path + "/missing.kbundle"),
+                    Catch::Contains("missing.kbundle: cannot open"));
+}

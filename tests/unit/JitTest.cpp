@@ -1,0 +1,93 @@
+//===- JitTest.cpp - The embedding API without a GPU ----------------------===//
+//
+// Loading ops from files and strings, specializing (a real NVRTC compile for
+// sm_90a, through a temporary compile cache), the in-process kernel cache,
+// explicit configurations, and the located errors of each step.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Jit/Jit.h"
+
+#include "ExampleFiles.h"
+#include "TestFiles.h"
+
+#include <catch2/catch.hpp>
+
+using namespace kiln;
+
+namespace {
+
+std::string jitError(const std::function<void()> &F) {
+  try {
+    F();
+  } catch (const JitError &E) {
+    return E.what();
+  }
+  return "";
+}
+
+} // namespace
+
+TEST_CASE("an op loads, specializes and is cached in process", "[jit]") {
+  test::TempDir Cache;
+  test::ScopedEnv Env;
+  Env.set("KILN_CACHE_DIR", Cache.Path.c_str());
+  JitOptions Options;
+  Options.Target = Arch::SM90a;
+  Options.TuningCache = "";
+  Jit J(Options);
+  JitOp Op = J.loadString(test::readExample("gemm_fp8.kiln"), "",
+                          "gemm_fp8.kiln");
+  CHECK(Op.name() == "gemm_fp8");
+  CHECK(describeSignature(Op.signature()).rfind("gemm_fp8(A: f8e4m3[M, K]",
+                                                0) == 0);
+  std::shared_ptr<const CompiledKernel> K = J.compile(Op, {4096, 2112, 7168});
+  CHECK(K->Cubin.compare(0, 4, "\x7f" "ELF") == 0);
+  CHECK(K->Target == "sm_90a");
+  CHECK(K->Entry == "gemm_fp8");
+  CHECK(K->Shape.TmaWgmma);
+  CHECK(K->TunedFor == GemmDims{4096, 2112, 7168});
+  CHECK_FALSE(K->ConfigSource.empty());
+  // The same configuration again: the same kernel object, no compile.
+  CHECK(J.compile(Op, {4096, 2112, 7168}) == K);
+
+  std::shared_ptr<const CompiledKernel> Given =
+      J.compile(Op, {64, 2112, 7168}, "block_n=64");
+  CHECK(Given->Config.find("block_n=64") != std::string::npos);
+  CHECK(Given->ConfigSource == "given");
+  CHECK(Given->Shape.BlockN == 64);
+}
+
+TEST_CASE("JIT errors carry their location", "[jit]") {
+  JitOptions Options;
+  Options.Target = Arch::SM90a;
+  Options.UseCompileCache = false;
+  Jit J(Options);
+  CHECK_THAT(jitError([&] { J.loadString("op broken(", "", "x.kiln"); }),
+             Catch::StartsWith("x.kiln:1:"));
+  CHECK_THAT(jitError([&] { J.loadFile("/nonexistent/op.kiln"); }),
+             Catch::Contains("/nonexistent/op.kiln: cannot open"));
+  std::string Text = test::readExample("gemm_fp8.kiln");
+  CHECK_THAT(jitError([&] { J.loadString(Text, "nope", "f.kiln"); }),
+             Catch::Equals("f.kiln: no op named 'nope'"));
+  JitOp Op = J.loadString(Text, "", "f.kiln");
+  CHECK_THAT(jitError([&] { J.compile(Op, {64, 64, 64}, "block_m=96"); }),
+             Catch::Contains("f.kiln:") &&
+                 Catch::Contains("block_m=96 is outside the tuning space"));
+  CHECK_THAT(jitError([&] { J.compile(Op, {64, 64, 64}, "blockm=64"); }),
+             Catch::Contains("unknown tuning parameter 'blockm'"));
+  CHECK_THAT(jitError([&] { J.compile(Op, {0, 64, 64}); }),
+             Catch::Contains("is not a GEMM"));
+}
+
+TEST_CASE("without a target or GPU, the JIT says so", "[jit]") {
+  test::ScopedEnv Env;
+  Env.set("KILN_CUDA_DRIVER_PATH", "/nonexistent/libcuda.so.1");
+  if (CudaDriver::instance().available())
+    SUCCEED("the process already loaded a driver; nothing to check");
+  else {
+    Jit J(JitOptions{});
+    CHECK_THAT(jitError([&] { J.target(); }),
+               Catch::Contains("no CUDA driver/GPU found") &&
+                   Catch::Contains("JitOptions::Target"));
+  }
+}
