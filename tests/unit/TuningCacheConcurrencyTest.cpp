@@ -1,0 +1,107 @@
+//===- TuningCacheConcurrencyTest.cpp - Many processes, one cache file ----===//
+//
+// 16 forked processes store different entries into one file at once (each
+// several times, one entry per store, plus one key they all write); nothing
+// is lost, the file is always whole for readers, no temporary is left.
+//
+//===----------------------------------------------------------------------===//
+#include "TuningCacheTestUtil.h"
+
+#include "kiln/Tuner/TuningCache.h"
+
+#include <catch2/catch.hpp>
+
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace kiln;
+using namespace kiln::tuner;
+using kiln::test::makeEntry;
+using kiln::test::TuningTempDir;
+
+namespace {
+
+constexpr int Writers = 16;
+constexpr int StoresPerWriter = 8;
+
+const std::string SharedFp(64, 's');
+
+/// One child's work; its exit status says what went wrong (0: nothing).
+int childWork(const std::string &Path, int Id, int Gate) {
+  char Go;
+  if (read(Gate, &Go, 1) < 0) // Blocks until the parent closes the pipe.
+    return 2;
+  TuningCache Cache(Path);
+  std::string Fp = std::string(63, 'a') + char('a' + Id % 26);
+  Fp[0] = char('a' + Id / 26);
+  for (int I = 0; I < StoresPerWriter; ++I) {
+    std::vector<std::string> Warnings;
+    std::string Error;
+    TuningEntry Shared = makeEntry(SharedFp, 4096, 4096, 4096, 100.0 + Id);
+    if (!Cache.store({makeEntry(Fp, 64 << I, 128, 256, 10.0 + I), Shared},
+                     Warnings, Error))
+      return 3;
+    if (!Warnings.empty())
+      return 4;
+    // Readers never see a damaged file.
+    Cache.entries(Warnings);
+    if (!Warnings.empty())
+      return 5;
+  }
+  return 0;
+}
+
+} // namespace
+
+TEST_CASE("tuning cache: 16 processes storing at once lose nothing",
+          "[tuning-cache]") {
+  TuningTempDir Dir;
+  std::string Path = Dir.Path + "/tuning.toml";
+  int Gate[2];
+  REQUIRE(pipe(Gate) == 0);
+  std::fflush(nullptr);
+  std::vector<pid_t> Children;
+  for (int I = 0; I < Writers; ++I) {
+    pid_t Pid = fork();
+    REQUIRE(Pid >= 0);
+    if (Pid == 0) {
+      close(Gate[1]);
+      int Status = 9;
+      try {
+        Status = childWork(Path, I, Gate[0]);
+      } catch (...) {
+      }
+      _exit(Status);
+    }
+    Children.push_back(Pid);
+  }
+  close(Gate[0]);
+  close(Gate[1]); // Go.
+  for (pid_t Pid : Children) {
+    int Status = 0;
+    waitpid(Pid, &Status, 0);
+    CHECK(WIFEXITED(Status));
+    CHECK(WEXITSTATUS(Status) == 0);
+  }
+
+  TuningCache Cache(Path);
+  std::vector<std::string> Warnings;
+  std::vector<TuningEntry> All = Cache.entries(Warnings);
+  CHECK(Warnings.empty());
+  CHECK(All.size() == size_t(Writers * StoresPerWriter + 1));
+  for (const TuningEntry &E : All)
+    if (E.Key.OpFingerprint == SharedFp)
+      CHECK(E.MedianUs == 100.0); // Writer 0's, the fastest.
+
+  // Only the file and its lock are left.
+  std::vector<std::string> Names;
+  DIR *D = opendir(Dir.Path.c_str());
+  REQUIRE(D);
+  while (dirent *E = readdir(D))
+    if (std::string(E->d_name) != "." && std::string(E->d_name) != "..")
+      Names.push_back(E->d_name);
+  closedir(D);
+  std::sort(Names.begin(), Names.end());
+  CHECK(Names == std::vector<std::string>{"tuning.toml", "tuning.toml.lock"});
+}

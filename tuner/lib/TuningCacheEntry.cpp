@@ -1,0 +1,252 @@
+//===- TuningCacheEntry.cpp - Tuning cache keys, order and merge ----------===//
+//
+// Shapes and device keys (spelling, parsing, order), entry validation, the
+// merge rule and canonical order, and the provenance helpers.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Tuner/TuningCache.h"
+
+#include "kiln/Runtime/DeviceInfo.h"
+#include "kiln/Runtime/NvrtcCompiler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <tuple>
+#include <unistd.h>
+
+namespace kiln::tuner {
+
+std::string ProblemShape::str() const {
+  return "M=" + std::to_string(M) + ",N=" + std::to_string(N) +
+         ",K=" + std::to_string(K);
+}
+
+bool ProblemShape::operator==(const ProblemShape &O) const {
+  return M == O.M && N == O.N && K == O.K;
+}
+
+bool ProblemShape::operator<(const ProblemShape &O) const {
+  return std::tie(M, N, K) < std::tie(O.M, O.N, O.K);
+}
+
+std::optional<ProblemShape> parseProblemShape(std::string_view Text,
+                                              std::string &Error) {
+  ProblemShape S;
+  bool Seen[3] = {false, false, false};
+  size_t Pos = 0;
+  while (true) {
+    size_t Comma = Text.find(',', Pos);
+    std::string_view Part = Text.substr(
+        Pos, Comma == std::string_view::npos ? Text.npos : Comma - Pos);
+    size_t Eq = Part.find('=');
+    if (Eq == std::string_view::npos) {
+      Error = "expected NAME=VALUE in the shape, got '" + std::string(Part) +
+              "' (write M=..,N=..,K=..)";
+      return std::nullopt;
+    }
+    std::string_view Name = Part.substr(0, Eq), Value = Part.substr(Eq + 1);
+    int Slot = Name == "M" ? 0 : Name == "N" ? 1 : Name == "K" ? 2 : -1;
+    if (Slot < 0) {
+      Error = "unknown size '" + std::string(Name) +
+              "' in the shape (the sizes are M, N and K)";
+      return std::nullopt;
+    }
+    if (Seen[Slot]) {
+      Error = "size '" + std::string(Name) + "' given twice in the shape";
+      return std::nullopt;
+    }
+    Seen[Slot] = true;
+    int64_t V = 0;
+    bool Ok = !Value.empty() && Value.size() <= 18;
+    for (char C : Value)
+      Ok = Ok && C >= '0' && C <= '9';
+    if (Ok)
+      for (char C : Value)
+        V = V * 10 + (C - '0');
+    if (!Ok || V <= 0) {
+      Error = "size " + std::string(Name) +
+              " must be a positive integer, got '" + std::string(Value) + "'";
+      return std::nullopt;
+    }
+    (Slot == 0 ? S.M : Slot == 1 ? S.N : S.K) = V;
+    if (Comma == std::string_view::npos)
+      break;
+    Pos = Comma + 1;
+  }
+  for (int I = 0; I < 3; ++I)
+    if (!Seen[I]) {
+      Error = std::string("the shape lacks ") + "MNK"[I] +
+              " (write M=..,N=..,K=..)";
+      return std::nullopt;
+    }
+  return S;
+}
+
+static auto tieDevice(const DeviceKey &D) {
+  return std::tie(D.Name, D.ComputeCapability, D.SmCount, D.DriverVersion,
+                  D.NvrtcVersion);
+}
+
+std::string DeviceKey::str() const {
+  return Name + " (cc " + ComputeCapability + ", " + std::to_string(SmCount) +
+         " SMs, driver " + std::to_string(DriverVersion) + ", NVRTC " +
+         NvrtcVersion + ")";
+}
+
+bool DeviceKey::operator==(const DeviceKey &O) const {
+  return tieDevice(*this) == tieDevice(O);
+}
+
+bool DeviceKey::operator<(const DeviceKey &O) const {
+  return tieDevice(*this) < tieDevice(O);
+}
+
+DeviceKey deviceKeyOf(const DeviceInfo &D) {
+  DeviceKey K;
+  K.Name = D.Name;
+  K.ComputeCapability = D.computeCapability();
+  K.SmCount = D.SmCount;
+  K.DriverVersion = D.DriverVersion;
+  K.NvrtcVersion = nvrtcVersion();
+  return K;
+}
+
+bool TuningKey::operator==(const TuningKey &O) const {
+  return OpFingerprint == O.OpFingerprint && Shape == O.Shape &&
+         Device == O.Device;
+}
+
+bool TuningKey::operator<(const TuningKey &O) const {
+  if (OpFingerprint != O.OpFingerprint)
+    return OpFingerprint < O.OpFingerprint;
+  if (Device != O.Device)
+    return Device < O.Device;
+  return Shape < O.Shape;
+}
+
+bool preferredOver(const TuningEntry &A, const TuningEntry &B) {
+  if (A.MedianUs != B.MedianUs)
+    return A.MedianUs < B.MedianUs;
+  // Same time: a total order on everything written (the canonical text holds
+  // every field, spelled one way), so the choice is the same whichever file
+  // each entry came from.
+  return serializeTuningEntry(A) < serializeTuningEntry(B);
+}
+
+void canonicalize(std::vector<TuningEntry> &Entries) {
+  std::map<TuningKey, TuningEntry> Best;
+  for (TuningEntry &E : Entries) {
+    auto [It, Inserted] = Best.try_emplace(E.Key, E);
+    if (!Inserted && preferredOver(E, It->second))
+      It->second = std::move(E);
+  }
+  Entries.clear();
+  Entries.reserve(Best.size());
+  for (auto &KV : Best)
+    Entries.push_back(std::move(KV.second));
+}
+
+std::vector<TuningEntry> mergeEntries(std::vector<TuningEntry> A,
+                                      const std::vector<TuningEntry> &B) {
+  A.insert(A.end(), B.begin(), B.end());
+  canonicalize(A);
+  return A;
+}
+
+static bool validUtf8(const std::string &S) {
+  for (size_t I = 0; I < S.size();) {
+    unsigned char C = S[I];
+    size_t Len = C < 0x80         ? 1
+                 : (C >> 5) == 6  ? 2
+                 : (C >> 4) == 14 ? 3
+                 : (C >> 3) == 30 ? 4
+                                  : 0;
+    if (!Len || I + Len > S.size())
+      return false;
+    for (size_t J = 1; J < Len; ++J)
+      if ((static_cast<unsigned char>(S[I + J]) >> 6) != 2)
+        return false;
+    I += Len;
+  }
+  return true;
+}
+
+bool isUtcTime(const std::string &T) {
+  // YYYY-MM-DDTHH:MM:SSZ
+  static const char Pattern[] = "dddd-dd-ddTdd:dd:ddZ";
+  if (T.size() != sizeof(Pattern) - 1)
+    return false;
+  for (size_t I = 0; I < T.size(); ++I)
+    if (Pattern[I] == 'd' ? !(T[I] >= '0' && T[I] <= '9') : T[I] != Pattern[I])
+      return false;
+  auto Num = [&](size_t At, size_t Len) {
+    return std::stoi(T.substr(At, Len));
+  };
+  int Year = Num(0, 4), Month = Num(5, 2), Day = Num(8, 2);
+  static const int Days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (Month < 1 || Month > 12 || Day < 1 || Day > Days[Month - 1])
+    return false;
+  bool Leap = (Year % 4 == 0 && Year % 100 != 0) || Year % 400 == 0;
+  if (Month == 2 && Day == 29 && !Leap)
+    return false;
+  return Num(11, 2) < 24 && Num(14, 2) < 60 && Num(17, 2) < 60;
+}
+
+static bool finiteAtLeast(double V, double Min) {
+  return std::isfinite(V) && V >= Min;
+}
+
+std::string validateEntry(const TuningEntry &E) {
+  if (E.Key.OpFingerprint.empty())
+    return "op_fingerprint is empty";
+  if (E.Key.Shape.M <= 0 || E.Key.Shape.N <= 0 || E.Key.Shape.K <= 0)
+    return "shape sizes must be positive (" + E.Key.Shape.str() + ")";
+  if (E.Key.Device.Name.empty())
+    return "device name is empty";
+  if (E.Key.Device.ComputeCapability.empty())
+    return "device compute_capability is empty";
+  if (E.Key.Device.SmCount <= 0)
+    return "device sm_count must be positive";
+  if (E.Key.Device.DriverVersion < 0)
+    return "device driver_version must not be negative";
+  if (!finiteAtLeast(E.MedianUs, 0) || E.MedianUs == 0)
+    return "median_us must be a finite positive number";
+  if (!finiteAtLeast(E.Tflops, 0))
+    return "tflops must be a finite number >= 0";
+  if (!finiteAtLeast(E.MaxAbsError, 0))
+    return "error.max_abs must be a finite number >= 0";
+  if (!finiteAtLeast(E.MaxRelError, 0))
+    return "error.max_rel must be a finite number >= 0";
+  if (E.Evaluations < 0)
+    return "search.evaluations must not be negative";
+  if (!isUtcTime(E.Time))
+    return "provenance.time '" + E.Time +
+           "' is not a UTC time of the form 2026-12-02T15:56:48Z";
+  for (const std::string *S :
+       {&E.OpName, &E.Key.OpFingerprint, &E.Key.Device.Name,
+        &E.Key.Device.ComputeCapability, &E.Key.Device.NvrtcVersion, &E.Host,
+        &E.KilnVersion, &E.Strategy})
+    if (!validUtf8(*S))
+      return "a text field is not valid UTF-8";
+  return {};
+}
+
+std::string currentHostName() {
+  char Buf[256] = {};
+  if (gethostname(Buf, sizeof(Buf) - 1) != 0 || !Buf[0])
+    return "unknown";
+  return Buf;
+}
+
+std::string currentUtcTime() {
+  std::time_t Now = std::time(nullptr);
+  std::tm Utc{};
+  gmtime_r(&Now, &Utc);
+  char Buf[32];
+  std::strftime(Buf, sizeof(Buf), "%Y-%m-%dT%H:%M:%SZ", &Utc);
+  return Buf;
+}
+
+} // namespace kiln::tuner

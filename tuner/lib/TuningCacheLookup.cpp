@@ -1,0 +1,104 @@
+//===- TuningCacheLookup.cpp - Finding the configuration for a problem ----===//
+//
+// Exact shape first, else the nearest tuned shape (sum of |log2| ratios of
+// M, N and K; ties by the smaller shape), skipping entries whose
+// configuration the caller's op space does not accept. Also where the cache
+// file lives by default.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Tuner/TuningCache.h"
+
+#include "kiln/Runtime/CompileCache.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace kiln::tuner {
+
+double shapeDistance(const ProblemShape &A, const ProblemShape &B) {
+  auto Term = [](int64_t X, int64_t Y) {
+    return std::fabs(std::log2(double(X)) - std::log2(double(Y)));
+  };
+  return Term(A.M, B.M) + Term(A.N, B.N) + Term(A.K, B.K);
+}
+
+std::optional<TuningMatch> lookupTuning(const std::vector<TuningEntry> &Entries,
+                                        const std::string &Fingerprint,
+                                        const DeviceKey &Device,
+                                        const ProblemShape &Shape,
+                                        const ConfigAcceptor &Accept,
+                                        std::vector<std::string> &Warnings) {
+  // Candidates on this op and device, best first: the exact shape, then by
+  // distance, then by shape; for one shape the preferred entry first (a
+  // list that was not canonicalized may hold several).
+  std::vector<std::pair<double, const TuningEntry *>> Candidates;
+  for (const TuningEntry &E : Entries)
+    if (E.Key.OpFingerprint == Fingerprint && E.Key.Device == Device)
+      Candidates.push_back({shapeDistance(Shape, E.Key.Shape), &E});
+  auto Before = [&](const auto &A, const auto &B) {
+    bool ExactA = A.second->Key.Shape == Shape;
+    bool ExactB = B.second->Key.Shape == Shape;
+    if (ExactA != ExactB)
+      return ExactA;
+    // Equal distances computed from different logarithms can differ in the
+    // last bits: compare them rounded to 1e-9.
+    int64_t DA = std::llround(A.first * 1e9), DB = std::llround(B.first * 1e9);
+    if (DA != DB)
+      return DA < DB;
+    if (A.second->Key.Shape != B.second->Key.Shape)
+      return A.second->Key.Shape < B.second->Key.Shape;
+    return preferredOver(*A.second, *B.second);
+  };
+  std::sort(Candidates.begin(), Candidates.end(), Before);
+  for (const auto &[Distance, E] : Candidates) {
+    if (Accept && !Accept(E->Config)) {
+      Warnings.push_back(
+          "tuning cache: rejected the entry for " +
+          (E->OpName.empty() ? std::string("op") : "op '" + E->OpName + "'") +
+          " at " + E->Key.Shape.str() + " on " + E->Key.Device.Name +
+          ": configuration " + E->Config.str() + " is not in the op's space");
+      continue;
+    }
+    TuningMatch M;
+    M.Entry = *E;
+    M.Exact = E->Key.Shape == Shape;
+    M.TunedShape = E->Key.Shape;
+    M.Distance = M.Exact ? 0 : Distance;
+    return M;
+  }
+  return std::nullopt;
+}
+
+std::string defaultTuningCachePath(std::vector<std::string> &Warnings) {
+  if (const char *P = std::getenv("KILN_TUNING_CACHE"); P && *P)
+    return P;
+  std::string Warning;
+  CompileCacheSettings S = compileCacheSettingsFromEnvironment(&Warning);
+  if (S.Dir.empty()) {
+    Warnings.push_back(Warning.empty()
+                           ? "no kiln cache directory for the tuning cache "
+                             "(set KILN_TUNING_CACHE or KILN_CACHE_DIR)"
+                           : Warning);
+    return {};
+  }
+  return S.Dir + "/tuning.toml";
+}
+
+std::vector<TuningEntry>
+TuningCache::entries(std::vector<std::string> &Warnings) const {
+  TuningCacheContents C = readTuningCache(FilePath);
+  Warnings.insert(Warnings.end(), C.Problems.begin(), C.Problems.end());
+  canonicalize(C.Entries);
+  return std::move(C.Entries);
+}
+
+std::optional<TuningMatch>
+TuningCache::lookup(const std::string &Fingerprint, const DeviceKey &Device,
+                    const ProblemShape &Shape, const ConfigAcceptor &Accept,
+                    std::vector<std::string> &Warnings) const {
+  return lookupTuning(entries(Warnings), Fingerprint, Device, Shape, Accept,
+                      Warnings);
+}
+
+} // namespace kiln::tuner

@@ -1,0 +1,346 @@
+//===- TuningCacheRead.cpp - Reading a tuning cache file with TOML++ ------===//
+//
+// Turns the text of a cache file into entries and located problems. A file
+// that is not TOML, lacks or has a bad schema_version or entry_count (a file
+// cut short), is Corrupt and yields nothing; a file of a newer schema is left
+// alone; an entry with a missing or bad field is skipped with a sentence
+// naming it and where it is, and the others are kept.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Tuner/TuningCache.h"
+
+#include <toml++/toml.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace kiln::tuner {
+
+namespace {
+
+std::string where(const std::string &Origin, const toml::source_region &R) {
+  if (!R.begin)
+    return Origin;
+  return Origin + ":" + std::to_string(R.begin.line) + ":" +
+         std::to_string(R.begin.column);
+}
+
+/// Reads the fields of one [[entry]]; the first problem stops it.
+class EntryReader {
+public:
+  EntryReader(const toml::table &T, std::string Origin, size_t Index)
+      : T(T), Origin(std::move(Origin)), Index(Index) {}
+
+  std::optional<TuningEntry> read(std::vector<std::string> &Notes);
+  /// The sentence for the first problem (valid after read() failed).
+  const std::string &problem() const { return Problem; }
+
+private:
+  bool fail(const toml::node *At, const std::string &What) {
+    if (Problem.empty())
+      Problem = where(Origin, At ? At->source() : T.source()) + ": entry " +
+                std::to_string(Index) + ": " + What;
+    return false;
+  }
+
+  const toml::node *field(const toml::table &In, const std::string &Prefix,
+                          const char *Name) {
+    const toml::node *N = In.get(Name);
+    if (!N)
+      fail(&In, "missing field '" + Prefix + Name + "'");
+    return N;
+  }
+
+  bool getString(const toml::table &In, const std::string &Prefix,
+                 const char *Name, std::string &Out) {
+    const toml::node *N = field(In, Prefix, Name);
+    if (!N)
+      return false;
+    if (!N->is_string())
+      return fail(N, "'" + Prefix + Name + "' must be a string");
+    Out = N->as_string()->get();
+    return true;
+  }
+
+  bool getInt(const toml::table &In, const std::string &Prefix,
+              const char *Name, int64_t &Out) {
+    const toml::node *N = field(In, Prefix, Name);
+    if (!N)
+      return false;
+    if (!N->is_integer())
+      return fail(N, "'" + Prefix + Name + "' must be an integer");
+    Out = N->as_integer()->get();
+    return true;
+  }
+
+  bool getNumber(const toml::table &In, const std::string &Prefix,
+                 const char *Name, double &Out) {
+    const toml::node *N = field(In, Prefix, Name);
+    if (!N)
+      return false;
+    if (N->is_integer())
+      Out = double(N->as_integer()->get());
+    else if (N->is_floating_point())
+      Out = N->as_floating_point()->get();
+    else
+      return fail(N, "'" + Prefix + Name + "' must be a number");
+    return true;
+  }
+
+  const toml::table *getTable(const toml::table &In, const char *Name) {
+    const toml::node *N = field(In, "", Name);
+    if (!N)
+      return nullptr;
+    if (!N->is_table()) {
+      fail(N, "'" + std::string(Name) + "' must be a table");
+      return nullptr;
+    }
+    return N->as_table();
+  }
+
+  /// Notes keys no schema field uses (kept, but reported).
+  void noteUnknown(const toml::table &In, const std::string &Prefix,
+                   std::set<std::string> Known,
+                   std::vector<std::string> &Notes) {
+    for (auto &&[Key, Node] : In)
+      if (!Known.count(std::string(Key.str())))
+        Notes.push_back(where(Origin, Node.source()) + ": entry " +
+                        std::to_string(Index) + ": unknown field '" + Prefix +
+                        std::string(Key.str()) + "' (ignored)");
+  }
+
+  bool readTime(const toml::table &In, std::string &Out);
+  bool readConfig(TuningEntry &E);
+
+  const toml::table &T;
+  std::string Origin;
+  size_t Index;
+  std::string Problem;
+};
+
+bool EntryReader::readTime(const toml::table &In, std::string &Out) {
+  const toml::node *N = field(In, "provenance.", "time");
+  if (!N)
+    return false;
+  const char *Want = "'provenance.time' must be a date-time with an offset, "
+                     "e.g. 2026-12-02T15:56:48Z";
+  if (!N->is_date_time())
+    return fail(N, Want);
+  const toml::date_time &DT = N->as_date_time()->get();
+  if (!DT.offset)
+    return fail(N, Want);
+  std::tm Tm{};
+  Tm.tm_year = DT.date.year - 1900;
+  Tm.tm_mon = DT.date.month - 1;
+  Tm.tm_mday = DT.date.day;
+  Tm.tm_hour = DT.time.hour;
+  Tm.tm_min = DT.time.minute;
+  Tm.tm_sec = DT.time.second;
+  std::time_t Secs = timegm(&Tm) - std::time_t(DT.offset->minutes) * 60;
+  std::tm Utc{};
+  gmtime_r(&Secs, &Utc);
+  char Buf[32];
+  std::strftime(Buf, sizeof(Buf), "%Y-%m-%dT%H:%M:%SZ", &Utc);
+  Out = Buf;
+  return true;
+}
+
+bool EntryReader::readConfig(TuningEntry &E) {
+  std::string Text;
+  if (!getString(T, "", "config", Text))
+    return false;
+  KnobAssignment FromText;
+  std::string Error;
+  if (!parseKnobList(Text, FromText, Error) ||
+      !applyKnobs(FromText, E.Config, Error))
+    return fail(T.get("config"), "bad config '" + Text + "': " + Error);
+  const toml::table *Knobs = getTable(T, "knobs");
+  if (!Knobs)
+    return false;
+  KnobAssignment FromTable;
+  for (auto &&[Key, Node] : *Knobs) {
+    std::string Name(Key.str());
+    if (Node.is_integer())
+      FromTable[Name] = Node.as_integer()->get();
+    else if (Node.is_string())
+      FromTable[Name] = Node.as_string()->get();
+    else
+      return fail(&Node, "knob '" + Name + "' must be an integer or a name");
+  }
+  KernelConfig TableConfig;
+  if (!applyKnobs(FromTable, TableConfig, Error))
+    return fail(Knobs, "bad knobs table: " + Error);
+  if (!(TableConfig == E.Config))
+    return fail(Knobs, "the knobs table (" + TableConfig.str() +
+                           ") disagrees with config '" + Text + "'");
+  return true;
+}
+
+std::optional<TuningEntry> EntryReader::read(std::vector<std::string> &Notes) {
+  TuningEntry E;
+  const toml::table *Shape = nullptr, *Error = nullptr, *Search = nullptr,
+                    *Device = nullptr, *Prov = nullptr;
+  bool Ok = getString(T, "", "op", E.OpName) &&
+            getString(T, "", "op_fingerprint", E.Key.OpFingerprint) &&
+            (Shape = getTable(T, "shape")) &&
+            getInt(*Shape, "shape.", "M", E.Key.Shape.M) &&
+            getInt(*Shape, "shape.", "N", E.Key.Shape.N) &&
+            getInt(*Shape, "shape.", "K", E.Key.Shape.K) && readConfig(E) &&
+            getNumber(T, "", "median_us", E.MedianUs) &&
+            getNumber(T, "", "tflops", E.Tflops) &&
+            (Error = getTable(T, "error")) &&
+            getNumber(*Error, "error.", "max_abs", E.MaxAbsError) &&
+            getNumber(*Error, "error.", "max_rel", E.MaxRelError) &&
+            (Search = getTable(T, "search")) &&
+            getString(*Search, "search.", "strategy", E.Strategy) &&
+            getInt(*Search, "search.", "evaluations", E.Evaluations) &&
+            (Device = getTable(T, "device")) &&
+            getString(*Device, "device.", "name", E.Key.Device.Name) &&
+            getString(*Device, "device.", "compute_capability",
+                      E.Key.Device.ComputeCapability) &&
+            getInt(*Device, "device.", "sm_count", E.Key.Device.SmCount) &&
+            getInt(*Device, "device.", "driver_version",
+                   E.Key.Device.DriverVersion) &&
+            getString(*Device, "device.", "nvrtc_version",
+                      E.Key.Device.NvrtcVersion) &&
+            (Prov = getTable(T, "provenance")) &&
+            getString(*Prov, "provenance.", "host", E.Host) &&
+            readTime(*Prov, E.Time) &&
+            getString(*Prov, "provenance.", "kiln_version", E.KilnVersion);
+  if (!Ok)
+    return std::nullopt;
+  std::string Bad = validateEntry(E);
+  if (!Bad.empty()) {
+    fail(&T, Bad);
+    return std::nullopt;
+  }
+  noteUnknown(T, "",
+              {"op", "op_fingerprint", "shape", "config", "knobs", "median_us",
+               "tflops", "error", "search", "device", "provenance"},
+              Notes);
+  noteUnknown(*Shape, "shape.", {"M", "N", "K"}, Notes);
+  noteUnknown(*Error, "error.", {"max_abs", "max_rel"}, Notes);
+  noteUnknown(*Search, "search.", {"strategy", "evaluations"}, Notes);
+  noteUnknown(*Device, "device.",
+              {"name", "compute_capability", "sm_count", "driver_version",
+               "nvrtc_version"},
+              Notes);
+  noteUnknown(*Prov, "provenance.", {"host", "time", "kiln_version"}, Notes);
+  return E;
+}
+
+using State = TuningCacheContents::FileState;
+
+void corrupt(TuningCacheContents &C, const std::string &Sentence) {
+  C.State = State::Corrupt;
+  C.Entries.clear();
+  C.Problems.insert(C.Problems.begin(), Sentence);
+}
+
+} // namespace
+
+TuningCacheContents parseTuningCache(std::string_view Text,
+                                     const std::string &Origin) {
+  TuningCacheContents C;
+  C.State = State::Ok;
+  toml::table Root;
+  try {
+    Root = toml::parse(Text, Origin);
+  } catch (const toml::parse_error &E) {
+    corrupt(C, where(Origin, E.source()) + ": not valid TOML (" +
+                   std::string(E.description()) +
+                   "): the file is damaged or truncated; ignoring it");
+    return C;
+  }
+  const toml::node *Version = Root.get("schema_version");
+  if (!Version || !Version->is_integer()) {
+    corrupt(C, where(Origin, Version ? Version->source() : Root.source()) +
+                   ": no integer schema_version: not a kiln tuning cache, "
+                   "or truncated; ignoring it");
+    return C;
+  }
+  int64_t V = Version->as_integer()->get();
+  if (V > TuningCacheSchemaVersion) {
+    C.State = State::NewerSchema;
+    C.Problems.push_back(
+        where(Origin, Version->source()) + ": schema_version " +
+        std::to_string(V) + " is newer than this kiln reads (" +
+        std::to_string(TuningCacheSchemaVersion) + "); ignoring it");
+    return C;
+  }
+  if (V < 1) {
+    corrupt(C, where(Origin, Version->source()) + ": bad schema_version " +
+                   std::to_string(V) + "; ignoring the file");
+    return C;
+  }
+  const toml::node *Count = Root.get("entry_count");
+  if (!Count || !Count->is_integer()) {
+    corrupt(C, where(Origin, Count ? Count->source() : Root.source()) +
+                   ": no integer entry_count: truncated or edited; ignoring "
+                   "the file");
+    return C;
+  }
+  const toml::node *List = Root.get("entry");
+  const toml::array *Array = List ? List->as_array() : nullptr;
+  if (List && (!Array || !Array->is_array_of_tables())) {
+    corrupt(C, where(Origin, List->source()) +
+                   ": 'entry' must be an array of tables ([[entry]]); "
+                   "ignoring the file");
+    return C;
+  }
+  size_t Found = Array ? Array->size() : 0;
+  if (int64_t(Found) != Count->as_integer()->get()) {
+    corrupt(C, where(Origin, Count->source()) + ": entry_count is " +
+                   std::to_string(Count->as_integer()->get()) +
+                   " but the file holds " + std::to_string(Found) +
+                   " entries: truncated or edited; ignoring the file");
+    return C;
+  }
+  for (auto &&[Key, Node] : Root)
+    if (Key.str() != "schema_version" && Key.str() != "entry_count" &&
+        Key.str() != "entry")
+      C.Problems.push_back(where(Origin, Node.source()) + ": unknown key '" +
+                           std::string(Key.str()) + "' (ignored)");
+  for (size_t I = 0; I < Found; ++I) {
+    EntryReader R(*(*Array)[I].as_table(), Origin, I + 1);
+    std::optional<TuningEntry> E = R.read(C.Problems);
+    if (E) {
+      C.Entries.push_back(std::move(*E));
+    } else {
+      C.Problems.push_back(R.problem() + "; entry skipped");
+      ++C.SkippedEntries;
+    }
+  }
+  return C;
+}
+
+TuningCacheContents readTuningCache(const std::string &Path) {
+  TuningCacheContents C;
+  std::ifstream In(Path, std::ios::binary);
+  if (!In) {
+    int Err = errno;
+    struct stat St;
+    if (stat(Path.c_str(), &St) != 0 && errno == ENOENT)
+      return C; // Missing.
+    C.State = State::Unreadable;
+    C.Problems.push_back(Path + ": cannot read the tuning cache (" +
+                         std::strerror(Err) + "); ignoring it");
+    return C;
+  }
+  std::ostringstream Text;
+  Text << In.rdbuf();
+  if (In.bad()) {
+    C.State = State::Unreadable;
+    C.Problems.push_back(Path +
+                         ": error reading the tuning cache; ignoring it");
+    return C;
+  }
+  return parseTuningCache(Text.str(), Path);
+}
+
+} // namespace kiln::tuner

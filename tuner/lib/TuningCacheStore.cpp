@@ -1,0 +1,229 @@
+//===- TuningCacheStore.cpp - Storing into a tuning cache file ------------===//
+//
+// The write path: take an exclusive flock(2) on the sidecar PATH.lock, read
+// the current file, keep a copy of it aside if it is damaged (so nothing is
+// ever lost), merge, write the canonical text to a temporary in the same
+// directory, fsync, rename over the file, fsync the directory. Readers never
+// lock: they see the old file or the new one, whole.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Tuner/TuningCache.h"
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kiln::tuner {
+
+namespace {
+
+std::string sysError(const std::string &What, const std::string &Path) {
+  return What + " '" + Path + "' (" + std::strerror(errno) + ")";
+}
+
+/// Closes a descriptor when it goes out of scope (releasing a flock).
+struct Fd {
+  int N = -1;
+  ~Fd() {
+    if (N >= 0)
+      close(N);
+  }
+};
+
+std::string dirOf(const std::string &Path) {
+  size_t Slash = Path.rfind('/');
+  if (Slash == std::string::npos)
+    return ".";
+  return Slash == 0 ? "/" : Path.substr(0, Slash);
+}
+
+/// mkdir -p Dir.
+bool makeDirs(const std::string &Dir, std::string &Error) {
+  struct stat St;
+  if (stat(Dir.c_str(), &St) == 0)
+    return true;
+  std::string Parent = dirOf(Dir);
+  if (Parent != Dir && !makeDirs(Parent, Error))
+    return false;
+  if (mkdir(Dir.c_str(), 0777) != 0 && errno != EEXIST) {
+    Error = sysError("cannot create the directory", Dir);
+    return false;
+  }
+  return true;
+}
+
+bool writeAll(int Fd, const std::string &Bytes) {
+  size_t Done = 0;
+  while (Done < Bytes.size()) {
+    ssize_t N = write(Fd, Bytes.data() + Done, Bytes.size() - Done);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      return false;
+    Done += size_t(N);
+  }
+  return true;
+}
+
+/// Replaces Path with Bytes: temporary in the same directory, fsync,
+/// rename, fsync of the directory. Keeps an existing file's mode.
+bool replaceFile(const std::string &Path, const std::string &Bytes,
+                 std::string &Error) {
+  static std::atomic<unsigned> Counter{0};
+  std::string Dir = dirOf(Path);
+  std::string Base = Path.substr(Path.rfind('/') + 1);
+  std::string Temp = Dir + "/." + Base + ".tmp." + std::to_string(getpid()) +
+                     "." + std::to_string(Counter++);
+  Fd Out;
+  Out.N = open(Temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (Out.N < 0) {
+    Error = sysError("cannot write the tuning cache: cannot create", Temp);
+    return false;
+  }
+  struct stat St;
+  if (stat(Path.c_str(), &St) == 0)
+    fchmod(Out.N, St.st_mode & 07777);
+  if (!writeAll(Out.N, Bytes) || fsync(Out.N) != 0) {
+    Error = sysError("cannot write the tuning cache: writing", Temp);
+    unlink(Temp.c_str());
+    return false;
+  }
+  close(Out.N);
+  Out.N = -1;
+  if (rename(Temp.c_str(), Path.c_str()) != 0) {
+    Error = sysError("cannot write the tuning cache: renaming onto", Path);
+    unlink(Temp.c_str());
+    return false;
+  }
+  Fd D;
+  D.N = open(Dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (D.N >= 0)
+    fsync(D.N);
+  return true;
+}
+
+/// Reads all of Path. False with errno set when it cannot.
+bool readAll(const std::string &Path, std::string &Out) {
+  Fd In;
+  In.N = open(Path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (In.N < 0)
+    return false;
+  char Buf[1 << 16];
+  while (true) {
+    ssize_t N = read(In.N, Buf, sizeof(Buf));
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N < 0)
+      return false;
+    if (N == 0)
+      return true;
+    Out.append(Buf, size_t(N));
+  }
+}
+
+/// A name beside Path, not yet taken, for keeping a damaged file.
+std::string asideName(const std::string &Path) {
+  std::time_t Now = std::time(nullptr);
+  std::tm Utc{};
+  gmtime_r(&Now, &Utc);
+  char Stamp[32];
+  std::strftime(Stamp, sizeof(Stamp), "%Y%m%dT%H%M%SZ", &Utc);
+  std::string Base = Path + ".bad-" + Stamp + "-" + std::to_string(getpid());
+  std::string Name = Base;
+  struct stat St;
+  for (int I = 1; lstat(Name.c_str(), &St) == 0; ++I)
+    Name = Base + "." + std::to_string(I);
+  return Name;
+}
+
+/// The file a path names, following a symbolic link so that the link stays.
+std::string resolveTarget(const std::string &Path) {
+  struct stat St;
+  if (lstat(Path.c_str(), &St) != 0 || !S_ISLNK(St.st_mode))
+    return Path;
+  char Buf[PATH_MAX];
+  if (!realpath(Path.c_str(), Buf))
+    return Path; // A dangling link: rename replaces the link.
+  return Buf;
+}
+
+} // namespace
+
+bool TuningCache::store(const std::vector<TuningEntry> &New,
+                        std::vector<std::string> &Warnings,
+                        std::string &Error) const {
+  std::vector<TuningEntry> Good;
+  for (const TuningEntry &E : New) {
+    std::string Bad = validateEntry(E);
+    if (Bad.empty())
+      Good.push_back(E);
+    else
+      Warnings.push_back("tuning cache: not storing the entry for " +
+                         (E.OpName.empty() ? E.Key.OpFingerprint : E.OpName) +
+                         " at " + E.Key.Shape.str() + ": " + Bad);
+  }
+  std::string Path = resolveTarget(FilePath);
+  if (!makeDirs(dirOf(Path), Error))
+    return false;
+
+  std::string LockPath = Path + ".lock";
+  Fd Lock;
+  Lock.N = open(LockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (Lock.N < 0) {
+    Error = sysError("cannot open the tuning cache lock", LockPath);
+    return false;
+  }
+  while (flock(Lock.N, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      Error = sysError("cannot lock the tuning cache", LockPath);
+      return false;
+    }
+  }
+
+  // Under the lock: read, keep damaged files, merge, replace.
+  std::string Old;
+  std::vector<TuningEntry> Existing;
+  bool Exists = readAll(Path, Old);
+  if (!Exists && errno != ENOENT) {
+    Error = sysError("cannot read the tuning cache", Path);
+    return false;
+  }
+  if (Exists) {
+    TuningCacheContents C = parseTuningCache(Old, Path);
+    using State = TuningCacheContents::FileState;
+    if (C.State == State::NewerSchema) {
+      Error = C.Problems.front() + "; not writing to it";
+      return false;
+    }
+    if (!C.Problems.empty()) {
+      // Corrupt, or entries that could not be read, or unknown fields: the
+      // rewrite would drop something, so keep the file as it was.
+      std::string Aside = asideName(Path);
+      if (!replaceFile(Aside, Old, Error))
+        return false;
+      std::string First = C.Problems.front();
+      Warnings.push_back(
+          First +
+          (C.Problems.size() > 1
+               ? " (and " + std::to_string(C.Problems.size() - 1) +
+                     " more problems)"
+               : "") +
+          "; kept the file as it was in '" + Aside + "' and rewrote '" + Path +
+          "' with the " + std::to_string(C.Entries.size()) +
+          " entries that could be read");
+    }
+    Existing = std::move(C.Entries);
+  }
+  return replaceFile(
+      Path, serializeTuningCache(mergeEntries(std::move(Existing), Good)),
+      Error);
+}
+
+} // namespace kiln::tuner
