@@ -49,13 +49,13 @@ void warn(const std::string &Lines) {
 }
 
 /// An error at Loc in the op's source, rendered like the front end's.
-JitError locatedError(const JitOp &Op, const std::string &FileName,
+JitError locatedError(JitError::Kind K, const JitOp &Op, const std::string &FileName,
                       const std::string &Source, SourceLoc Loc,
                       const std::string &Message) {
   DiagnosticEngine Diags;
   Diags.setSource(FileName, Source);
   Diags.error(Loc, Message);
-  return JitError(Diags.str());
+  return JitError(K, Diags.str());
 }
 
 } // namespace
@@ -79,8 +79,8 @@ JitOp Jit::loadString(const std::string &Source, const std::string &OpName,
   std::vector<OpModel> Ops = loadOps(Name, Source, Diags);
   if (Ops.empty()) {
     if (Diags.hasErrors())
-      throw JitError(Diags.str());
-    throw JitError(Name + ": the file declares no op");
+      throw JitError(JitError::Kind::Op, Diags.str());
+    throw JitError(JitError::Kind::Op, Name + ": the file declares no op");
   }
   size_t Pick = Ops.size();
   if (OpName.empty()) {
@@ -88,7 +88,7 @@ JitOp Jit::loadString(const std::string &Source, const std::string &OpName,
       std::string Names;
       for (const OpModel &O : Ops)
         Names += (Names.empty() ? "'" : ", '") + O.Name + "'";
-      throw JitError(Name + ": the file declares " +
+      throw JitError(JitError::Kind::Op, Name + ": the file declares " +
                      std::to_string(Ops.size()) + " ops (" + Names +
                      "); name the one to load");
     }
@@ -98,7 +98,7 @@ JitOp Jit::loadString(const std::string &Source, const std::string &OpName,
     if (Ops[I].Name == OpName)
       Pick = I;
   if (Pick == Ops.size())
-    throw JitError(Name + ": no op named '" + OpName + "'");
+    throw JitError(JitError::Kind::Op, Name + ": no op named '" + OpName + "'");
   auto P = std::make_shared<JitOp::Impl>();
   P->FileName = Name;
   P->Source = Source;
@@ -113,7 +113,7 @@ JitOp Jit::loadString(const std::string &Source, const std::string &OpName,
 JitOp Jit::loadFile(const std::string &Path, const std::string &OpName) {
   std::ifstream In(Path, std::ios::binary);
   if (!In)
-    throw JitError(Path + ": cannot open the file");
+    throw JitError(JitError::Kind::Io, Path + ": cannot open the file");
   std::ostringstream Text;
   Text << In.rdbuf();
   return loadString(Text.str(), OpName, Path);
@@ -125,12 +125,12 @@ Arch Jit::target() {
     return *S->Target;
   const CudaDriver &Driver = CudaDriver::instance();
   if (!Driver.available())
-    throw JitError("no target to compile for: " + Driver.unavailableReason() +
+    throw JitError(JitError::Kind::NoTarget, "no target to compile for: " + Driver.unavailableReason() +
                    "; set JitOptions::Target to compile without a GPU");
   DeviceInfo Device = queryDevice(Driver, S->Options.Device);
   std::optional<Arch> A = parseArch(Device.target());
   if (!A)
-    throw JitError("GPU " + std::to_string(S->Options.Device) + " (" +
+    throw JitError(JitError::Kind::NoTarget, "GPU " + std::to_string(S->Options.Device) + " (" +
                    Device.Name + ", " + Device.target() +
                    ") has no kiln target");
   S->Target = A;
@@ -141,9 +141,9 @@ std::shared_ptr<const CompiledKernel> Jit::compile(const JitOp &Op,
                                                    const GemmDims &Size,
                                                    const std::string &Config) {
   if (!Op.P)
-    throw JitError("compile: the op was never loaded");
+    throw JitError(JitError::Kind::Op, "compile: the op was never loaded");
   if (Size.M < 1 || Size.N < 1 || Size.K < 0)
-    throw JitError(Op.name() + ": problem size " + std::to_string(Size.M) +
+    throw JitError(JitError::Kind::Config, Op.name() + ": problem size " + std::to_string(Size.M) +
                    "x" + std::to_string(Size.N) + "x" +
                    std::to_string(Size.K) + " is not a GEMM (M, N >= 1)");
   Arch Target = target();
@@ -155,20 +155,22 @@ std::shared_ptr<const CompiledKernel> Jit::compile(const JitOp &Op,
         Model, Target, Size, S->Options.TuningCache, Warnings, Error);
     warn(Warnings);
     if (!C)
-      throw locatedError(Op, Op.P->FileName, Op.P->Source, Model.Loc, Error);
+      throw locatedError(JitError::Kind::Compile, Op, Op.P->FileName,
+                         Op.P->Source, Model.Loc, Error);
     Chosen = *C;
   } else {
     KnobAssignment Assigned;
     std::string Error;
     if (!parseKnobList(Config, Assigned, Error))
-      throw JitError(Op.name() + ": configuration '" + Config + "': " + Error);
+      throw JitError(JitError::Kind::Config,
+                     Op.name() + ": configuration '" + Config + "': " + Error);
     std::optional<KernelConfig> Base = defaultConfig(Model, Target);
     ConfigProblem Problem;
     std::optional<KernelConfig> C = applyOverrides(
         Model, Base ? *Base : KernelConfig(), Assigned, "", Problem);
     if (!C)
-      throw locatedError(Op, Op.P->FileName, Op.P->Source, Problem.Loc,
-                         Problem.Message);
+      throw locatedError(JitError::Kind::Config, Op, Op.P->FileName,
+                         Op.P->Source, Problem.Loc, Problem.Message);
     Chosen = {*C, "given"};
   }
   std::string Key = Op.P->SourceHash + "/" + Op.name() + "/" +
@@ -191,7 +193,7 @@ std::shared_ptr<const CompiledKernel> Jit::compile(const JitOp &Op,
   KernelBuildResult B = buildKernel(Model, R);
   warn(B.Warnings);
   if (!B.Ok)
-    throw JitError(B.Error);
+    throw JitError(JitError::Kind::Compile, B.Error);
   auto K = std::make_shared<const CompiledKernel>(std::move(B.Kernel));
   std::lock_guard<std::mutex> Guard(S->Lock);
   return S->Kernels.emplace(Key, K).first->second;

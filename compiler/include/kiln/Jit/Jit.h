@@ -37,7 +37,19 @@ struct OpModel;
 /// ("gemm.kiln:3:12: error: ...").
 class JitError : public std::runtime_error {
 public:
-  using std::runtime_error::runtime_error;
+  enum class Kind {
+    Io,       ///< The file cannot be read.
+    Op,       ///< The op does not parse or check, or is not in the file.
+    Config,   ///< A given configuration is not in the op's space.
+    NoTarget, ///< No target given and no GPU to take it from.
+    Compile   ///< No configuration runs, or lowering or NVRTC failed.
+  };
+  JitError(Kind K, const std::string &Message)
+      : std::runtime_error(Message), K(K) {}
+  Kind kind() const { return K; }
+
+private:
+  Kind K;
 };
 
 struct JitOptions {

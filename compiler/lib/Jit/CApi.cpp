@@ -1,0 +1,293 @@
+//===- CApi.cpp - kiln's C API over the C++ embedding API -----------------===//
+//
+// Each entry point catches every exception, turns it into a status code and
+// keeps its message as the thread's last error. Handles own shared C++
+// objects, so a kernel outlives the op, jit or bundle it came from.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln.h"
+
+#include "kiln/Jit/Jit.h"
+#include "kiln/Runtime/Bundle.h"
+
+#include <new>
+#include <string>
+
+struct kiln_jit_s {
+  std::shared_ptr<kiln::Jit> Jit;
+};
+struct kiln_op_s {
+  std::shared_ptr<kiln::Jit> Jit; // Alive after kiln_jit_destroy.
+  kiln::JitOp Op;
+};
+struct kiln_kernel_s {
+  kiln::Kernel K;
+};
+struct kiln_bundle_s {
+  kiln::Bundle B;
+};
+
+static_assert(KILN_BF16 == int(kiln::DType::BF16) &&
+                  KILN_F16 == int(kiln::DType::F16) &&
+                  KILN_F8E4M3 == int(kiln::DType::F8E4M3) &&
+                  KILN_F8E5M2 == int(kiln::DType::F8E5M2) &&
+                  KILN_F32 == int(kiln::DType::F32) &&
+                  KILN_F4E2M1 == int(kiln::DType::F4E2M1),
+              "kiln_dtype mirrors kiln::DType");
+
+namespace {
+
+thread_local std::string LastError;
+
+kiln_status fail(kiln_status S, const std::string &Message) {
+  LastError = Message;
+  return S;
+}
+
+kiln_status statusOf(kiln::JitError::Kind K) {
+  switch (K) {
+  case kiln::JitError::Kind::Io:
+    return KILN_ERROR_IO;
+  case kiln::JitError::Kind::Op:
+    return KILN_ERROR_OP;
+  case kiln::JitError::Kind::Config:
+    return KILN_ERROR_INVALID_ARGUMENT;
+  case kiln::JitError::Kind::NoTarget:
+    return KILN_ERROR_NO_DEVICE;
+  case kiln::JitError::Kind::Compile:
+    return KILN_ERROR_COMPILE;
+  }
+  return KILN_ERROR_INTERNAL;
+}
+
+/// Runs F, mapping its exceptions to statuses.
+template <typename F> kiln_status guarded(F &&Body) {
+  LastError.clear();
+  try {
+    return Body();
+  } catch (const kiln::JitError &E) {
+    return fail(statusOf(E.kind()), E.what());
+  } catch (const kiln::BundleError &E) {
+    return fail(KILN_ERROR_IO, E.what());
+  } catch (const kiln::CudaError &E) {
+    return fail(E.noDevice() ? KILN_ERROR_NO_DEVICE : KILN_ERROR_CUDA,
+                E.what());
+  } catch (const std::invalid_argument &E) {
+    return fail(KILN_ERROR_INVALID_ARGUMENT, E.what());
+  } catch (const std::bad_alloc &) {
+    return fail(KILN_ERROR_INTERNAL, "out of memory");
+  } catch (const std::exception &E) {
+    return fail(KILN_ERROR_INTERNAL, E.what());
+  } catch (...) {
+    return fail(KILN_ERROR_INTERNAL, "unknown error");
+  }
+}
+
+kiln_status nullArgument(const char *Function, const char *What) {
+  return fail(KILN_ERROR_INVALID_ARGUMENT,
+              std::string(Function) + ": " + What + " is null");
+}
+
+} // namespace
+
+// kiln_tensor and TensorArg have the same meaning; the launch converts on
+// the stack (no allocation) up to this many arguments.
+static constexpr size_t MaxLaunchArgs = 64;
+
+extern "C" {
+
+const char *kiln_last_error(void) { return LastError.c_str(); }
+
+const char *kiln_status_name(kiln_status S) {
+  switch (S) {
+  case KILN_OK:
+    return "KILN_OK";
+  case KILN_ERROR_INVALID_ARGUMENT:
+    return "KILN_ERROR_INVALID_ARGUMENT";
+  case KILN_ERROR_OP:
+    return "KILN_ERROR_OP";
+  case KILN_ERROR_COMPILE:
+    return "KILN_ERROR_COMPILE";
+  case KILN_ERROR_NO_DEVICE:
+    return "KILN_ERROR_NO_DEVICE";
+  case KILN_ERROR_CUDA:
+    return "KILN_ERROR_CUDA";
+  case KILN_ERROR_IO:
+    return "KILN_ERROR_IO";
+  case KILN_ERROR_NOT_FOUND:
+    return "KILN_ERROR_NOT_FOUND";
+  case KILN_ERROR_INTERNAL:
+    return "KILN_ERROR_INTERNAL";
+  }
+  return "KILN_ERROR_UNKNOWN";
+}
+
+const char *kiln_version(void) { return KILN_VERSION; }
+
+kiln_status kiln_jit_create(const char *Target, const char *TuningCache,
+                            kiln_jit *Out) {
+  if (!Out)
+    return nullArgument("kiln_jit_create", "out");
+  *Out = nullptr;
+  return guarded([&] {
+    kiln::JitOptions Options;
+    if (Target) {
+      Options.Target = kiln::parseArch(Target);
+      if (!Options.Target)
+        return fail(KILN_ERROR_INVALID_ARGUMENT,
+                    std::string("kiln_jit_create: unknown target '") + Target +
+                        "'");
+    }
+    if (TuningCache)
+      Options.TuningCache = std::string(TuningCache);
+    *Out = new kiln_jit_s{std::make_shared<kiln::Jit>(std::move(Options))};
+    return KILN_OK;
+  });
+}
+
+void kiln_jit_destroy(kiln_jit Jit) { delete Jit; }
+
+static kiln_status loadOp(kiln_jit Jit, const char *Function, bool FromFile,
+                          const char *Text, const char *OpName, kiln_op *Out) {
+  if (!Out)
+    return nullArgument(Function, "out");
+  *Out = nullptr;
+  if (!Jit)
+    return nullArgument(Function, "jit");
+  if (!Text)
+    return nullArgument(Function, FromFile ? "path" : "source");
+  return guarded([&] {
+    std::string Name = OpName ? OpName : "";
+    kiln::JitOp Op = FromFile ? Jit->Jit->loadFile(Text, Name)
+                              : Jit->Jit->loadString(Text, Name);
+    *Out = new kiln_op_s{Jit->Jit, std::move(Op)};
+    return KILN_OK;
+  });
+}
+
+kiln_status kiln_op_load_file(kiln_jit Jit, const char *Path,
+                              const char *OpName, kiln_op *Out) {
+  return loadOp(Jit, "kiln_op_load_file", true, Path, OpName, Out);
+}
+
+kiln_status kiln_op_load_string(kiln_jit Jit, const char *Source,
+                                const char *OpName, kiln_op *Out) {
+  return loadOp(Jit, "kiln_op_load_string", false, Source, OpName, Out);
+}
+
+void kiln_op_destroy(kiln_op Op) { delete Op; }
+
+kiln_status kiln_op_specialize(kiln_op Op, int64_t M, int64_t N, int64_t K,
+                               const char *Config, kiln_kernel *Out) {
+  if (!Out)
+    return nullArgument("kiln_op_specialize", "out");
+  *Out = nullptr;
+  if (!Op)
+    return nullArgument("kiln_op_specialize", "op");
+  return guarded([&] {
+    kiln::Kernel Kernel =
+        Op->Jit->specialize(Op->Op, {M, N, K}, Config ? Config : "");
+    *Out = new kiln_kernel_s{std::move(Kernel)};
+    return KILN_OK;
+  });
+}
+
+kiln_status kiln_bundle_load(const char *Path, kiln_bundle *Out) {
+  if (!Out)
+    return nullArgument("kiln_bundle_load", "out");
+  *Out = nullptr;
+  if (!Path)
+    return nullArgument("kiln_bundle_load", "path");
+  return guarded([&] {
+    *Out = new kiln_bundle_s{kiln::Bundle::load(Path)};
+    return KILN_OK;
+  });
+}
+
+void kiln_bundle_destroy(kiln_bundle Bundle) { delete Bundle; }
+
+kiln_status kiln_bundle_kernel(kiln_bundle Bundle, const char *OpName,
+                               int64_t M, int64_t N, int64_t K,
+                               kiln_kernel *Out) {
+  if (!Out)
+    return nullArgument("kiln_bundle_kernel", "out");
+  *Out = nullptr;
+  if (!Bundle)
+    return nullArgument("kiln_bundle_kernel", "bundle");
+  if (!OpName)
+    return nullArgument("kiln_bundle_kernel", "op_name");
+  return guarded([&] {
+    auto Compiled = Bundle->B.find(OpName, {M, N, K});
+    if (!Compiled)
+      return fail(KILN_ERROR_NOT_FOUND, std::string("the bundle has no "
+                                                    "kernel of op '") +
+                                            OpName + "'");
+    *Out = new kiln_kernel_s{kiln::Kernel(Compiled)};
+    return KILN_OK;
+  });
+}
+
+kiln_status kiln_kernel_launch(kiln_kernel Kernel, const kiln_tensor *Args,
+                               size_t Count, void *Stream) {
+  if (!Kernel)
+    return nullArgument("kiln_kernel_launch", "kernel");
+  if (Count && !Args)
+    return nullArgument("kiln_kernel_launch", "args");
+  if (Count > MaxLaunchArgs)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_kernel_launch: more than " +
+                    std::to_string(MaxLaunchArgs) + " arguments");
+  return guarded([&] {
+    kiln::TensorArg Converted[MaxLaunchArgs];
+    for (size_t I = 0; I < Count; ++I) {
+      const kiln_tensor &T = Args[I];
+      if (T.dtype < KILN_BF16 || T.dtype > KILN_F4E2M1)
+        return fail(KILN_ERROR_INVALID_ARGUMENT,
+                    "kiln_kernel_launch: argument " + std::to_string(I + 1) +
+                        " has an unknown dtype (" + std::to_string(T.dtype) +
+                        ")");
+      Converted[I].Data = T.data;
+      Converted[I].Type = static_cast<kiln::DType>(T.dtype);
+      Converted[I].Rank = T.rank;
+      for (int D = 0; D < kiln::MaxTensorRank; ++D)
+        Converted[I].Shape[D] = T.shape[D];
+    }
+    Kernel->K.launch(Converted, Count, static_cast<CUstream>(Stream));
+    return KILN_OK;
+  });
+}
+
+size_t kiln_kernel_num_params(kiln_kernel Kernel) {
+  return Kernel ? Kernel->K.signature().Params.size() : 0;
+}
+
+kiln_status kiln_kernel_param(kiln_kernel Kernel, size_t I, const char **Name,
+                              kiln_dtype *DType, int32_t *Rank) {
+  if (!Kernel)
+    return nullArgument("kiln_kernel_param", "kernel");
+  const auto &Params = Kernel->K.signature().Params;
+  if (I >= Params.size())
+    return fail(KILN_ERROR_NOT_FOUND,
+                "kiln_kernel_param: the op has " +
+                    std::to_string(Params.size()) + " parameters, not " +
+                    std::to_string(I + 1));
+  if (Name)
+    *Name = Params[I].Name.c_str();
+  if (DType)
+    *DType = static_cast<kiln_dtype>(Params[I].Type);
+  if (Rank)
+    *Rank = int32_t(Params[I].Dims.size());
+  return KILN_OK;
+}
+
+const char *kiln_kernel_config(kiln_kernel Kernel) {
+  return Kernel ? Kernel->K.compiled().Config.c_str() : "";
+}
+
+const char *kiln_kernel_config_source(kiln_kernel Kernel) {
+  return Kernel ? Kernel->K.compiled().ConfigSource.c_str() : "";
+}
+
+void kiln_kernel_destroy(kiln_kernel Kernel) { delete Kernel; }
+
+} // extern "C"
