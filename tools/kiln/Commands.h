@@ -19,12 +19,14 @@ int runSpace(const Args &A);
 int runCompile(const Args &A);
 int runInfo(const Args &A);
 int runRun(const Args &A);
+int runCache(const Args &A);
 
 extern const char *CheckHelp;
 extern const char *SpaceHelp;
 extern const char *CompileHelp;
 extern const char *InfoHelp;
 extern const char *RunHelp;
+extern const char *CacheHelp;
 
 } // namespace kiln::cli
 

@@ -28,6 +28,7 @@ commands:
   space     list the valid configurations of an op for a target
   run       run an op on random inputs (--interpret: on the CPU) and check it
   info      show versions, the cache directory, the CUDA driver and GPUs
+  cache     list, show, verify, merge, export and import tuning caches
 
 options:
   --help      show this help (kiln COMMAND --help for a command's)
@@ -47,7 +48,8 @@ const Command Commands[] = {{"compile", runCompile, CompileHelp},
                             {"check", runCheck, CheckHelp},
                             {"space", runSpace, SpaceHelp},
                             {"run", runRun, RunHelp},
-                            {"info", runInfo, InfoHelp}};
+                            {"info", runInfo, InfoHelp},
+                            {"cache", runCache, CacheHelp}};
 
 } // namespace
 

@@ -239,6 +239,7 @@ using State = TuningCacheContents::FileState;
 void corrupt(TuningCacheContents &C, const std::string &Sentence) {
   C.State = State::Corrupt;
   C.Entries.clear();
+  C.EntryLocations.clear();
   C.Problems.insert(C.Problems.begin(), Sentence);
 }
 
@@ -307,10 +308,12 @@ TuningCacheContents parseTuningCache(std::string_view Text,
       C.Problems.push_back(where(Origin, Node.source()) + ": unknown key '" +
                            std::string(Key.str()) + "' (ignored)");
   for (size_t I = 0; I < Found; ++I) {
-    EntryReader R(*(*Array)[I].as_table(), Origin, I + 1);
+    const toml::table &T = *(*Array)[I].as_table();
+    EntryReader R(T, Origin, I + 1);
     std::optional<TuningEntry> E = R.read(C.Problems);
     if (E) {
       C.Entries.push_back(std::move(*E));
+      C.EntryLocations.push_back(where(Origin, T.source()));
     } else {
       C.Problems.push_back(R.problem() + "; entry skipped");
       ++C.SkippedEntries;

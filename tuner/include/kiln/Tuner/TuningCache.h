@@ -37,6 +37,8 @@ struct TuningCacheContents {
   FileState State = FileState::Missing;
   /// The entries that were read, in file order (not yet canonicalized).
   std::vector<TuningEntry> Entries;
+  /// "FILE:LINE:COL" of each of Entries' [[entry]] header (parallel).
+  std::vector<std::string> EntryLocations;
   /// One sentence per problem, "FILE:LINE:COL: what" where there is a place
   /// (TOML++'s line and column), else "FILE: what". File-level problems come
   /// first; then one per skipped entry ("entry N ... skipped").
