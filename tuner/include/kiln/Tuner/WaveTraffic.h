@@ -1,0 +1,39 @@
+//===- WaveTraffic.h - L2 and DRAM traffic of a launch, by wave -*- C++ -*-===//
+//
+// Walks the CTAs of a launch in the kernels' tile order (TileOrder.h), one
+// wave of concurrently resident CTAs at a time, and counts the operand bytes
+// the SMs read from L2 and the bytes that miss to DRAM. Within a wave, CTAs
+// that share an A row panel or a B column panel stream it in near lockstep,
+// so it comes from DRAM once; across waves a panel is reused while it stays
+// in an LRU of the L2's reuse capacity.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TUNER_WAVETRAFFIC_H
+#define KILN_TUNER_WAVETRAFFIC_H
+
+#include "kiln/Target/KernelConfig.h"
+#include "kiln/Tuner/CostModel.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace kiln::tuner {
+
+struct WaveTraffic {
+  int64_t Ctas = 0;     ///< CTAs with a tile in this wave.
+  double L2Bytes = 0;   ///< Operand bytes read from L2 (after multicast).
+  double DramBytes = 0; ///< Operand bytes that miss L2.
+  double OutElems = 0;  ///< Elements of D the wave writes.
+  double Rows = 0;      ///< Sum of the tiles' rows (epilogue row vectors).
+  double Cols = 0;      ///< Sum of the tiles' columns.
+};
+
+/// The waves of a launch of Config on Problem when Slots CTAs run at once,
+/// with ReuseBytes of L2 for cross-wave reuse.
+std::vector<WaveTraffic> walkWaves(const GemmProblem &Problem,
+                                   const KernelConfig &Config, int64_t Slots,
+                                   double ReuseBytes);
+
+} // namespace kiln::tuner
+
+#endif // KILN_TUNER_WAVETRAFFIC_H

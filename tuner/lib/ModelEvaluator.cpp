@@ -1,0 +1,45 @@
+//===- ModelEvaluator.cpp - The cost model as a measurement backend -------===//
+#include "kiln/Tuner/ModelEvaluator.h"
+
+#include <limits>
+
+namespace kiln::tuner {
+
+ModelEvaluator::ModelEvaluator(const OpSearchSpace &TheSpace, int64_t M,
+                               int64_t N, int64_t K, DeviceModel TheDevice)
+    : Space(TheSpace), Problem(gemmProblem(TheSpace.op(), M, N, K)),
+      Device(std::move(TheDevice)) {}
+
+std::vector<Measurement>
+ModelEvaluator::evaluate(const std::vector<size_t> &Batch) {
+  std::vector<Measurement> Out;
+  Out.reserve(Batch.size());
+  for (size_t Index : Batch) {
+    Measurement R;
+    if (Index >= Space.space().size()) {
+      R.Failure = "index " + std::to_string(Index) + " is outside the space";
+      Out.push_back(R);
+      continue;
+    }
+    CostBreakdown B =
+        predictCost(Problem, Space.config(Index), Space.target(), Device);
+    R.Valid = B.Valid;
+    R.Seconds = B.Valid ? B.Seconds : 0;
+    R.Failure = B.Valid ? "" : B.Why;
+    Out.push_back(R);
+  }
+  return Out;
+}
+
+std::vector<double> modelPrior(const OpSearchSpace &Space, int64_t M, int64_t N,
+                               int64_t K, const DeviceModel &Device) {
+  GemmProblem P = gemmProblem(Space.op(), M, N, K);
+  std::vector<double> Out(Space.space().size());
+  for (size_t I = 0; I < Out.size(); ++I) {
+    CostBreakdown B = predictCost(P, Space.config(I), Space.target(), Device);
+    Out[I] = B.Valid ? B.Seconds : std::numeric_limits<double>::infinity();
+  }
+  return Out;
+}
+
+} // namespace kiln::tuner
