@@ -11,6 +11,9 @@ config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "unit", "I
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kiln_binary_dir, "tests")
 
+# Longest names first: "%kiln" is a prefix of the others.
+config.substitutions.append(("%kiln-embed-c", os.path.join(config.kiln_bin_dir, "kiln-embed-c")))
+config.substitutions.append(("%kiln-embed", os.path.join(config.kiln_bin_dir, "kiln-embed")))
 config.substitutions.append(("%kiln-opt", os.path.join(config.kiln_bin_dir, "kiln-opt")))
 config.substitutions.append(("%kiln", os.path.join(config.kiln_bin_dir, "kiln")))
 config.substitutions.append(("%examples", os.path.join(config.kiln_source_dir, "examples")))

@@ -20,6 +20,7 @@ int runCompile(const Args &A);
 int runInfo(const Args &A);
 int runRun(const Args &A);
 int runCache(const Args &A);
+int runBundle(const Args &A);
 
 extern const char *CheckHelp;
 extern const char *SpaceHelp;
@@ -27,6 +28,7 @@ extern const char *CompileHelp;
 extern const char *InfoHelp;
 extern const char *RunHelp;
 extern const char *CacheHelp;
+extern const char *BundleHelp;
 
 } // namespace kiln::cli
 

@@ -1,0 +1,93 @@
+//===- BundleCommand.cpp - kiln bundle FILE --arch ARCH --shape ... -o F --===//
+//
+// Compiles an op for a target and a list of problem sizes through the
+// embedding API (the same configuration choice and compile cache) and writes
+// the kernels as one bundle file, which an application loads with the
+// runtime alone (kiln/Runtime/Bundle.h, kiln_bundle_load).
+//
+//===----------------------------------------------------------------------===//
+#include "CommandLine.h"
+#include "Commands.h"
+#include "LoadOps.h"
+#include "OutputFile.h"
+#include "ShapeArg.h"
+
+#include "kiln/Jit/Jit.h"
+#include "kiln/Runtime/Bundle.h"
+
+#include <iostream>
+
+namespace kiln::cli {
+
+const char *BundleHelp =
+    R"(usage: kiln bundle FILE [--op NAME] --arch ARCH --shape M=..,N=..,K=..
+                   [--shape ...] [--set k=v[,k=v...]]... [--no-cache] -o OUT
+
+Compiles the op for ARCH once per --shape and writes the cubins with their
+launch metadata (signature, configuration, launch shape) into OUT. An
+application loads OUT with the runtime alone, without kiln's compiler:
+kiln::Bundle::load (C++) or kiln_bundle_load (kiln.h), then picks the kernel
+tuned for a shape (or the nearest one) and launches it.
+
+Each shape's configuration comes from the tuning cache (KILN_TUNING_CACHE,
+else <cache dir>/tuning.toml), else kiln's default choice; --set overrides it
+for every shape.
+)";
+
+int runBundle(const Args &A) {
+  ParsedArgs P(A, {{"--op", true},
+                   {"--arch", true},
+                   {"--shape", true, true},
+                   {"--set", true, true},
+                   {"--no-cache", false},
+                   {"-o", true}});
+  if (P.positionals().size() != 1)
+    throw UsageError("bundle takes exactly one FILE");
+  Arch Target = requireArch(P.get("--arch"));
+  if (!P.get("-o"))
+    throw UsageError("bundle needs -o OUT");
+  std::vector<std::string> Shapes = P.getAll("--shape");
+  if (Shapes.empty())
+    throw UsageError("bundle needs at least one --shape M=..,N=..,K=..");
+  std::optional<LoadedFile> File = loadFile(P.positionals()[0]);
+  if (!File)
+    return ExitInputError;
+  const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
+  std::string Config;
+  for (const std::string &S : P.getAll("--set"))
+    Config += (Config.empty() ? "" : ",") + S;
+
+  JitOptions Options;
+  Options.Target = Target;
+  Options.UseCompileCache = !P.has("--no-cache");
+  Jit J(Options);
+  std::vector<CompiledKernel> Kernels;
+  try {
+    JitOp Loaded = J.loadString(File->Text, Op.Name, File->Path);
+    for (const std::string &Text : Shapes) {
+      GemmSize S = parseShapeArg(Text, Op);
+      CompiledKernel K = *J.compile(Loaded, {S.M, S.N, S.K}, Config);
+      K.TunedFor = {S.M, S.N, S.K};
+      std::cout << "kiln: " << Op.Name << " " << Op.MSym << "=" << S.M << ","
+                << Op.NSym << "=" << S.N << "," << Op.KSym << "=" << S.K
+                << ": " << K.Config << " (" << K.ConfigSource << "), "
+                << K.Cubin.size() << " B cubin\n";
+      Kernels.push_back(std::move(K));
+    }
+  } catch (const JitError &E) {
+    std::cerr << "kiln: error: " << E.what()
+              << (std::string(E.what()).back() == '\n' ? "" : "\n");
+    return ExitInputError;
+  }
+  std::string Error;
+  if (!writeFileAtomically(*P.get("-o"), serializeBundle(Kernels), Error)) {
+    std::cerr << "kiln: error: " << Error << '\n';
+    return ExitInputError;
+  }
+  std::cout << "kiln: wrote " << Kernels.size() << " kernel"
+            << (Kernels.size() == 1 ? "" : "s") << " for "
+            << archInfo(Target).Name << " to " << *P.get("-o") << '\n';
+  return ExitOk;
+}
+
+} // namespace kiln::cli

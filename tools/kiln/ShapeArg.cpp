@@ -1,0 +1,58 @@
+//===- ShapeArg.cpp - The --shape option of run, bundle and tune ----------===//
+#include "ShapeArg.h"
+
+#include "CommandLine.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+namespace kiln::cli {
+
+GemmSize parseShapeArg(const std::string &Text, const OpModel &Op,
+                       bool ForGpu) {
+  const std::string Syms[3] = {Op.MSym, Op.NSym, Op.KSym};
+  const std::string Expected =
+      Syms[0] + "=..," + Syms[1] + "=..," + Syms[2] + "=..";
+  int64_t Values[3] = {0, 0, 0};
+  std::stringstream SS(Text);
+  std::string Part;
+  while (std::getline(SS, Part, ',')) {
+    size_t Eq = Part.find('=');
+    if (Eq == std::string::npos)
+      throw UsageError("--shape " + Text + ": expected " + Expected);
+    std::string Name = Part.substr(0, Eq), Value = Part.substr(Eq + 1);
+    int Which = -1;
+    for (int I = 0; I < 3; ++I)
+      if (Name == Syms[I])
+        Which = I;
+    if (Which < 0)
+      throw UsageError("--shape: unknown size '" + Name + "' (op '" + Op.Name +
+                       "' has " + Syms[0] + ", " + Syms[1] + ", " + Syms[2] +
+                       ")");
+    if (Values[Which] != 0)
+      throw UsageError("--shape: " + Name + " given twice");
+    char *End = nullptr;
+    errno = 0;
+    long long V = std::strtoll(Value.c_str(), &End, 10);
+    if (Value.empty() || *End || errno == ERANGE || V <= 0)
+      throw UsageError("--shape: " + Name + "=" + Value +
+                       ": sizes must be positive integers");
+    Values[Which] = V;
+  }
+  for (int I = 0; I < 3; ++I)
+    if (Values[I] == 0)
+      throw UsageError("--shape: missing " + Syms[I] + " (expected " +
+                       Expected + ")");
+  GemmSize S{Values[0], Values[1], Values[2]};
+  if (!ForGpu)
+    return S;
+  constexpr int64_t GpuMaxElements = int64_t(1) << 31;
+  auto TooBig = [](int64_t X, int64_t Y) { return X > GpuMaxElements / Y; };
+  if (TooBig(S.M, S.N) || TooBig(S.M, S.K) || TooBig(S.N, S.K))
+    throw UsageError("--shape " + Text +
+                     ": too large (every operand <= 2^31 elements)");
+  return S;
+}
+
+} // namespace kiln::cli

@@ -1,0 +1,20 @@
+//===- ShapeArg.h - The --shape option of run, bundle and tune --*- C++ -*-===//
+#ifndef KILN_TOOLS_KILN_SHAPEARG_H
+#define KILN_TOOLS_KILN_SHAPEARG_H
+
+#include "kiln/Frontend/OpModel.h"
+#include "kiln/Interpreter/Execute.h"
+
+#include <string>
+
+namespace kiln::cli {
+
+/// Parses "M=..,N=..,K=.." by the op's own symbols: every size given once,
+/// a positive integer, and, ForGpu, every operand at most 2^31 elements (the
+/// kernels' 32-bit indexing). Throws UsageError naming the problem.
+GemmSize parseShapeArg(const std::string &Text, const OpModel &Op,
+                       bool ForGpu = true);
+
+} // namespace kiln::cli
+
+#endif // KILN_TOOLS_KILN_SHAPEARG_H
