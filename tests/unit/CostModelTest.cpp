@@ -391,3 +391,24 @@ TEST_CASE("cost model: DeepSeek-V3 shapes, model vs default heuristic",
   }
   std::printf("default: %s\n", Heuristic->str().c_str());
 }
+
+TEST_CASE("cost model: best configuration per target", "[.cost-model-table]") {
+  for (const char *Name : {"gemm_fp8.kiln", "gemm_bf16.kiln"}) {
+    OpModel Op = example(Name);
+    for (Arch A : allArchs()) {
+      DeviceModel D = nominalDevice(A);
+      for (Shape S : {Shape{64, 7168, 2048}, Shape{8192, 8192, 8192}}) {
+        std::optional<KernelConfig> Best =
+            modelBestConfig(Op, A, S.M, S.N, S.K, D);
+        if (!Best)
+          continue;
+        CostBreakdown B =
+            predictCost(gemmProblem(Op, S.M, S.N, S.K), *Best, A, D);
+        std::printf("%s %s %lldx%lldx%lld: %s\n%s", Name,
+                    std::string(archInfo(A).Name).c_str(), (long long)S.M,
+                    (long long)S.N, (long long)S.K, Best->str().c_str(),
+                    B.str().c_str());
+      }
+    }
+  }
+}

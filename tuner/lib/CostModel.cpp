@@ -57,7 +57,10 @@ struct SmModel {
   double ClkNs;
   double Tensor1, Smem1, Ingress1; ///< One CTA alone on the SM, ns.
   double EpiBytes;                 ///< One full tile's epilogue bytes.
-  bool EpiLoads;
+  /// Latency of the epilogue's operand loads: 0 without any, L2 for
+  /// scalars and row / column vectors (small, shared by every tile), DRAM
+  /// for an [M, N] operand (read once).
+  double EpiLoadNs;
 
   TileTimes tile(int64_t Sharing, double HitRate, const DeviceModel &D) const {
     TileTimes T;
@@ -93,10 +96,9 @@ struct SmModel {
     T.Prologue = S.LoadLatency;
     T.Mainloop = double(KTiles) * S.Stage;
     // Epilogue: D (and [M, N] / vector operands) through the SM's port, plus
-    // one DRAM round trip when it loads operands (not overlapped: the
-    // kernels are not persistent).
-    T.Epilogue = K * EpiBytes / (D.SmIngressBytesPerClk) * ClkNs +
-                 (EpiLoads ? D.DramLatencyNs : 0);
+    // the round trip of its operand loads (not overlapped: the kernels are
+    // not persistent).
+    T.Epilogue = K * EpiBytes / D.SmIngressBytesPerClk * ClkNs + EpiLoadNs;
     T.Total = T.Prologue + T.Mainloop + T.Epilogue;
     return T;
   }
@@ -212,9 +214,10 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
   S.Ingress1 = StageBytes / D.SmIngressBytesPerClk * S.ClkNs;
   S.EpiBytes = BM * BN * (Ed + P.EpiBytesPerElem) + BM * P.EpiBytesPerRow +
                BN * P.EpiBytesPerCol;
-  S.EpiLoads = P.EpiBytesPerElem + P.EpiBytesPerRow + P.EpiBytesPerCol +
-                   P.EpiBytesFixed >
-               0;
+  S.EpiLoadNs = P.EpiBytesPerElem > 0 ? D.DramLatencyNs
+                : P.EpiBytesPerRow + P.EpiBytesPerCol + P.EpiBytesFixed > 0
+                    ? D.L2LatencyNs
+                    : 0;
 
   // Waves: L2 and DRAM traffic in the kernels' tile order.
   std::vector<WaveTraffic> Waves =
