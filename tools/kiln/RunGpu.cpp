@@ -17,6 +17,7 @@
 #include "Lowering.h"
 
 #include "kiln/Interpreter/Numeric.h"
+#include "kiln/Jit/KernelBuild.h"
 #include "kiln/Pipeline/Pipeline.h"
 #include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/DeviceInfo.h"
@@ -139,17 +140,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   if (!compileForDevice(*Req.File, Op, *Target, *Config, Compiled))
     return ExitInputError;
 
-  GemmKernelShape Shape;
-  Shape.TmaWgmma = Plan.Path == KernelPath::Sm90TmaWgmma;
-  Shape.A = Op.Params[size_t(Op.A)].Type;
-  Shape.B = Op.Params[size_t(Op.B)].Type;
-  Shape.BlockM = Config->BlockM;
-  Shape.BlockN = Config->BlockN;
-  Shape.BlockK = Plan.BlockK;
-  Shape.ClusterM = Config->ClusterM;
-  Shape.ClusterN = Config->ClusterN;
-  Shape.Threads = Plan.Threads;
-  Shape.SmemBytes = Plan.SmemBytes;
+  GemmKernelShape Shape = kernelShapeOf(Op, *Config, Plan);
 
   std::vector<HostTensor> Params;
   std::string Error;
