@@ -324,10 +324,15 @@ TuningCacheContents parseTuningCache(std::string_view Text,
 
 TuningCacheContents readTuningCache(const std::string &Path) {
   TuningCacheContents C;
+  struct stat St;
+  if (stat(Path.c_str(), &St) == 0 && S_ISDIR(St.st_mode)) {
+    C.State = State::Unreadable;
+    C.Problems.push_back(Path + ": is a directory, not a tuning cache file");
+    return C;
+  }
   std::ifstream In(Path, std::ios::binary);
   if (!In) {
     int Err = errno;
-    struct stat St;
     if (stat(Path.c_str(), &St) != 0 && errno == ENOENT)
       return C; // Missing.
     C.State = State::Unreadable;
