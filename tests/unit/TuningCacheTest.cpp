@@ -5,7 +5,13 @@
 // space, the nearest-shape rule and the default path.
 //
 //===----------------------------------------------------------------------===//
+#include "ExampleFiles.h"
 #include "TuningCacheTestUtil.h"
+
+#include "kiln/Frontend/Diagnostics.h"
+#include "kiln/Frontend/Frontend.h"
+#include "kiln/Target/TuningSpace.h"
+#include "kiln/Tuner/OpFingerprint.h"
 
 #include "kiln/Tuner/TuningCache.h"
 
@@ -363,6 +369,39 @@ TEST_CASE("tuning cache: lookup, exact then nearest, within the op's space",
   M = Cache.lookup(Fp, Dev, {2048, 4096, 4096}, nullptr, Warnings);
   REQUIRE(M);
   CHECK(M->TunedShape == ProblemShape{1024, 4096, 4096});
+}
+
+TEST_CASE("tuning cache: lookup against an op's real space", "[tuning-cache]") {
+  DiagnosticEngine Diags;
+  std::vector<OpModel> Ops =
+      loadOps("gemm_fp8.kiln", test::readExample("gemm_fp8.kiln"), Diags);
+  REQUIRE(Ops.size() == 1);
+  std::optional<Arch> Target = archForComputeCapability("9.0");
+  REQUIRE(Target);
+  CHECK(*Target == Arch::SM90a);
+  CHECK(archForComputeCapability("8.9") == Arch::SM89);
+  CHECK(!archForComputeCapability("7.5"));
+  CHECK(!archForComputeCapability("nine"));
+  ConfigAcceptor Accept = acceptValidConfigs(Ops[0], *Target);
+  std::optional<KernelConfig> Default = defaultConfig(Ops[0], *Target);
+  REQUIRE(Default);
+  CHECK(Accept(*Default));
+  KernelConfig Outside = *Default;
+  Outside.BlockM = Outside.BlockN = 256; // require block_m * block_n <= 128*256
+  CHECK(!Accept(Outside));
+
+  std::string Fp = opFingerprint(Ops[0]);
+  TuningEntry In = makeEntry(Fp, 4096, 4096, 4096, 90);
+  In.Config = *Default;
+  TuningEntry Out = makeEntry(Fp, 4096, 4096, 4096 * 2, 80);
+  Out.Config = Outside;
+  std::vector<std::string> Warnings;
+  auto M = lookupTuning({In, Out}, Fp, kiln::test::h200(), {4096, 4096, 8192},
+                        Accept, Warnings);
+  REQUIRE(M);
+  CHECK(!M->Exact);
+  CHECK(M->Entry.Config == *Default);
+  CHECK(Warnings.size() == 1);
 }
 
 TEST_CASE("tuning cache: shapes", "[tuning-cache]") {

@@ -10,7 +10,6 @@
 #include "CommandLine.h"
 #include "LoadOps.h"
 
-#include "kiln/Runtime/DeviceInfo.h"
 #include "kiln/Target/TuningSpace.h"
 #include "kiln/Tuner/OpFingerprint.h"
 
@@ -19,27 +18,6 @@
 #include <map>
 
 namespace kiln::cli {
-
-namespace {
-
-/// The kiln target for a compute capability such as "9.0".
-std::optional<Arch> archForCapability(const std::string &CC) {
-  size_t Dot = CC.find('.');
-  if (Dot == std::string::npos || Dot == 0 || Dot + 1 >= CC.size())
-    return std::nullopt;
-  int Major = 0, Minor = 0;
-  for (size_t I = 0; I < CC.size(); ++I) {
-    if (I == Dot)
-      continue;
-    if (CC[I] < '0' || CC[I] > '9' || I > 6)
-      return std::nullopt;
-    int &Part = I < Dot ? Major : Minor;
-    Part = Part * 10 + (CC[I] - '0');
-  }
-  return parseArch(targetForComputeCapability(Major, Minor));
-}
-
-} // namespace
 
 int runCacheVerify(const Args &A) {
   ParsedArgs P(A, {{"--cache", true}, {"--op", true}});
@@ -84,7 +62,7 @@ int runCacheVerify(const Args &A) {
           continue;
         ++Checked;
         std::optional<Arch> Target =
-            archForCapability(E.Key.Device.ComputeCapability);
+            tuner::archForComputeCapability(E.Key.Device.ComputeCapability);
         if (!Target) {
           Problems.push_back(C.EntryLocations[I] + ": entry for op '" +
                              Op.Name + "': compute capability '" +

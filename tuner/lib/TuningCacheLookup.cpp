@@ -9,10 +9,13 @@
 #include "kiln/Tuner/TuningCache.h"
 
 #include "kiln/Runtime/CompileCache.h"
+#include "kiln/Runtime/DeviceInfo.h"
+#include "kiln/Target/TuningSpace.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 
 namespace kiln::tuner {
 
@@ -68,6 +71,31 @@ std::optional<TuningMatch> lookupTuning(const std::vector<TuningEntry> &Entries,
     return M;
   }
   return std::nullopt;
+}
+
+ConfigAcceptor acceptValidConfigs(const OpModel &Op, Arch Target) {
+  auto Valid =
+      std::make_shared<std::vector<KernelConfig>>(validConfigs(Op, Target));
+  return [Valid](const KernelConfig &C) {
+    return std::find(Valid->begin(), Valid->end(), C) != Valid->end();
+  };
+}
+
+std::optional<Arch> archForComputeCapability(const std::string &CC) {
+  size_t Dot = CC.find('.');
+  if (Dot == std::string::npos || Dot == 0 || Dot + 1 >= CC.size() ||
+      CC.size() > 7)
+    return std::nullopt;
+  int Major = 0, Minor = 0;
+  for (size_t I = 0; I < CC.size(); ++I) {
+    if (I == Dot)
+      continue;
+    if (CC[I] < '0' || CC[I] > '9')
+      return std::nullopt;
+    int &Part = I < Dot ? Major : Minor;
+    Part = Part * 10 + (CC[I] - '0');
+  }
+  return parseArch(targetForComputeCapability(Major, Minor));
 }
 
 std::string defaultTuningCachePath(std::vector<std::string> &Warnings) {

@@ -12,6 +12,7 @@
 #ifndef KILN_TUNER_TUNINGCACHE_H
 #define KILN_TUNER_TUNINGCACHE_H
 
+#include "kiln/Target/Arch.h"
 #include "kiln/Tuner/TuningEntry.h"
 
 #include <functional>
@@ -69,6 +70,14 @@ std::string serializeTuningEntry(const TuningEntry &E);
 /// Says whether a configuration is in the op's space (for the device the
 /// entry is for); entries it refuses are rejected by lookup.
 using ConfigAcceptor = std::function<bool(const KernelConfig &)>;
+
+/// Accepts exactly the configurations of validConfigs(Op, Target) (the
+/// space is enumerated once, when this is called).
+ConfigAcceptor acceptValidConfigs(const OpModel &Op, Arch Target);
+
+/// The kiln target for a device key's compute capability ("9.0" -> sm_90a);
+/// nullopt for a GPU kiln does not compile for.
+std::optional<Arch> archForComputeCapability(const std::string &CC);
 
 /// The answer of a lookup.
 struct TuningMatch {
