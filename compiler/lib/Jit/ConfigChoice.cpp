@@ -1,23 +1,73 @@
 //===- ConfigChoice.cpp - Which configuration a specialization uses -------===//
-#include "ConfigChoice.h"
+#include "kiln/Jit/ConfigChoice.h"
 
 #include "kiln/Target/ConfigOverride.h"
 #include "kiln/Target/TuningSpace.h"
+#include "kiln/Tuner/CostModel.h"
+#include "kiln/Tuner/DeviceModel.h"
+#include "kiln/Tuner/OpFingerprint.h"
+#include "kiln/Tuner/TuningCache.h"
+
+#include <algorithm>
 
 namespace kiln {
 
-std::optional<ChosenConfig>
-chooseConfig(const OpModel &Op, Arch Target, const GemmDims &Size,
-             const std::optional<std::string> &TuningCache,
-             std::string &Warnings, std::string &Error) {
-  std::optional<KernelConfig> Default = defaultConfig(Op, Target);
-  if (!Default) {
-    Error = "no configuration of '" + Op.Name + "' can run on " +
-            std::string(archInfo(Target).Name) + ": " +
-            whyNoConfigRuns(Op, Target);
+namespace {
+
+void addLines(std::string &Out, const std::vector<std::string> &Lines) {
+  for (const std::string &L : Lines)
+    Out += L + "\n";
+}
+
+std::optional<ChosenConfig> fromTuningCache(const OpModel &Op,
+                                            const ConfigChoiceInputs &In,
+                                            std::string &Warnings) {
+  if (!In.Device || (In.TuningCache && In.TuningCache->empty()))
+    return std::nullopt;
+  std::vector<std::string> Problems;
+  std::string Path =
+      In.TuningCache ? *In.TuningCache : tuner::defaultTuningCachePath(Problems);
+  if (Path.empty()) {
+    addLines(Warnings, Problems);
     return std::nullopt;
   }
-  return ChosenConfig{*Default, "heuristic default"};
+  std::vector<KernelConfig> Valid = validConfigs(Op, In.Target);
+  auto Accept = [&](const KernelConfig &C) {
+    return std::find(Valid.begin(), Valid.end(), C) != Valid.end();
+  };
+  tuner::TuningCache Cache(Path);
+  std::optional<tuner::TuningMatch> Match =
+      Cache.lookup(opFingerprint(Op), tuner::deviceKeyOf(*In.Device),
+                   {In.Size.M, In.Size.N, In.Size.K}, Accept, Problems);
+  addLines(Warnings, Problems);
+  if (!Match)
+    return std::nullopt;
+  return ChosenConfig{Match->Entry.Config,
+                      Match->Exact ? "tuning cache (exact)"
+                                   : "tuning cache (nearest: " +
+                                         Match->TunedShape.str() + ")"};
+}
+
+} // namespace
+
+std::optional<ChosenConfig> chooseConfig(const OpModel &Op,
+                                         const ConfigChoiceInputs &In,
+                                         std::string &Warnings,
+                                         std::string &Error) {
+  if (std::optional<ChosenConfig> C = fromTuningCache(Op, In, Warnings))
+    return C;
+  tuner::DeviceModel Device = In.Device ? tuner::deviceModelFor(*In.Device)
+                                        : tuner::nominalDevice(In.Target);
+  if (std::optional<KernelConfig> C = tuner::modelBestConfig(
+          Op, In.Target, In.Size.M, In.Size.N, std::max<int64_t>(In.Size.K, 1),
+          Device))
+    return ChosenConfig{*C, "cost model"};
+  if (std::optional<KernelConfig> C = defaultConfig(Op, In.Target))
+    return ChosenConfig{*C, "heuristic default"};
+  Error = "no configuration of '" + Op.Name + "' can run on " +
+          std::string(archInfo(In.Target).Name) + ": " +
+          whyNoConfigRuns(Op, In.Target);
+  return std::nullopt;
 }
 
 } // namespace kiln

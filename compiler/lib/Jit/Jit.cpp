@@ -1,9 +1,8 @@
 //===- Jit.cpp - kiln embedded in an application (C++ API) ----------------===//
 #include "kiln/Jit/Jit.h"
 
-#include "ConfigChoice.h"
-
 #include "kiln/Frontend/Frontend.h"
+#include "kiln/Jit/ConfigChoice.h"
 #include "kiln/Jit/KernelBuild.h"
 #include "kiln/Runtime/DeviceInfo.h"
 #include "kiln/Runtime/Sha256.h"
@@ -35,6 +34,9 @@ struct Jit::State {
   std::mutex Lock;
   std::optional<Arch> Target;
   std::unique_ptr<CompileCache> Cache;
+  // GPU Options.Device's facts, once known (nullopt: no GPU).
+  bool DeviceQueried = false;
+  std::optional<DeviceInfo> Device;
   // (source hash, op, target, configuration) -> kernel.
   std::map<std::string, std::shared_ptr<const CompiledKernel>> Kernels;
 };
@@ -127,7 +129,17 @@ Arch Jit::target() {
   if (!Driver.available())
     throw JitError(JitError::Kind::NoTarget, "no target to compile for: " + Driver.unavailableReason() +
                    "; set JitOptions::Target to compile without a GPU");
-  DeviceInfo Device = queryDevice(Driver, S->Options.Device);
+  if (!S->DeviceQueried) {
+    S->DeviceQueried = true;
+    if (S->Options.Device < Driver.deviceCount())
+      S->Device = queryDevice(Driver, S->Options.Device);
+  }
+  if (!S->Device)
+    throw JitError(JitError::Kind::NoTarget,
+                   "no target to compile for: there is no GPU " +
+                       std::to_string(S->Options.Device) +
+                       "; set JitOptions::Target to compile without one");
+  const DeviceInfo &Device = *S->Device;
   std::optional<Arch> A = parseArch(Device.target());
   if (!A)
     throw JitError(JitError::Kind::NoTarget, "GPU " + std::to_string(S->Options.Device) + " (" +
@@ -150,9 +162,13 @@ std::shared_ptr<const CompiledKernel> Jit::compile(const JitOp &Op,
   const OpModel &Model = Op.model();
   ChosenConfig Chosen;
   if (Config.empty()) {
+    ConfigChoiceInputs In;
+    In.Target = Target;
+    In.Size = Size;
+    In.Device = device();
+    In.TuningCache = S->Options.TuningCache;
     std::string Warnings, Error;
-    std::optional<ChosenConfig> C = chooseConfig(
-        Model, Target, Size, S->Options.TuningCache, Warnings, Error);
+    std::optional<ChosenConfig> C = chooseConfig(Model, In, Warnings, Error);
     warn(Warnings);
     if (!C)
       throw locatedError(JitError::Kind::Compile, Op, Op.P->FileName,
@@ -197,6 +213,17 @@ std::shared_ptr<const CompiledKernel> Jit::compile(const JitOp &Op,
   auto K = std::make_shared<const CompiledKernel>(std::move(B.Kernel));
   std::lock_guard<std::mutex> Guard(S->Lock);
   return S->Kernels.emplace(Key, K).first->second;
+}
+
+std::optional<DeviceInfo> Jit::device() {
+  std::lock_guard<std::mutex> Guard(S->Lock);
+  if (!S->DeviceQueried) {
+    S->DeviceQueried = true;
+    const CudaDriver &Driver = CudaDriver::instance();
+    if (Driver.available() && S->Options.Device < Driver.deviceCount())
+      S->Device = queryDevice(Driver, S->Options.Device);
+  }
+  return S->Device;
 }
 
 Kernel Jit::specialize(const JitOp &Op, const GemmDims &Size,

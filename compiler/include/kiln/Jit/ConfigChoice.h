@@ -1,14 +1,18 @@
 //===- ConfigChoice.h - Which configuration a specialization uses -*- C++ -*-=//
 //
-// The order the embedding API (and `kiln bundle`) follows when the caller
-// does not give a configuration: the tuning cache (exact shape, else the
-// nearest tuned shape), else kiln's default choice for the target.
+// The order kiln follows when the user does not give a configuration (the
+// embedding API, `kiln bundle`, `kiln run`): the tuning cache's entry for the
+// op, shape and GPU (exact shape, else the nearest tuned shape; only with a
+// GPU, since entries are per device), else the cost model's best
+// configuration for the shape on the GPU (or the target's nominal device),
+// else the plain heuristic.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_JIT_CONFIGCHOICE_H
 #define KILN_JIT_CONFIGCHOICE_H
 
 #include "kiln/Frontend/OpModel.h"
+#include "kiln/Runtime/DeviceInfo.h"
 #include "kiln/Runtime/KernelSignature.h"
 #include "kiln/Target/Arch.h"
 #include "kiln/Target/KernelConfig.h"
@@ -20,16 +24,27 @@ namespace kiln {
 
 struct ChosenConfig {
   KernelConfig Config;
-  std::string Source; ///< "tuning cache (exact)", "heuristic default", ...
+  /// "tuning cache (exact)", "tuning cache (nearest: M=..,N=..,K=..)",
+  /// "cost model", "heuristic default".
+  std::string Source;
 };
 
-/// The configuration for Op on Target at Size. TuningCache: the cache file
-/// (nullopt: the default one; empty: none). Warnings gets lines about cache
-/// entries that were skipped; Error why nothing runs (then nullopt).
-std::optional<ChosenConfig>
-chooseConfig(const OpModel &Op, Arch Target, const GemmDims &Size,
-             const std::optional<std::string> &TuningCache,
-             std::string &Warnings, std::string &Error);
+struct ConfigChoiceInputs {
+  Arch Target = Arch::SM90a;
+  GemmDims Size;
+  /// The GPU the kernel runs on, when there is one.
+  std::optional<DeviceInfo> Device;
+  /// The tuning cache file: nullopt for the default one, "" for none.
+  std::optional<std::string> TuningCache;
+};
+
+/// The configuration for Op. Warnings gets one line per problem met on the
+/// way (a corrupt cache, a rejected entry); Error says why nothing runs on
+/// the target (then nullopt).
+std::optional<ChosenConfig> chooseConfig(const OpModel &Op,
+                                         const ConfigChoiceInputs &In,
+                                         std::string &Warnings,
+                                         std::string &Error);
 
 } // namespace kiln
 

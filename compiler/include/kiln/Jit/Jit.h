@@ -21,6 +21,7 @@
 #ifndef KILN_JIT_JIT_H
 #define KILN_JIT_JIT_H
 
+#include "kiln/Runtime/DeviceInfo.h"
 #include "kiln/Runtime/Kernel.h"
 #include "kiln/Target/Arch.h"
 
@@ -105,6 +106,9 @@ public:
   /// present so that launches do no setup.
   Kernel specialize(const JitOp &Op, const GemmDims &Size,
                     const std::string &Config = "");
+
+  /// GPU Options.Device's facts; nullopt without a driver or that GPU.
+  std::optional<DeviceInfo> device();
 
 private:
   struct State;
