@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,4 +105,18 @@ TEST_CASE("tuning cache: 16 processes storing at once lose nothing",
   closedir(D);
   std::sort(Names.begin(), Names.end());
   CHECK(Names == std::vector<std::string>{"tuning.toml", "tuning.toml.lock"});
+}
+
+TEST_CASE("tuning cache: a store removes temporaries of dead writers",
+          "[tuning-cache]") {
+  TuningTempDir Dir;
+  std::string Path = Dir.Path + "/tuning.toml";
+  kiln::test::spit(Dir.Path + "/.tuning.toml.tmp.99999.0", "half a file");
+  kiln::test::spit(Dir.Path + "/.other.toml.tmp.99999.0", "not ours");
+  std::vector<std::string> Warnings;
+  std::string Error;
+  REQUIRE(TuningCache(Path).store({makeEntry(std::string(64, 'a'), 1, 2, 3)},
+                                  Warnings, Error));
+  CHECK(kiln::test::slurp(Dir.Path + "/.tuning.toml.tmp.99999.0").empty());
+  CHECK(kiln::test::slurp(Dir.Path + "/.other.toml.tmp.99999.0") == "not ours");
 }

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -143,6 +144,20 @@ std::string asideName(const std::string &Path) {
   return Name;
 }
 
+/// Removes temporaries of Path left by writers that died mid-store. Called
+/// under the lock: no live writer has a temporary then.
+void removeDeadTemporaries(const std::string &Path) {
+  std::string Dir = dirOf(Path);
+  std::string Prefix = "." + Path.substr(Path.rfind('/') + 1) + ".tmp.";
+  DIR *D = opendir(Dir.c_str());
+  if (!D)
+    return;
+  while (dirent *E = readdir(D))
+    if (std::string(E->d_name).rfind(Prefix, 0) == 0)
+      unlink((Dir + "/" + E->d_name).c_str());
+  closedir(D);
+}
+
 /// The file a path names, following a symbolic link so that the link stays.
 std::string resolveTarget(const std::string &Path) {
   struct stat St;
@@ -188,6 +203,7 @@ bool TuningCache::store(const std::vector<TuningEntry> &New,
   }
 
   // Under the lock: read, keep damaged files, merge, replace.
+  removeDeadTemporaries(Path);
   std::string Old;
   std::vector<TuningEntry> Existing;
   bool Exists = readAll(Path, Old);
