@@ -222,7 +222,9 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
   // Waves: L2 and DRAM traffic in the kernels' tile order.
   std::vector<WaveTraffic> Waves =
       walkWaves(P, C, Slots, D.L2Bytes * D.L2ReuseFraction);
-  B.Waves = int64_t(Waves.size());
+  B.Waves = 0;
+  for (const WaveTraffic &T : Waves)
+    B.Waves += int64_t(std::llround(T.Count));
   B.WaveEfficiency = double(B.Tiles) / (double(B.Waves) * double(Slots));
   double OperandDram = 0, TotalNs = 0;
   for (size_t W = 0; W < Waves.size(); ++W) {
@@ -246,11 +248,11 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
       L = Limiter::DramBandwidth;
     else if (L2Ns >= WaveNs)
       L = Limiter::L2Bandwidth;
-    B.LimiterNs[int(L)] += WaveNs;
-    TotalNs += WaveNs;
-    B.L2Bytes += T.L2Bytes;
-    B.DramBytes += Dram;
-    OperandDram += T.DramBytes;
+    B.LimiterNs[int(L)] += WaveNs * T.Count;
+    TotalNs += WaveNs * T.Count;
+    B.L2Bytes += T.L2Bytes * T.Count;
+    B.DramBytes += Dram * T.Count;
+    OperandDram += T.DramBytes * T.Count;
     if (W == 0) {
       B.StageTensorNs = Tile.Stage.Tensor;
       B.StageSmemNs = Tile.Stage.Smem;

@@ -4,48 +4,70 @@
 #include "kiln/Tuner/TileOrder.h"
 
 #include <algorithm>
-#include <list>
-#include <unordered_map>
-#include <unordered_set>
+#include <cmath>
+#include <utility>
 
 namespace kiln::tuner {
 
 namespace {
 
-/// Operand panels (A row panel m: key m; B column panel n: key -n - 1) in
-/// least-recently-used order with a byte capacity.
+/// Operand panels (A row panels 0 .. TilesM-1, then B column panels) in
+/// least-recently-used order with a byte capacity: an intrusive doubly linked
+/// list over arrays, so a touch costs no allocation.
 class PanelLru {
 public:
-  explicit PanelLru(double Capacity) : Capacity(Capacity) {}
-  /// Touches Key; true on a hit.
-  bool touch(int64_t Key, double Bytes) {
-    auto It = Where.find(Key);
-    if (It != Where.end()) {
-      Order.splice(Order.begin(), Order, It->second.first);
+  PanelLru(size_t Panels, double Capacity)
+      : Capacity(Capacity), Prev(Panels, -1), Next(Panels, -1),
+        Bytes(Panels, 0), In(Panels, false) {}
+  /// Touches panel Id of Size bytes; true on a hit.
+  bool touch(int64_t Id, double Size) {
+    if (In[Id]) {
+      unlink(Id);
+      pushFront(Id);
       return true;
     }
-    Order.push_front(Key);
-    Where[Key] = {Order.begin(), Bytes};
-    Held += Bytes;
+    In[Id] = true;
+    Bytes[Id] = Size;
+    Held += Size;
+    pushFront(Id);
     return false;
   }
   void evict() {
-    while (Held > Capacity && !Order.empty()) {
-      auto It = Where.find(Order.back());
-      Held -= It->second.second;
-      Where.erase(It);
-      Order.pop_back();
+    while (Held > Capacity && Tail >= 0) {
+      int64_t Id = Tail;
+      unlink(Id);
+      In[Id] = false;
+      Held -= Bytes[Id];
     }
   }
 
 private:
+  void unlink(int64_t Id) {
+    (Prev[Id] >= 0 ? Next[Prev[Id]] : Head) = Next[Id];
+    (Next[Id] >= 0 ? Prev[Next[Id]] : Tail) = Prev[Id];
+    Prev[Id] = Next[Id] = -1;
+  }
+  void pushFront(int64_t Id) {
+    Next[Id] = Head;
+    if (Head >= 0)
+      Prev[Head] = Id;
+    Head = Id;
+    if (Tail < 0)
+      Tail = Id;
+  }
+
   double Capacity, Held = 0;
-  std::list<int64_t> Order;
-  std::unordered_map<int64_t, std::pair<std::list<int64_t>::iterator, double>>
-      Where;
+  int64_t Head = -1, Tail = -1;
+  std::vector<int64_t> Prev, Next;
+  std::vector<double> Bytes;
+  std::vector<bool> In;
 };
 
 int64_t ceilDiv(int64_t A, int64_t B) { return (A + B - 1) / B; }
+
+/// Waves walked tile by tile before the rest are extrapolated (bounds the
+/// cost of a prediction for very large grids).
+constexpr int64_t ExactWaves = 48;
 
 } // namespace
 
@@ -53,16 +75,17 @@ std::vector<WaveTraffic> walkWaves(const GemmProblem &P, const KernelConfig &C,
                                    int64_t Slots, double ReuseBytes) {
   double Ea = dtypeBits(P.Types.A) / 8.0, Eb = dtypeBits(P.Types.B) / 8.0;
   int64_t TilesM = ceilDiv(P.M, C.BlockM), TilesN = ceilDiv(P.N, C.BlockN);
-  int64_t Cluster = C.ClusterM * C.ClusterN;
-  int64_t Grid = gridSize(TilesM, TilesN, Cluster);
+  int64_t Grid = gridSize(TilesM, TilesN, C.ClusterM * C.ClusterN);
   bool AlongN = C.RasterOrder == Raster::AlongN;
-  std::vector<WaveTraffic> Waves;
-  PanelLru Lru(ReuseBytes);
   Slots = std::max<int64_t>(Slots, 1);
-  std::unordered_set<int64_t> Seen;
-  for (int64_t First = 0; First < Grid; First += Slots) {
+  int64_t NumWaves = ceilDiv(Grid, Slots);
+  PanelLru Lru(size_t(TilesM + TilesN), ReuseBytes);
+  // The wave that last touched each panel (within-wave sharing).
+  std::vector<int64_t> SeenIn(size_t(TilesM + TilesN), -1);
+
+  auto Walk = [&](int64_t Wave, bool TrackDram) {
     WaveTraffic W;
-    Seen.clear();
+    int64_t First = Wave * Slots;
     for (int64_t Pid = First; Pid < std::min(Grid, First + Slots); ++Pid) {
       TileSlot T = scheduleTile(Pid, TilesM, TilesN, C.Group, AlongN,
                                 C.ClusterM, C.ClusterN);
@@ -79,14 +102,56 @@ std::vector<WaveTraffic> walkWaves(const GemmProblem &P, const KernelConfig &C,
       W.OutElems += Rows * Cols;
       W.Rows += Rows;
       W.Cols += Cols;
-      if (Seen.insert(T.M).second && !Lru.touch(T.M, ABytes))
-        W.DramBytes += ABytes;
-      if (Seen.insert(-T.N - 1).second && !Lru.touch(-T.N - 1, BBytes))
-        W.DramBytes += BBytes;
+      if (!TrackDram)
+        continue;
+      for (auto [Id, Bytes] :
+           {std::pair{T.M, ABytes}, std::pair{TilesM + T.N, BBytes}}) {
+        if (SeenIn[size_t(Id)] == Wave)
+          continue;
+        SeenIn[size_t(Id)] = Wave;
+        if (!Lru.touch(Id, Bytes))
+          W.DramBytes += Bytes;
+      }
     }
     Lru.evict();
-    Waves.push_back(W);
+    return W;
+  };
+
+  std::vector<WaveTraffic> Waves;
+  if (NumWaves <= ExactWaves + 2) {
+    for (int64_t Wave = 0; Wave < NumWaves; ++Wave)
+      Waves.push_back(Walk(Wave, true));
+    return Waves;
   }
+  // Long launches: walk the first ExactWaves waves, stand for the full waves
+  // after them by the mean of the warm ones (1 .. ExactWaves-1), and walk the
+  // last (partial) wave with the warm waves' miss ratio.
+  WaveTraffic Mean;
+  for (int64_t Wave = 0; Wave < ExactWaves; ++Wave) {
+    Waves.push_back(Walk(Wave, true));
+    if (Wave == 0)
+      continue;
+    const WaveTraffic &W = Waves.back();
+    Mean.Ctas += W.Ctas;
+    Mean.L2Bytes += W.L2Bytes;
+    Mean.DramBytes += W.DramBytes;
+    Mean.OutElems += W.OutElems;
+    Mean.Rows += W.Rows;
+    Mean.Cols += W.Cols;
+  }
+  double Warm = double(ExactWaves - 1);
+  Mean.Ctas = int64_t(std::llround(double(Mean.Ctas) / Warm));
+  Mean.L2Bytes /= Warm;
+  Mean.DramBytes /= Warm;
+  Mean.OutElems /= Warm;
+  Mean.Rows /= Warm;
+  Mean.Cols /= Warm;
+  Mean.Count = double(NumWaves - ExactWaves - 1);
+  double MissRatio = Mean.L2Bytes > 0 ? Mean.DramBytes / Mean.L2Bytes : 0;
+  Waves.push_back(Mean);
+  WaveTraffic Last = Walk(NumWaves - 1, false);
+  Last.DramBytes = Last.L2Bytes * MissRatio;
+  Waves.push_back(Last);
   return Waves;
 }
 

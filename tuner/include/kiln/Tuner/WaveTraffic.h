@@ -26,10 +26,14 @@ struct WaveTraffic {
   double OutElems = 0;  ///< Elements of D the wave writes.
   double Rows = 0;      ///< Sum of the tiles' rows (epilogue row vectors).
   double Cols = 0;      ///< Sum of the tiles' columns.
+  double Count = 1;     ///< Identical waves this entry stands for.
 };
 
 /// The waves of a launch of Config on Problem when Slots CTAs run at once,
-/// with ReuseBytes of L2 for cross-wave reuse.
+/// with ReuseBytes of L2 for cross-wave reuse. Every wave is walked for
+/// launches of up to 50 waves; beyond, the first 48 are walked, one entry
+/// with Count > 1 stands for the middle waves (the mean of the warm ones),
+/// and the last wave comes last.
 std::vector<WaveTraffic> walkWaves(const GemmProblem &Problem,
                                    const KernelConfig &Config, int64_t Slots,
                                    double ReuseBytes);
