@@ -123,7 +123,7 @@ std::string describeResources(const CachedNvrtcResult &R, int64_t DynamicSmem) {
 /// Without --emit: writes NAME.ARCH.{cu,ptx,cubin} into Dir and reports
 /// where they went and what the kernel uses.
 bool writeSummary(const LoadedFile &File, const OpModel &Op,
-                  const KernelConfig &Config, bool FromHeuristic,
+                  const KernelConfig &Config, const std::string &Source,
                   const KernelPlan &Plan, const std::string &ArchName,
                   const std::string &Dir, const std::string &Text,
                   const CachedNvrtcResult &R, const std::string &Resources) {
@@ -145,7 +145,7 @@ bool writeSummary(const LoadedFile &File, const OpModel &Op,
   std::cout << "kiln: compiled op '" << Op.Name << "' from " << File.Path
             << " for " << ArchName << "\n"
             << "config          " << Config.str()
-            << (FromHeuristic ? "  (heuristic default)" : "  (--set)") << "\n"
+            << "  (" << Source << ")\n"
             << "plan            " << Plan.MmaAtom << " via " << Plan.CopyAtom
             << ", " << Plan.Threads << " threads\n"
             << "cuda            " << Base << ".cu\n"
@@ -194,9 +194,9 @@ int runCompile(const Args &A) {
               << (CacheWarning.back() == '\n' ? "" : "\n");
 
   for (const OpModel *Op : Ops) {
-    bool FromHeuristic = false;
+    std::string Source;
     std::optional<KernelConfig> Config =
-        resolveConfig(*File, *Op, Target, P.getAll("--set"), FromHeuristic);
+        resolveConfig(*File, *Op, Target, P.getAll("--set"), Source);
     if (!Config)
       return ExitInputError;
     PipelineOptions Options{Target, *Config};
@@ -226,7 +226,7 @@ int runCompile(const Args &A) {
     if (What == Emit::Resources)
       return emitText(Out, Resources) ? ExitOk : ExitInputError;
 
-    if (!writeSummary(*File, *Op, *Config, FromHeuristic, Plan, ArchName,
+    if (!writeSummary(*File, *Op, *Config, Source, Plan, ArchName,
                       Out ? *Out : "kiln-out", Text, R, Resources))
       return ExitInputError;
   }

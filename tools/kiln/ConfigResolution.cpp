@@ -8,6 +8,7 @@
 #include "kiln/Target/TuningSpace.h"
 
 #include <iostream>
+#include <sstream>
 
 namespace kiln::cli {
 
@@ -23,12 +24,25 @@ void reportAt(const LoadedFile &File, SourceLoc Loc, const std::string &Msg) {
 
 } // namespace
 
-std::optional<KernelConfig> resolveConfig(const LoadedFile &File,
-                                          const OpModel &Op, Arch Target,
-                                          const std::vector<std::string> &Sets,
-                                          bool &FromHeuristic) {
+std::optional<KernelConfig>
+resolveConfig(const LoadedFile &File, const OpModel &Op, Arch Target,
+              const std::vector<std::string> &Sets, std::string &Source,
+              const ConfigChoiceInputs *Choice) {
+  if (Sets.empty() && Choice) {
+    std::string Warnings, Error;
+    std::optional<ChosenConfig> C = chooseConfig(Op, *Choice, Warnings, Error);
+    std::istringstream Lines(Warnings);
+    for (std::string Line; std::getline(Lines, Line);)
+      std::cerr << "kiln: warning: " << Line << '\n';
+    if (!C) {
+      reportAt(File, Op.Loc, Error);
+      return std::nullopt;
+    }
+    Source = C->Source;
+    return C->Config;
+  }
   std::optional<KernelConfig> Default = defaultConfig(Op, Target);
-  FromHeuristic = Sets.empty();
+  Source = Sets.empty() ? "heuristic default" : "--set";
   if (!Default && Sets.empty()) {
     reportAt(File, Op.Loc,
              "no configuration of '" + Op.Name + "' can run on " +

@@ -10,6 +10,8 @@
 
 #include "LoadOps.h"
 
+#include "kiln/Jit/ConfigChoice.h"
+
 #include "kiln/Target/KernelConfig.h"
 
 #include <optional>
@@ -18,14 +20,18 @@
 
 namespace kiln::cli {
 
-/// The configuration for Op on Target. Prints a located error (into File) and
+/// The configuration for Op on Target. Without --set: chooseConfig's answer
+/// (tuning cache, cost model) when Choice is given (a problem size is
+/// known), else the heuristic default. With --set: the heuristic default
+/// with the --set values applied. Prints a located error (into File) and
 /// returns nullopt when no configuration runs on Target, or a --set value is
 /// outside the space or breaks a `require`; throws UsageError for a malformed
-/// --set. FromHeuristic tells whether --set was absent.
-std::optional<KernelConfig> resolveConfig(const LoadedFile &File,
-                                          const OpModel &Op, Arch Target,
-                                          const std::vector<std::string> &Sets,
-                                          bool &FromHeuristic);
+/// --set. Source says where the configuration came from ("--set", "cost
+/// model", "tuning cache (exact)", "heuristic default", ...).
+std::optional<KernelConfig>
+resolveConfig(const LoadedFile &File, const OpModel &Op, Arch Target,
+              const std::vector<std::string> &Sets, std::string &Source,
+              const ConfigChoiceInputs *Choice = nullptr);
 
 } // namespace kiln::cli
 

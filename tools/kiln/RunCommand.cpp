@@ -189,9 +189,12 @@ int runRun(const Args &A) {
   // The interpreter models the tiling of the kernel kiln would build for
   // --arch (default sm_90a): same configuration, same checks as compile.
   Arch Target = P.get("--arch") ? requireArch(P.get("--arch")) : Arch::SM90a;
-  bool FromHeuristic = false;
+  std::string Source;
+  ConfigChoiceInputs Choice;
+  Choice.Target = Target;
+  Choice.Size = {Size.M, Size.N, Size.K};
   std::optional<KernelConfig> Resolved =
-      resolveConfig(*File, Op, Target, P.getAll("--set"), FromHeuristic);
+      resolveConfig(*File, Op, Target, P.getAll("--set"), Source, &Choice);
   if (!Resolved)
     return ExitInputError;
   KernelConfig Config = *Resolved;
@@ -227,7 +230,8 @@ int runRun(const Args &A) {
               << "\"shape\": {\"" << Op.MSym << "\": " << Size.M << ", \""
               << Op.NSym << "\": " << Size.N << ", \"" << Op.KSym
               << "\": " << Size.K << "}, \"config\": \"" << Shown.str()
-              << "\", \"seed\": " << Seed;
+              << "\", \"config_source\": " << jsonString(Source)
+              << ", \"seed\": " << Seed;
     if (SaveDir)
       std::cout << ", \"saved\": \"" << *SaveDir << "\"";
     if (Check)
@@ -240,7 +244,7 @@ int runRun(const Args &A) {
   } else {
     std::cout << "op      " << Op.Name << " on the CPU (--interpret)\n"
               << "shape   " << ShapeText << "\n"
-              << "config  " << Shown.str() << "\n"
+              << "config  " << Shown.str() << "  (" << Source << ")\n"
               << "seed    " << Seed << "\n";
     if (SaveDir)
       std::cout << "saved   " << *SaveDir << "/ (" << Params.size() + 1

@@ -125,9 +125,13 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
     throw UsageError("--arch " + *Req.Arch + " does not match GPU 0 (" +
                      Device.Name + ", " + DeviceTarget +
                      "); omit --arch to run on the GPU");
-  bool FromHeuristic = false;
+  std::string Source;
+  ConfigChoiceInputs Choice;
+  Choice.Target = *Target;
+  Choice.Size = {Size.M, Size.N, Size.K};
+  Choice.Device = Device;
   std::optional<KernelConfig> Config =
-      resolveConfig(*Req.File, Op, *Target, Req.Sets, FromHeuristic);
+      resolveConfig(*Req.File, Op, *Target, Req.Sets, Source, &Choice);
   if (!Config)
     return ExitInputError;
   KernelPlan Plan;
@@ -222,7 +226,8 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
               << ArchName << "\", \"shape\": {\"" << Op.MSym << "\": " << Size.M
               << ", \"" << Op.NSym << "\": " << Size.N << ", \"" << Op.KSym
               << "\": " << Size.K << "}, \"config\": \"" << Config->str()
-              << "\", \"seed\": " << Req.Seed << ", \"compile_cache_hit\": "
+              << "\", \"config_source\": " << jsonString(Source)
+              << ", \"seed\": " << Req.Seed << ", \"compile_cache_hit\": "
               << (Compiled.CacheHit ? "true" : "false")
               << ", \"launch\": {\"grid\": " << Dims.GridX
               << ", \"block\": " << Dims.BlockX
@@ -254,7 +259,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
               << "shape   " << Op.MSym << "=" << Size.M << "," << Op.NSym << "="
               << Size.N << "," << Op.KSym << "=" << Size.K << "\n"
               << "config  " << Config->str()
-              << (FromHeuristic ? "  (heuristic default)" : "  (--set)") << "\n"
+              << "  (" << Source << ")\n"
               << "seed    " << Req.Seed << "\n"
               << "launch  grid " << Dims.GridX << ", block " << Dims.BlockX
               << ", smem " << Dims.SmemBytes << " B, cluster " << Dims.ClusterX

@@ -40,8 +40,8 @@ int runSpace(const Args &A) {
             << archInfo(Target).Name << " (" << Constrained
             << " satisfy the constraints)\n";
   if (Valid.empty()) {
-    bool FromHeuristic;
-    resolveConfig(*File, Op, Target, {}, FromHeuristic); // Reports why.
+    std::string Source;
+    resolveConfig(*File, Op, Target, {}, Source); // Reports why.
     return ExitInputError;
   }
   return ExitOk;
