@@ -98,17 +98,6 @@ double timeLaunches(const CudaDriver &Driver, int64_t Reps,
   return Ms.size() % 2 ? Ms[H] : (Ms[H - 1] + Ms[H]) / 2;
 }
 
-/// Rows Rows of D (a [M, N] tensor) as a [Rows.size(), N] tensor.
-HostTensor selectRows(const HostTensor &D, const std::vector<int64_t> &Rows) {
-  int64_t N = D.Shape[1];
-  size_t RowBytes = size_t(N) * hostBytes(D.Type);
-  HostTensor Out(D.Type, {int64_t(Rows.size()), N});
-  for (size_t R = 0; R < Rows.size(); ++R)
-    std::memcpy(&Out.Bytes[R * RowBytes], &D.Bytes[size_t(Rows[R]) * RowBytes],
-                RowBytes);
-  return Out;
-}
-
 int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   const OpModel &Op = *Req.Op;
   const GemmSize &Size = Req.Size;
@@ -291,26 +280,6 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
 }
 
 } // namespace
-
-std::vector<int64_t> checkedRows(const GemmSize &S) {
-  const double Work =
-      double(S.M) * double(S.N) * double(std::max<int64_t>(S.K, 1));
-  std::vector<int64_t> Rows;
-  if (Work <= double(int64_t(1) << 34)) {
-    for (int64_t M = 0; M < S.M; ++M)
-      Rows.push_back(M);
-    return Rows;
-  }
-  int64_t PerRow = S.N * std::max<int64_t>(S.K, 1);
-  int64_t Count = std::max<int64_t>(8, (int64_t(1) << 31) / PerRow);
-  Count = std::min(Count, S.M);
-  for (int64_t I = 0; I < Count; ++I) {
-    int64_t Row = Count == 1 ? 0 : I * (S.M - 1) / (Count - 1);
-    if (Rows.empty() || Rows.back() != Row)
-      Rows.push_back(Row);
-  }
-  return Rows;
-}
 
 int runOnGpu(const GpuRunRequest &Req) {
   const CudaDriver &Driver = CudaDriver::instance();

@@ -34,10 +34,6 @@ struct GpuRunRequest {
 /// after printing "kiln: error: no CUDA driver/GPU found (...)").
 int runOnGpu(const GpuRunRequest &Req);
 
-/// The rows of D checked against the float64 reference: all of them when
-/// M * N * K <= 2^34 (the interpreter's limit), else an evenly spaced sample
-/// (first and last row included) of max(8, 2^31 / (N * K)) rows.
-std::vector<int64_t> checkedRows(const GemmSize &Size);
 
 } // namespace kiln::cli
 

@@ -8,8 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Interpreter/Execute.h"
+#include "kiln/Interpreter/Numeric.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace kiln {
@@ -49,6 +52,37 @@ Comparison compareWithReference(const HostTensor &Out,
   C.Rel = Ref2 > 0 ? std::sqrt(Diff2) / std::sqrt(Ref2) : std::sqrt(Diff2);
   C.Pass = C.Rel <= C.Tolerance;
   return C;
+}
+
+std::vector<int64_t> checkedRows(const GemmSize &S) {
+  const double Work =
+      double(S.M) * double(S.N) * double(std::max<int64_t>(S.K, 1));
+  std::vector<int64_t> Rows;
+  if (Work <= double(int64_t(1) << 34)) {
+    for (int64_t M = 0; M < S.M; ++M)
+      Rows.push_back(M);
+    return Rows;
+  }
+  int64_t PerRow = S.N * std::max<int64_t>(S.K, 1);
+  int64_t Count = std::max<int64_t>(8, (int64_t(1) << 31) / PerRow);
+  Count = std::min(Count, S.M);
+  for (int64_t I = 0; I < Count; ++I) {
+    int64_t Row = Count == 1 ? 0 : I * (S.M - 1) / (Count - 1);
+    if (Rows.empty() || Rows.back() != Row)
+      Rows.push_back(Row);
+  }
+  return Rows;
+}
+
+/// Rows Rows of D (a [M, N] tensor) as a [Rows.size(), N] tensor.
+HostTensor selectRows(const HostTensor &D, const std::vector<int64_t> &Rows) {
+  int64_t N = D.Shape[1];
+  size_t RowBytes = size_t(N) * hostBytes(D.Type);
+  HostTensor Out(D.Type, {int64_t(Rows.size()), N});
+  for (size_t R = 0; R < Rows.size(); ++R)
+    std::memcpy(&Out.Bytes[R * RowBytes], &D.Bytes[size_t(Rows[R]) * RowBytes],
+                RowBytes);
+  return Out;
 }
 
 } // namespace kiln

@@ -64,6 +64,14 @@ struct Comparison {
 Comparison compareWithReference(const HostTensor &Out,
                                 const std::vector<double> &Ref);
 
+/// The rows of D checked against the float64 reference: all of them when
+/// M * N * K <= 2^34 (the interpreter's limit), else an evenly spaced sample
+/// (first and last row included) of max(8, 2^31 / (N * K)) rows.
+std::vector<int64_t> checkedRows(const GemmSize &Size);
+
+/// Rows Rows of D (a [M, N] tensor) as a [Rows.size(), N] tensor.
+HostTensor selectRows(const HostTensor &D, const std::vector<int64_t> &Rows);
+
 } // namespace kiln
 
 #endif // KILN_INTERPRETER_EXECUTE_H
