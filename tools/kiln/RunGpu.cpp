@@ -1,12 +1,12 @@
 //===- RunGpu.cpp - kiln run on the GPU -----------------------------------===//
 //
-// Compiles the op for device 0's target (through the compile cache), uploads
-// seeded random inputs, poisons D with 0xFF bytes (NaN in every output type)
-// so elements the kernel does not write are caught by --check, launches with
-// GemmLauncher, copies D back and compares it with the float64 reference as
-// --interpret does. --reps N times N launches with CUDA events after 3
-// warm-ups and reports the median, TFLOP/s and the fraction of the device's
-// documented dense peak (kiln/Runtime/DevicePeaks.h).
+// Compiles the op for device 0's target (through the compile cache), sets up
+// a GpuProblem (seeded random inputs, D poisoned with 0xFF bytes so elements
+// the kernel does not write are caught by --check), launches through
+// kiln::Kernel, and compares D with the float64 reference as --interpret
+// does. --reps N times N launches with CUDA events after 3 warm-ups
+// (GpuTiming) and reports the median, TFLOP/s and the fraction of the
+// device's documented dense peak (kiln/Runtime/DevicePeaks.h).
 //
 //===----------------------------------------------------------------------===//
 #include "RunGpu.h"
@@ -17,6 +17,8 @@
 #include "Lowering.h"
 
 #include "kiln/Interpreter/Numeric.h"
+#include "kiln/Jit/GpuProblem.h"
+#include "kiln/Jit/GpuTiming.h"
 #include "kiln/Jit/KernelBuild.h"
 #include "kiln/Pipeline/Pipeline.h"
 #include "kiln/Runtime/CompileCache.h"
@@ -62,42 +64,6 @@ struct Timing {
   std::optional<double> PeakTflops;
 };
 
-/// Median of Reps event-timed launches after WarmupLaunches warm-ups. Events
-/// are created before the first launch; nothing is allocated in the loop.
-double timeLaunches(const CudaDriver &Driver, int64_t Reps,
-                    const std::function<void()> &Launch, CUstream Stream) {
-  std::vector<CUevent> Events(size_t(2 * Reps), nullptr);
-  struct Destroy {
-    const CudaDriver &D;
-    std::vector<CUevent> &E;
-    ~Destroy() {
-      for (CUevent Ev : E)
-        if (Ev)
-          D.api().cuEventDestroy(Ev);
-    }
-  } Guard{Driver, Events};
-  for (CUevent &E : Events)
-    KILN_CU_CHECK(Driver, cuEventCreate, &E, CU_EVENT_DEFAULT);
-  for (int I = 0; I < WarmupLaunches; ++I)
-    Launch();
-  for (int64_t I = 0; I < Reps; ++I) {
-    KILN_CU_CHECK(Driver, cuEventRecord, Events[size_t(2 * I)], Stream);
-    Launch();
-    KILN_CU_CHECK(Driver, cuEventRecord, Events[size_t(2 * I + 1)], Stream);
-  }
-  KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
-  std::vector<double> Ms(static_cast<size_t>(Reps), 0.0);
-  for (int64_t I = 0; I < Reps; ++I) {
-    float T = 0;
-    KILN_CU_CHECK(Driver, cuEventElapsedTime, &T, Events[size_t(2 * I)],
-                  Events[size_t(2 * I + 1)]);
-    Ms[size_t(I)] = T;
-  }
-  std::sort(Ms.begin(), Ms.end());
-  size_t H = Ms.size() / 2;
-  return Ms.size() % 2 ? Ms[H] : (Ms[H - 1] + Ms[H]) / 2;
-}
-
 int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   const OpModel &Op = *Req.Op;
   const GemmSize &Size = Req.Size;
@@ -135,78 +101,49 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
 
   GemmKernelShape Shape = kernelShapeOf(Op, *Config, Plan);
 
-  std::vector<HostTensor> Params;
-  std::string Error;
-  SymbolSizes Syms{{Op.MSym, Size.M}, {Op.NSym, Size.N}, {Op.KSym, Size.K}};
-  if (!makeParams(Op, Syms, Req.Seed, Params, Error)) {
-    std::cerr << "kiln: error: " << Op.Name << ": " << Error << '\n';
-    return ExitInputError;
-  }
-
   PrimaryContext Ctx(Driver, 0);
-  std::vector<DeviceBuffer> Buffers;
-  Buffers.reserve(Params.size());
-  for (size_t I = 0; I < Params.size(); ++I) {
-    Buffers.emplace_back(Driver, Params[I].Bytes.size());
-    if (int(I) == Op.D)
-      Buffers.back().fill(0xFF); // NaN in every output type.
-    else
-      Buffers.back().upload(Params[I].Bytes.data(), Params[I].Bytes.size());
-  }
-  std::vector<CUdeviceptr> Operands;
-  for (size_t I = 0; I < Params.size(); ++I)
-    if (int(I) != Op.A && int(I) != Op.B && int(I) != Op.D)
-      Operands.push_back(Buffers[I].get());
-
-  GemmLauncher Launcher(Driver, Compiled.Cubin, Op.Name, Shape,
-                        Operands.size());
+  GpuProblem Problem(Driver, Op, Size, Req.Seed);
+  CompiledKernel Built;
+  Built.Signature = signatureOf(Op);
+  Built.Shape = Shape;
+  Built.Entry = Op.Name;
+  Built.Cubin = Compiled.Cubin;
+  Kernel K(std::make_shared<const CompiledKernel>(std::move(Built)));
+  K.prepare();
   CUstream Stream = nullptr;
-  // A blocking stream: it waits for the legacy default stream, where the
-  // uploads and the fill ran; the context synchronize below also waits for
-  // their DMA (pageable uploads may return before it completes).
   KILN_CU_CHECK(Driver, cuStreamCreate, &Stream, CU_STREAM_DEFAULT);
   struct StreamGuard {
     const CudaDriver &D;
     CUstream S;
     ~StreamGuard() { D.api().cuStreamDestroy(S); }
   } SG{Driver, Stream};
-  auto Launch = [&] {
-    Launcher.launch(Buffers[size_t(Op.A)].get(), Buffers[size_t(Op.B)].get(),
-                    Buffers[size_t(Op.D)].get(), Size.M, Size.N, Size.K,
-                    Operands.data(), Stream);
-  };
-  KILN_CU_CHECK(Driver, cuCtxSynchronize);
+  const std::vector<TensorArg> &Args = Problem.args();
+  auto Launch = [&] { K.launch(Args.data(), Args.size(), Stream); };
+  Problem.poisonOutput();
   Launch();
   KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
-  HostTensor &D = Params[size_t(Op.D)];
-  Buffers[size_t(Op.D)].download(D.Bytes.data(), D.Bytes.size());
+  GpuCheck Checked;
+  if (Req.Check)
+    Checked = Problem.check();
 
   Timing T;
   if (Req.Reps > 0) {
+    TimingOptions O;
+    O.Warmup = WarmupLaunches;
+    O.MinReps = O.MaxReps = int(Req.Reps);
     T.Reps = Req.Reps;
-    T.MedianMs = timeLaunches(Driver, Req.Reps, Launch, Stream);
+    T.MedianMs = timeLaunches(Driver, Launch, Stream, O).MedianMs;
     double Flops = 2.0 * double(Size.M) * double(Size.N) * double(Size.K);
     T.Tflops = T.MedianMs > 0 ? Flops / (T.MedianMs * 1e-3) / 1e12 : 0;
     T.PeakTflops = densePeakTflops(Device.Name, Shape.A);
   }
 
-  Comparison C;
-  std::vector<int64_t> Rows;
-  int64_t NonFinite = 0;
-  if (Req.Check) {
-    // Every element of D, sampled rows or not: a NaN left by the poison is
-    // an element the kernel did not write.
-    for (int64_t I = 0, E = D.numElements(); I < E; ++I)
-      NonFinite += !std::isfinite(D.get(I));
-    Rows = checkedRows(Size);
-    std::vector<double> Ref = referenceGemmRows(Op, Params, Size, Rows);
-    C = int64_t(Rows.size()) == Size.M
-            ? compareWithReference(D, Ref)
-            : compareWithReference(selectRows(D, Rows), Ref);
-    C.Pass = C.Pass && NonFinite == 0;
-  }
-
-  LaunchDims Dims = Launcher.dims(Size.M, Size.N);
+  const Comparison &C = Checked.C;
+  const HostTensor &D = Problem.output();
+  size_t RowsChecked = Checked.RowsChecked;
+  int64_t NonFinite = Checked.NonFinite;
+  bool Pass = Checked.Pass;
+  LaunchDims Dims = launchDims(Shape, Size.M, Size.N);
   std::string OutType(dtypeName(D.Type));
   std::string ArchName(archInfo(*Target).Name);
   if (Req.Json) {
@@ -224,12 +161,12 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
               << ", \"cluster\": " << Dims.ClusterX << "}";
     if (Req.Check)
       std::cout << ", \"check\": {\"dtype\": \"" << OutType
-                << "\", \"rows_checked\": " << Rows.size()
+                << "\", \"rows_checked\": " << RowsChecked
                 << ", \"nonfinite\": " << NonFinite
                 << ", \"max_abs\": " << jsonNumber(C.MaxAbs)
                 << ", \"rel\": " << jsonNumber(C.Rel)
                 << ", \"tolerance\": " << jsonNumber(C.Tolerance)
-                << ", \"pass\": " << (C.Pass ? "true" : "false") << "}";
+                << ", \"pass\": " << (Pass ? "true" : "false") << "}";
     if (T.Reps)
       std::cout << ", \"timing\": {\"reps\": " << T.Reps
                 << ", \"warmup\": " << WarmupLaunches
@@ -257,9 +194,9 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
       std::cout << "check   max-abs " << jsonNumber(C.MaxAbs) << "  rel "
                 << jsonNumber(C.Rel) << "  tolerance "
                 << jsonNumber(C.Tolerance) << " (" << OutType << ")  "
-                << (C.Pass ? "PASS" : "FAIL");
-      if (int64_t(Rows.size()) != Size.M)
-        std::cout << "  (" << Rows.size() << " of " << Size.M << " rows)";
+                << (Pass ? "PASS" : "FAIL");
+      if (int64_t(RowsChecked) != Size.M)
+        std::cout << "  (" << RowsChecked << " of " << Size.M << " rows)";
       std::cout << "\n";
       if (NonFinite)
         std::cout << "        " << NonFinite << " of " << D.numElements()
@@ -276,7 +213,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
       std::cout << "\n";
     }
   }
-  return Req.Check && !C.Pass ? ExitInputError : ExitOk;
+  return Req.Check && !Pass ? ExitInputError : ExitOk;
 }
 
 } // namespace

@@ -69,6 +69,7 @@ private:
   X(cuTensorMapEncodeTiled)                                                    \
   X(cuMemGetInfo) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)                   \
   X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD8) X(cuMemsetD32)                 \
+  X(cuMemsetD8Async)                                                           \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                  \
   X(cuStreamQuery) X(cuPointerGetAttribute)                                   \
   X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery)      \

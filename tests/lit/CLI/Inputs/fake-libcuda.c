@@ -239,6 +239,10 @@ int cuMemsetD8_v2(uint64_t dst, unsigned char v, size_t n) {
   memset((void *)(uintptr_t)dst, v, n);
   return 0;
 }
+int cuMemsetD8Async(uint64_t dst, unsigned char v, size_t n, void *stream) {
+  memset((void *)(uintptr_t)dst, v, n);
+  return 0;
+}
 int cuMemsetD32_v2(uint64_t dst, unsigned v, size_t n) {
   for (size_t i = 0; i < n; ++i)
     memcpy((char *)(uintptr_t)dst + 4 * i, &v, 4);

@@ -1,0 +1,74 @@
+//===- GpuEvaluator.h - The tuner's GPU measurement backend -----*- C++ -*-===//
+//
+// Measures configurations of an op on the current GPU: each batch is
+// compiled in parallel on worker threads (pipeline + NVRTC through the
+// compile cache) while the main thread checks and times the candidates that
+// are ready, in batch order. A candidate counts only if it compiled, was not
+// pruned by its resource report (spills, registers, occupancy), and its
+// output matched the float64 reference on seeded random inputs (D poisoned
+// beforehand); then it is timed with GpuTiming (L2 flushed, median of
+// repeated launches until stable). A wrong kernel is never a winner.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_JIT_GPUEVALUATOR_H
+#define KILN_JIT_GPUEVALUATOR_H
+
+#include "kiln/Jit/GpuProblem.h"
+#include "kiln/Jit/GpuTiming.h"
+#include "kiln/Runtime/CompileCache.h"
+#include "kiln/Runtime/DeviceInfo.h"
+#include "kiln/Tuner/DeviceModel.h"
+#include "kiln/Tuner/Evaluator.h"
+#include "kiln/Tuner/OpSpace.h"
+
+#include <memory>
+#include <optional>
+
+namespace kiln {
+
+/// What the GPU backend learned about one candidate.
+struct CandidateReport {
+  bool Compiled = false;
+  bool CacheHit = false;
+  std::optional<ResourceUsage> Resources;
+  std::optional<GpuCheck> Check;
+  TimingResult Timing;
+};
+
+struct GpuEvaluatorOptions {
+  unsigned Jobs = 0; ///< Compile threads (0: the machine's cores).
+  uint64_t Seed = 1;
+  TimingOptions Timing;
+  bool FlushL2 = true;
+};
+
+class GpuEvaluator : public tuner::Evaluator {
+public:
+  /// Space's op must come from Source (its .kiln text, named FileName), for
+  /// diagnostics. A context must be current; inputs are uploaded now.
+  GpuEvaluator(const tuner::OpSearchSpace &Space, const std::string &FileName,
+               const std::string &Source, const GemmSize &Size,
+               const DeviceInfo &Device, CompileCache *Cache,
+               GpuEvaluatorOptions Options);
+  ~GpuEvaluator() override;
+
+  const tuner::SearchSpace &space() const override { return Space.space(); }
+  std::vector<tuner::Measurement>
+  evaluate(const std::vector<size_t> &Batch) override;
+
+  /// The report of a measured point (nullptr if it was never measured).
+  const CandidateReport *report(size_t Index) const;
+  /// Measures one configuration outside any strategy (e.g. the untuned
+  /// default, to compare with the winner).
+  tuner::Measurement measureConfig(const KernelConfig &Config,
+                                   CandidateReport &Report);
+
+private:
+  struct Impl;
+  const tuner::OpSearchSpace &Space;
+  std::unique_ptr<Impl> P;
+};
+
+} // namespace kiln
+
+#endif // KILN_JIT_GPUEVALUATOR_H

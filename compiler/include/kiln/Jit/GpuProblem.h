@@ -1,0 +1,62 @@
+//===- GpuProblem.h - Seeded inputs on the GPU and the check of D -*- C++ -*-=//
+//
+// One problem for checking and timing kernels of an op on the GPU: seeded
+// random inputs (never zeros) uploaded once, the float64 reference of the
+// rows that are checked, D poisoned with 0xFF (NaN in every output type)
+// before a checked launch so unwritten elements are caught, and the check
+// of D against the reference with the per-dtype tolerance. Shared by
+// `kiln run` and the tuner's GPU backend.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_JIT_GPUPROBLEM_H
+#define KILN_JIT_GPUPROBLEM_H
+
+#include "kiln/Frontend/OpModel.h"
+#include "kiln/Interpreter/Execute.h"
+#include "kiln/Runtime/GemmLauncher.h"
+#include "kiln/Runtime/Kernel.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct GpuCheck {
+  Comparison C;
+  int64_t NonFinite = 0;   ///< NaN/inf elements anywhere in D.
+  size_t RowsChecked = 0;
+  bool Pass = false;
+};
+
+class GpuProblem {
+public:
+  /// Makes and uploads the inputs (in the current context); the reference
+  /// rows are computed at the first check(). Throws std::invalid_argument (sizes the host cannot
+  /// hold) or CudaError.
+  GpuProblem(const CudaDriver &Driver, const OpModel &Op, const GemmSize &Size,
+             uint64_t Seed);
+
+  /// The launch arguments, in the op's parameter order.
+  const std::vector<TensorArg> &args() const { return Args; }
+  /// Fills D with 0xFF bytes (synchronously).
+  void poisonOutput();
+  /// Downloads D (after the caller synchronized) and checks it.
+  GpuCheck check();
+  /// D as last downloaded by check().
+  const HostTensor &output() const { return Params[size_t(Op.D)]; }
+  const std::vector<HostTensor> &params() const { return Params; }
+  const std::vector<int64_t> &rows() const { return Rows; }
+
+private:
+  const OpModel &Op;
+  GemmSize Size;
+  std::vector<HostTensor> Params;
+  std::vector<DeviceBuffer> Buffers;
+  std::vector<TensorArg> Args;
+  std::vector<int64_t> Rows;
+  std::vector<double> Reference;
+};
+
+} // namespace kiln
+
+#endif // KILN_JIT_GPUPROBLEM_H

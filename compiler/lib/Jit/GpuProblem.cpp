@@ -1,0 +1,52 @@
+//===- GpuProblem.cpp - Seeded inputs on the GPU and the check of D -------===//
+#include "kiln/Jit/GpuProblem.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace kiln {
+
+GpuProblem::GpuProblem(const CudaDriver &Driver, const OpModel &TheOp,
+                       const GemmSize &TheSize, uint64_t Seed)
+    : Op(TheOp), Size(TheSize) {
+  std::string Error;
+  SymbolSizes Syms{{Op.MSym, Size.M}, {Op.NSym, Size.N}, {Op.KSym, Size.K}};
+  if (!makeParams(Op, Syms, Seed, Params, Error))
+    throw std::invalid_argument(Op.Name + ": " + Error);
+  Buffers.reserve(Params.size());
+  for (size_t I = 0; I < Params.size(); ++I) {
+    Buffers.emplace_back(Driver, Params[I].Bytes.size());
+    if (int(I) != Op.D)
+      Buffers.back().upload(Params[I].Bytes.data(), Params[I].Bytes.size());
+    TensorArg A;
+    A.Data = Buffers.back().get();
+    A.Type = Params[I].Type;
+    A.Rank = int(Params[I].Shape.size());
+    for (int D = 0; D < A.Rank && D < MaxTensorRank; ++D)
+      A.Shape[D] = Params[I].Shape[size_t(D)];
+    Args.push_back(A);
+  }
+  Rows = checkedRows(Size);
+  // Pageable uploads may return before their DMA completes.
+  KILN_CU_CHECK(Driver, cuCtxSynchronize);
+}
+
+void GpuProblem::poisonOutput() { Buffers[size_t(Op.D)].fill(0xFF); }
+
+GpuCheck GpuProblem::check() {
+  HostTensor &D = Params[size_t(Op.D)];
+  Buffers[size_t(Op.D)].download(D.Bytes.data(), D.Bytes.size());
+  if (Reference.empty())
+    Reference = referenceGemmRows(Op, Params, Size, Rows);
+  GpuCheck R;
+  for (int64_t I = 0, E = D.numElements(); I < E; ++I)
+    R.NonFinite += !std::isfinite(D.get(I));
+  R.RowsChecked = Rows.size();
+  R.C = int64_t(Rows.size()) == Size.M
+            ? compareWithReference(D, Reference)
+            : compareWithReference(selectRows(D, Rows), Reference);
+  R.Pass = R.C.Pass && R.NonFinite == 0;
+  return R;
+}
+
+} // namespace kiln
