@@ -21,6 +21,7 @@ int runInfo(const Args &A);
 int runRun(const Args &A);
 int runCache(const Args &A);
 int runBundle(const Args &A);
+int runTune(const Args &A);
 
 extern const char *CheckHelp;
 extern const char *SpaceHelp;
@@ -29,6 +30,7 @@ extern const char *InfoHelp;
 extern const char *RunHelp;
 extern const char *CacheHelp;
 extern const char *BundleHelp;
+extern const char *TuneHelp;
 
 } // namespace kiln::cli
 

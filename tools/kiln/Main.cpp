@@ -27,6 +27,8 @@ commands:
   check     parse and check a .kiln file
   space     list the valid configurations of an op for a target
   run       run an op on random inputs (--interpret: on the CPU) and check it
+  tune      find the fastest correct configuration for a shape (or replay
+            a recorded space) and store it in the tuning cache
   bundle    compile an op for a list of shapes into one loadable file
   info      show versions, the cache directory, the CUDA driver and GPUs
   cache     list, show, verify, merge, export and import tuning caches
@@ -49,6 +51,7 @@ const Command Commands[] = {{"compile", runCompile, CompileHelp},
                             {"check", runCheck, CheckHelp},
                             {"space", runSpace, SpaceHelp},
                             {"run", runRun, RunHelp},
+                            {"tune", runTune, TuneHelp},
                             {"bundle", runBundle, BundleHelp},
                             {"info", runInfo, InfoHelp},
                             {"cache", runCache, CacheHelp}};

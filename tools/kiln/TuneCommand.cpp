@@ -1,0 +1,460 @@
+//===- TuneCommand.cpp - kiln tune FILE --shape ... -----------------------===//
+//
+// Finds the fastest correct configuration of an op for a shape: the op's
+// space on the target (constraints and target limits), the cost model's
+// prediction for every point (the prior of model-guided search and the
+// winner's rank), a strategy with a budget and a seed, and a measurement
+// backend: the GPU (GpuEvaluator: parallel compiles, check against the
+// reference, timing) or the cost model alone. The GPU winner is stored in
+// the tuning cache, with the untuned default measured beside it.
+//
+//===----------------------------------------------------------------------===//
+#include "CacheCommand.h"
+#include "Commands.h"
+#include "Json.h"
+#include "LoadOps.h"
+#include "ShapeArg.h"
+#include "TuneCommand.h"
+#include "TuneProgress.h"
+
+#include "kiln/Jit/ConfigChoice.h"
+#include "kiln/Jit/GpuEvaluator.h"
+#include "kiln/Target/ConfigOverride.h"
+#include "kiln/Tuner/ModelEvaluator.h"
+#include "kiln/Tuner/OpFingerprint.h"
+#include "kiln/Tuner/TuningCache.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+namespace kiln::cli {
+
+const char *TuneHelp =
+    R"(usage: kiln tune FILE [--op NAME] --shape M=..,N=..,K=.. [--backend gpu|model]
+                 [--arch ARCH] [--strategy S] [--budget N] [--time-limit SEC]
+                 [--seed S] [--jobs N] [--cache PATH] [--no-store] [--quiet] [--json]
+       kiln tune --replay FILE [--strategy S] [--budget N] [--time-limit SEC]
+                 [--seed S] [--quiet] [--json]
+
+Searches the op's tuning space for the fastest configuration that computes
+the right answer, for one problem size on this machine's GPU 0.
+
+  --backend gpu     compile candidates in parallel (--jobs, default: all
+                    cores), check each against the float64 reference on
+                    seeded random inputs, time the correct ones (L2 flushed,
+                    median of repeated launches); the default with a GPU
+  --backend model   answer with the cost model alone (no GPU; --arch,
+                    default sm_90a); nothing is stored
+  --strategy S      exhaustive, random, annealing, genetic or model (the
+                    default: the cost model's best first, then local search)
+  --budget N        at most N evaluations (default 100; 0: no limit)
+  --time-limit SEC  stop starting new evaluations after SEC seconds
+  --seed S          the search's seed (default 1); a run is deterministic
+                    for a seed and the backend's answers
+  --cache PATH      the tuning cache (default: KILN_TUNING_CACHE, else
+                    <cache dir>/tuning.toml); --no-store leaves it alone
+  --replay FILE     tune a recorded Kernel Tuner cache file (.json or
+                    .json.gz): its entries are the space, its times the
+                    answers; prints the best found and the recorded optimum
+
+Progress goes to stderr (one live line on a terminal); --quiet hides it and
+--json prints the result as JSON.
+)";
+
+SearchArgs parseSearchArgs(const ParsedArgs &P) {
+  SearchArgs S;
+  if (std::optional<std::string> V = P.get("--strategy"))
+    S.Strategy = *V;
+  const std::vector<std::string> &Known = tuner::strategyNames();
+  if (std::find(Known.begin(), Known.end(), S.Strategy) == Known.end()) {
+    std::string List;
+    for (const std::string &N : Known)
+      List += (List.empty() ? "" : ", ") + N;
+    throw UsageError("unknown search strategy '" + S.Strategy + "' (known: " +
+                     List + ")");
+  }
+  auto Number = [&](const char *Name, double Max) -> std::optional<double> {
+    std::optional<std::string> V = P.get(Name);
+    if (!V)
+      return std::nullopt;
+    char *End = nullptr;
+    errno = 0;
+    double D = std::strtod(V->c_str(), &End);
+    if (V->empty() || *End || errno || !(D >= 0) || D > Max)
+      throw UsageError(std::string(Name) + " " + *V +
+                       ": expected a number in [0, " + jsonNumber(Max) + "]");
+    return D;
+  };
+  S.Limits.MaxEvaluations = 100;
+  if (std::optional<double> B = Number("--budget", 1e9)) {
+    if (*B != std::floor(*B))
+      throw UsageError("--budget must be a whole number of evaluations");
+    S.Limits.MaxEvaluations = size_t(*B);
+  }
+  if (std::optional<double> T = Number("--time-limit", 1e7))
+    S.Limits.MaxSeconds = *T;
+  if (std::optional<double> Seed = Number("--seed", 1e18))
+    S.Seed = uint64_t(*Seed);
+  S.Json = P.has("--json");
+  S.Quiet = P.has("--quiet");
+  return S;
+}
+
+std::map<std::string, size_t>
+failureCounts(const std::vector<tuner::Evaluation> &History) {
+  std::map<std::string, size_t> Counts;
+  for (const tuner::Evaluation &E : History)
+    if (!E.Result.Valid)
+      ++Counts[E.Result.Failure.substr(0, E.Result.Failure.find(':'))];
+  return Counts;
+}
+
+std::string describeFailures(const std::map<std::string, size_t> &Counts) {
+  std::string Out;
+  for (const auto &[Kind, N] : Counts)
+    Out += (Out.empty() ? "" : ", ") + std::to_string(N) + " " + Kind;
+  return Out;
+}
+
+namespace {
+
+struct Winner {
+  KernelConfig Config;
+  double Seconds = 0;
+  double Tflops = 0;
+  std::optional<GpuCheck> Check;
+};
+
+/// The first reasons of failed evaluations, for when nothing was valid.
+void printFirstFailures(const tuner::TuneResult &R,
+                        const tuner::OpSearchSpace &Space) {
+  size_t Shown = 0;
+  for (const tuner::Evaluation &E : R.History)
+    if (!E.Result.Valid && Shown++ < 5)
+      std::cerr << "  " << Space.config(E.Index).str() << ": "
+                << E.Result.Failure << "\n";
+}
+
+bool storeWinner(const std::string &Path, const OpModel &Op,
+                 const GemmSize &Size, const DeviceInfo &Device,
+                 const Winner &W, const std::string &Strategy,
+                 size_t Evaluations) {
+  tuner::TuningEntry E;
+  E.Key.OpFingerprint = opFingerprint(Op);
+  E.Key.Shape = {Size.M, Size.N, Size.K};
+  E.Key.Device = tuner::deviceKeyOf(Device);
+  E.OpName = Op.Name;
+  E.Config = W.Config;
+  E.MedianUs = W.Seconds * 1e6;
+  E.Tflops = W.Tflops;
+  if (W.Check) {
+    E.MaxAbsError = std::isfinite(W.Check->C.MaxAbs) ? W.Check->C.MaxAbs : 0;
+    E.MaxRelError = std::isfinite(W.Check->C.Rel) ? W.Check->C.Rel : 0;
+  }
+  E.Host = tuner::currentHostName();
+  E.Time = tuner::currentUtcTime();
+  E.KilnVersion = kilnVersion();
+  E.Strategy = Strategy;
+  E.Evaluations = int64_t(Evaluations);
+  std::vector<std::string> Warnings;
+  std::string Error;
+  bool Ok = tuner::TuningCache(Path).store({E}, Warnings, Error);
+  printWarnings(Warnings);
+  if (!Ok)
+    std::cerr << "kiln: error: the result was not stored: " << Error << '\n';
+  return Ok;
+}
+
+} // namespace
+
+int runTune(const Args &A) {
+  ParsedArgs P(A, {{"--op", true},
+                   {"--shape", true},
+                   {"--backend", true},
+                   {"--arch", true},
+                   {"--strategy", true},
+                   {"--budget", true},
+                   {"--time-limit", true},
+                   {"--seed", true},
+                   {"--jobs", true},
+                   {"--cache", true},
+                   {"--no-store", false},
+                   {"--replay", true},
+                   {"--quiet", false},
+                   {"--json", false}});
+  if (P.has("--replay"))
+    return runTuneReplay(P);
+  if (P.positionals().size() != 1)
+    throw UsageError("tune takes exactly one FILE (or --replay FILE)");
+  if (!P.get("--shape"))
+    throw UsageError("--shape is required (e.g. --shape M=4096,N=2112,K=7168)");
+  SearchArgs S = parseSearchArgs(P);
+  std::string Backend = P.get("--backend").value_or("");
+  if (!Backend.empty() && Backend != "gpu" && Backend != "model")
+    throw UsageError("--backend " + Backend + ": expected gpu or model");
+  unsigned Jobs = 0;
+  if (std::optional<std::string> J = P.get("--jobs")) {
+    Jobs = unsigned(std::atoi(J->c_str()));
+    if (Jobs < 1 || Jobs > 1024 || std::to_string(Jobs) != *J)
+      throw UsageError("--jobs " + *J + ": expected a number of threads");
+  }
+
+  std::optional<LoadedFile> File = loadFile(P.positionals()[0]);
+  if (!File)
+    return ExitInputError;
+  const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
+  GemmSize Size = parseShapeArg(*P.get("--shape"), Op);
+
+  const CudaDriver &Driver = CudaDriver::instance();
+  bool HaveGpu = Driver.available() && Driver.deviceCount() > 0;
+  if (Backend.empty()) {
+    if (!HaveGpu) {
+      std::cerr << "kiln: error: "
+                << (Driver.available() ? "no CUDA GPU found"
+                                       : Driver.unavailableReason())
+                << "; use --backend model to tune against the cost model\n";
+      return ExitInputError;
+    }
+    Backend = "gpu";
+  }
+  bool Gpu = Backend == "gpu";
+  if (Gpu && P.has("--arch"))
+    throw UsageError("--arch is for --backend model; the GPU backend tunes "
+                     "for GPU 0's target");
+  std::optional<DeviceInfo> Device;
+  std::optional<PrimaryContext> Context;
+  std::string CachePath;
+  Arch Target = Arch::SM90a;
+  try {
+    if (Gpu) {
+      Driver.api(); // "no CUDA driver/GPU found (...)"
+      Device = queryDevice(Driver, 0);
+      std::optional<Arch> A = parseArch(Device->target());
+      if (!A) {
+        std::cerr << "kiln: error: GPU 0 (" << Device->Name << ", "
+                  << Device->target() << ") has no kiln target\n";
+        return ExitInputError;
+      }
+      Target = *A;
+      Context.emplace(Driver, 0);
+      if (!P.has("--no-store"))
+        CachePath = tuningCachePathOption(P.get("--cache"));
+    } else {
+      if (P.has("--no-store") || P.has("--cache") || P.has("--jobs"))
+        throw UsageError("--cache, --no-store and --jobs are for --backend "
+                         "gpu (model results are never stored)");
+      Target = P.get("--arch") ? requireArch(P.get("--arch")) : Arch::SM90a;
+    }
+  } catch (const CudaError &E) {
+    std::cerr << "kiln: error: " << E.what() << '\n';
+    return ExitInputError;
+  }
+
+  tuner::OpSearchSpace Space(Op, Target);
+  std::string ArchName(archInfo(Target).Name);
+  if (Space.space().empty()) {
+    std::cerr << "kiln: error: no configuration of '" << Op.Name
+              << "' can run on " << ArchName << ": "
+              << whyNoConfigRuns(Op, Target) << '\n';
+    return ExitInputError;
+  }
+  tuner::DeviceModel Model = Device ? tuner::deviceModelFor(*Device)
+                                    : tuner::nominalDevice(Target);
+  std::vector<double> Prior =
+      tuner::modelPrior(Space, Size.M, Size.N, Size.K, Model);
+  std::string DeviceName = Device ? Device->Name : Model.Name;
+
+  // The configuration kiln would use untuned: the cost model's choice.
+  ConfigChoiceInputs Choice;
+  Choice.Target = Target;
+  Choice.Size = {Size.M, Size.N, Size.K};
+  Choice.Device = Device;
+  Choice.TuningCache = "";
+  std::string ChoiceWarnings, ChoiceError;
+  std::optional<ChosenConfig> Untuned =
+      chooseConfig(Op, Choice, ChoiceWarnings, ChoiceError);
+
+  std::string CacheWarning;
+  std::optional<CompileCache> Compile;
+  std::unique_ptr<tuner::Evaluator> Eval;
+  GpuEvaluator *GpuEval = nullptr;
+  try {
+    if (Gpu) {
+      Compile.emplace(compileCacheSettingsFromEnvironment(&CacheWarning));
+      if (!CacheWarning.empty())
+        std::cerr << "kiln: warning: " << CacheWarning
+                  << (CacheWarning.back() == '\n' ? "" : "\n");
+      GpuEvaluatorOptions O;
+      O.Jobs = Jobs;
+      O.Seed = S.Seed;
+      auto G = std::make_unique<GpuEvaluator>(
+          Space, File->Path, File->Text, Size, *Device, &*Compile, O);
+      GpuEval = G.get();
+      Eval = std::move(G);
+    } else {
+      Eval = std::make_unique<tuner::ModelEvaluator>(Space, Size.M, Size.N,
+                                                     Size.K, Model);
+    }
+  } catch (const std::exception &E) {
+    std::cerr << "kiln: error: " << E.what() << '\n';
+    return ExitInputError;
+  }
+
+  if (!S.Json && !S.Quiet)
+    std::cerr << "kiln tune: " << Op.Name << " " << Op.MSym << "=" << Size.M
+              << "," << Op.NSym << "=" << Size.N << "," << Op.KSym << "="
+              << Size.K << " on " << DeviceName << " (" << ArchName
+              << "), backend " << Backend << ", " << Space.validSize()
+              << " configurations\n";
+  TuneProgress Progress(TuneProgress::modeFor(S.Quiet || S.Json),
+                        [&](size_t I) { return Space.config(I).str(); });
+  tuner::TuneOptions Options;
+  Options.Limits = S.Limits;
+  Options.Seed = S.Seed;
+  Options.Prior = Prior;
+  Options.OnProgress = [&](const tuner::Progress &Pr) { Progress.update(Pr); };
+  auto Start = std::chrono::steady_clock::now();
+  tuner::TuneResult R;
+  try {
+    R = tuner::runStrategy(S.Strategy, *Eval, Options);
+  } catch (const std::invalid_argument &E) {
+    throw UsageError(E.what());
+  } catch (const CudaError &E) {
+    Progress.finish();
+    std::cerr << "kiln: error: " << E.what() << '\n';
+    return ExitInputError;
+  }
+  double Wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  Progress.finish();
+  std::map<std::string, size_t> Failures = failureCounts(R.History);
+  if (!R.Best) {
+    std::cerr << "kiln: error: none of the " << R.History.size()
+              << " configurations evaluated was valid ("
+              << describeFailures(Failures) << "); the first:\n";
+    printFirstFailures(R, Space);
+    return ExitInputError;
+  }
+
+  double Flops = 2.0 * double(Size.M) * double(Size.N) * double(Size.K);
+  Winner W;
+  W.Config = Space.config(*R.Best);
+  W.Seconds = R.BestSeconds;
+  W.Tflops = Flops / W.Seconds / 1e12;
+  if (GpuEval)
+    if (const CandidateReport *Rep = GpuEval->report(*R.Best))
+      W.Check = Rep->Check;
+  size_t Rank = 1;
+  for (double V : Prior)
+    Rank += V < Prior[*R.Best];
+
+  // The untuned default, measured the same way (or taken from the search).
+  std::optional<double> UntunedSeconds;
+  std::string UntunedFailure;
+  if (Untuned) {
+    std::optional<size_t> Index = Space.indexOf(Untuned->Config);
+    for (const tuner::Evaluation &E : R.History)
+      if (Index && E.Index == *Index && E.Result.Valid)
+        UntunedSeconds = E.Result.Seconds;
+    if (!UntunedSeconds && Index) {
+      tuner::Measurement M;
+      if (GpuEval) {
+        CandidateReport Report;
+        M = GpuEval->measureConfig(Untuned->Config, Report);
+      } else {
+        M = Eval->evaluate({*Index}).front();
+      }
+      if (M.Valid)
+        UntunedSeconds = M.Seconds;
+      else
+        UntunedFailure = M.Failure;
+    }
+  }
+
+  bool Stored = false;
+  if (Gpu && !CachePath.empty())
+    Stored = storeWinner(CachePath, Op, Size, *Device, W, S.Strategy,
+                         R.History.size());
+
+  size_t FailedCount = 0;
+  for (const auto &[Kind, N] : Failures)
+    FailedCount += N;
+  if (S.Json) {
+    std::cout << "{\"op\": " << jsonString(Op.Name)
+              << ", \"shape\": {\"M\": " << Size.M << ", \"N\": " << Size.N
+              << ", \"K\": " << Size.K << "}, \"device\": "
+              << jsonString(DeviceName) << ", \"arch\": \"" << ArchName
+              << "\", \"backend\": \"" << Backend << "\", \"strategy\": "
+              << jsonString(S.Strategy) << ", \"seed\": " << S.Seed
+              << ", \"space\": {\"declared\": " << Space.declaredSize()
+              << ", \"constrained\": " << Space.constrainedSize()
+              << ", \"valid\": " << Space.validSize() << "}"
+              << ", \"evaluations\": " << R.History.size()
+              << ", \"failed\": " << FailedCount
+              << ", \"wall_s\": " << jsonNumber(Wall)
+              << ", \"best\": {\"config\": " << jsonString(W.Config.str())
+              << ", \"median_us\": " << jsonNumber(W.Seconds * 1e6)
+              << ", \"tflops\": " << jsonNumber(W.Tflops)
+              << ", \"model_rank\": " << Rank;
+    if (W.Check)
+      std::cout << ", \"rel_error\": " << jsonNumber(W.Check->C.Rel);
+    std::cout << "}, \"default\": ";
+    if (Untuned) {
+      std::cout << "{\"config\": " << jsonString(Untuned->Config.str())
+                << ", \"source\": " << jsonString(Untuned->Source)
+                << ", \"median_us\": "
+                << (UntunedSeconds ? jsonNumber(*UntunedSeconds * 1e6)
+                                   : "null")
+                << "}";
+    } else {
+      std::cout << "null";
+    }
+    std::cout << ", \"stored\": "
+              << (Stored ? jsonString(CachePath) : std::string("null"))
+              << "}\n";
+    return ExitOk;
+  }
+  std::cout << "op        " << Op.Name << " " << Op.MSym << "=" << Size.M
+            << "," << Op.NSym << "=" << Size.N << "," << Op.KSym << "="
+            << Size.K << " on " << DeviceName << " (" << ArchName << ")\n"
+            << "space     " << Space.declaredSize() << " declared, "
+            << Space.constrainedSize() << " satisfy the constraints, "
+            << Space.validSize() << " run on " << ArchName << "\n"
+            << "search    " << S.Strategy << " (seed " << S.Seed << "), "
+            << R.History.size() << " evaluations";
+  if (FailedCount)
+    std::cout << " (" << describeFailures(Failures) << ")";
+  std::cout << " in " << formatSeconds(Wall) << ", backend " << Backend
+            << "\n"
+            << "best      " << W.Config.str() << "\n"
+            << "          " << formatSeconds(W.Seconds) << ", "
+            << jsonNumber(W.Tflops) << " TFLOP/s"
+            << (Gpu ? "" : " (predicted)");
+  if (W.Check)
+    std::cout << ", relative error " << jsonNumber(W.Check->C.Rel);
+  std::cout << "\n"
+            << "model     the cost model ranked the winner #" << Rank
+            << " of " << Space.validSize() << "\n";
+  if (Untuned) {
+    std::cout << "default   " << Untuned->Config.str() << " ("
+              << Untuned->Source << ")\n          ";
+    if (UntunedSeconds)
+      std::cout << formatSeconds(*UntunedSeconds) << ": the tuned "
+                << "configuration is " << jsonNumber(*UntunedSeconds / W.Seconds)
+                << "x as fast\n";
+    else
+      std::cout << "not measured"
+                << (UntunedFailure.empty() ? "" : ": " + UntunedFailure)
+                << "\n";
+  }
+  if (Stored)
+    std::cout << "stored    " << CachePath << "\n";
+  return ExitOk;
+}
+
+} // namespace kiln::cli
