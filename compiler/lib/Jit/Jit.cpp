@@ -37,6 +37,9 @@ struct Jit::State {
   // GPU Options.Device's facts, once known (nullopt: no GPU).
   bool DeviceQueried = false;
   std::optional<DeviceInfo> Device;
+  // (source hash, op, target, M, N, K) -> the chosen configuration, so that
+  // specializing a shape again skips the tuning cache and the cost model.
+  std::map<std::string, ChosenConfig> Choices;
   // (source hash, op, target, configuration) -> kernel.
   std::map<std::string, std::shared_ptr<const CompiledKernel>> Kernels;
 };
@@ -161,7 +164,20 @@ std::shared_ptr<const CompiledKernel> Jit::compile(const JitOp &Op,
   Arch Target = target();
   const OpModel &Model = Op.model();
   ChosenConfig Chosen;
+  std::string ChoiceKey = Op.P->SourceHash + "/" + Op.name() + "/" +
+                          std::string(archInfo(Target).Name) + "/" +
+                          std::to_string(Size.M) + "x" +
+                          std::to_string(Size.N) + "x" + std::to_string(Size.K);
+  std::optional<ChosenConfig> Remembered;
   if (Config.empty()) {
+    std::lock_guard<std::mutex> Guard(S->Lock);
+    auto It = S->Choices.find(ChoiceKey);
+    if (It != S->Choices.end())
+      Remembered = It->second;
+  }
+  if (Remembered) {
+    Chosen = *Remembered;
+  } else if (Config.empty()) {
     ConfigChoiceInputs In;
     In.Target = Target;
     In.Size = Size;
@@ -174,6 +190,8 @@ std::shared_ptr<const CompiledKernel> Jit::compile(const JitOp &Op,
       throw locatedError(JitError::Kind::Compile, Op, Op.P->FileName,
                          Op.P->Source, Model.Loc, Error);
     Chosen = *C;
+    std::lock_guard<std::mutex> Guard(S->Lock);
+    S->Choices.emplace(ChoiceKey, Chosen);
   } else {
     KnobAssignment Assigned;
     std::string Error;

@@ -12,7 +12,8 @@
 // The configuration comes from the tuning cache when it has an entry for the
 // op, shape and device, else from kiln's default choice for the target.
 // Compiled kernels are cached on disk (the compile cache) and in the Jit
-// (per op, target, configuration), so specializing again is cheap. All
+// (per op, target, configuration), and the configuration chosen for a shape
+// is remembered, so specializing again is cheap (microseconds). All
 // errors are exceptions: JitError for ops and compiles (with the located
 // diagnostics), std::invalid_argument for bad launch arguments, CudaError
 // for the driver. A Jit may be used from several threads.
