@@ -93,14 +93,15 @@ std::string cell(const Level &L, size_t Seeds) {
 }
 
 int usage() {
-  std::cerr << "usage: kiln-search-bench [--seeds N] [--cap N] "
+  std::cerr << "usage: kiln-search-bench [--seeds N] [--first-seed S] "
+               "[--cap N] "
                "[--strategies a,b] [--json] [FILE...]\n";
   return 2;
 }
 } // namespace
 
 int main(int Argc, char **Argv) {
-  size_t Seeds = 25, Cap = 1000;
+  size_t Seeds = 25, Cap = 1000, FirstSeed = 0;
   bool Json = false;
   std::vector<std::string> Strategies, Files;
   for (int I = 1; I < Argc; ++I) {
@@ -112,6 +113,8 @@ int main(int Argc, char **Argv) {
     };
     if (A == "--seeds")
       Seeds = std::stoul(Next());
+    else if (A == "--first-seed")
+      FirstSeed = std::stoul(Next());
     else if (A == "--cap")
       Cap = std::stoul(Next());
     else if (A == "--json")
@@ -165,7 +168,7 @@ int main(int Argc, char **Argv) {
       auto T0 = std::chrono::steady_clock::now();
       for (size_t Seed = 0; Seed < Seeds; ++Seed) {
         TuneOptions O;
-        O.Seed = Seed;
+        O.Seed = FirstSeed + Seed;
         O.Limits.MaxEvaluations = SpaceCap;
         TuneResult Res = runStrategy(S, E, O);
         for (int L = 0; L < 3; ++L)

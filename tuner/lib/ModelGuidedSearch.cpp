@@ -22,17 +22,28 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <cstdlib>
 
 namespace kiln::tuner {
 
 namespace {
-constexpr size_t kInitial = 16;
-constexpr size_t kCentres = 3;
-constexpr size_t kLocalSlots = 5;
-constexpr size_t kGlobalPool = 96;
-constexpr size_t kNeighboursKnn = 6;
-constexpr double kRidge = 1.0;
-constexpr double kFailurePenalty = 0.7; // log-time above the slowest valid
+double envOr(const char *N, double D) {
+  const char *V = getenv(N);
+  return V ? atof(V) : D;
+}
+size_t kInitial = envOr("K_INIT", 16);
+size_t kCentres = envOr("K_CENTRES", 3);
+size_t kLocalSlots = envOr("K_LOCAL", 5);
+size_t kGlobalPool = envOr("K_POOL", 96);
+size_t kNeighboursKnn = envOr("K_KNN", 6);
+double kRidge = envOr("K_RIDGE", 1.0);
+double kFailurePenalty = envOr("K_FAIL", 0.7);
+int kHamming = envOr("K_HAM", 2);
+double kShrink = envOr("K_SHRINK", 0.5);
+double kEps = envOr("K_EPS", 0.05);
+size_t kRandom = envOr("K_RAND", 1);
+double kSmooth = envOr("K_SMOOTH", 0);
+double kBeta = envOr("K_BETA", 0);
 
 class Model {
 public:
@@ -57,41 +68,57 @@ public:
   void fit(const SearchRun &Run) {
     Xs.clear();
     Ys.clear();
-    double Worst = -1e300;
-    for (const Evaluation &E : Run.history())
-      if (E.Result.Valid && E.Result.Seconds > 0)
-        Worst = std::max(Worst, std::log(E.Result.Seconds));
+    std::vector<size_t> Failed;
     for (const Evaluation &E : Run.history()) {
-      bool Ok = E.Result.Valid && E.Result.Seconds > 0;
-      if (!Ok && Worst < -1e299)
-        continue;
-      Xs.push_back(E.Index);
-      Ys.push_back(Ok ? std::log(E.Result.Seconds) : Worst + kFailurePenalty);
+      if (E.Result.Valid && E.Result.Seconds > 0) {
+        Xs.push_back(E.Index);
+        Ys.push_back(std::log(E.Result.Seconds));
+      } else {
+        Failed.push_back(E.Index);
+      }
     }
+    size_t NFit = Xs.size();
     Effect.assign(Offset[P], 0.0);
+    Seen.assign(Offset[P], 0.0);
     Mean = Ys.empty()
                ? 0
                : std::accumulate(Ys.begin(), Ys.end(), 0.0) / double(Ys.size());
-    std::vector<double> Fit(Ys.size(), Mean), Sum, Count;
+    std::vector<double> Fit(NFit, Mean), Sum, Count;
     for (int Sweep = 0; Sweep < 6; ++Sweep)
       for (size_t Q = 0; Q < P; ++Q) {
         Sum.assign(S.domain(Q).size(), 0.0);
         Count.assign(S.domain(Q).size(), 0.0);
-        for (size_t J = 0; J < Xs.size(); ++J) {
+        for (size_t J = 0; J < NFit; ++J) {
           size_t V = pos(Xs[J], Q);
           Sum[V] += Ys[J] - (Fit[J] - Effect[Offset[Q] + V]);
           Count[V] += 1;
         }
-        for (size_t J = 0; J < Xs.size(); ++J)
+        for (size_t J = 0; J < NFit; ++J)
           Fit[J] -= Effect[Offset[Q] + pos(Xs[J], Q)];
-        for (size_t V = 0; V < Sum.size(); ++V)
-          Effect[Offset[Q] + V] = Sum[V] / (Count[V] + kRidge);
-        for (size_t J = 0; J < Xs.size(); ++J)
+        for (size_t V = 0; V < Sum.size(); ++V) {
+          // Neighbouring domain values pull an effect toward theirs, so a
+          // value not measured yet inherits from its neighbours.
+          double *E = &Effect[Offset[Q]];
+          size_t Last = Sum.size() - 1;
+          double Near = V == 0       ? (Last ? E[1] : 0)
+                        : V == Last ? E[V - 1]
+                                    : 0.5 * (E[V - 1] + E[V + 1]);
+          E[V] = (Sum[V] + kSmooth * Near) / (Count[V] + kRidge + kSmooth);
+        }
+        if (Sweep == 5)
+          for (size_t V = 0; V < Sum.size(); ++V)
+            Seen[Offset[Q] + V] = Count[V];
+        for (size_t J = 0; J < NFit; ++J)
           Fit[J] += Effect[Offset[Q] + pos(Xs[J], Q)];
       }
-    Residual.resize(Ys.size());
-    for (size_t J = 0; J < Ys.size(); ++J)
+    Residual.resize(NFit);
+    for (size_t J = 0; J < NFit; ++J)
       Residual[J] = Ys[J] - Fit[J];
+    // Failures only act locally: as neighbours much slower than predicted.
+    for (size_t I : Failed) {
+      Xs.push_back(I);
+      Residual.push_back(kFailurePenalty);
+    }
   }
 
   double additive(size_t I) const {
@@ -114,13 +141,16 @@ public:
     }
     size_t K = std::min(kNeighboursKnn, Near.size());
     std::partial_sort(Near.begin(), Near.begin() + K, Near.end());
-    double WSum = 0.5, RSum = 0; // shrinks toward the additive part
+    double WSum = kShrink, RSum = 0; // shrinks toward the additive part
     for (size_t N = 0; N < K; ++N) {
-      double W = 1.0 / (0.05 + Near[N].first);
+      double W = 1.0 / (kEps + Near[N].first);
       WSum += W;
       RSum += W * Residual[Near[N].second];
     }
-    return additive(I) + RSum / WSum;
+    double Bonus = 0;
+    for (size_t Q = 0; Q < P; ++Q)
+      Bonus += 1.0 / std::sqrt(1.0 + Seen[Offset[Q] + pos(I, Q)]);
+    return additive(I) + RSum / WSum - kBeta * Bonus / double(P);
   }
 
 private:
@@ -128,7 +158,7 @@ private:
   size_t P;
   std::vector<uint32_t> Pos;
   std::vector<size_t> Offset;
-  std::vector<double> Scale, Effect, Ys, Residual;
+  std::vector<double> Scale, Effect, Seen, Ys, Residual;
   std::vector<size_t> Xs;
   double Mean = 0;
 };
@@ -158,9 +188,9 @@ std::vector<size_t> localCandidates(const SearchRun &Run,
       continue;
     for (size_t C : Centres) {
       int Diff = 0;
-      for (size_t Q = 0; Q < S.numParams() && Diff <= 2; ++Q)
+      for (size_t Q = 0; Q < S.numParams() && Diff <= kHamming; ++Q)
         Diff += S.point(I)[Q] != S.point(C)[Q];
-      if (Diff <= 2) {
+      if (Diff <= kHamming) {
         Out.push_back(I);
         break;
       }
@@ -251,7 +281,7 @@ void runModelGuided(SearchRun &Run) {
         Unmeasured.push_back(I);
     std::vector<size_t> Pool = ranked(M, Unmeasured, kGlobalPool, false);
     for (size_t I : ranked(M, Pool, kBatchSize, true)) {
-      if (Batch.size() + 1 >= kBatchSize)
+      if (Batch.size() + kRandom >= kBatchSize)
         break;
       Add(I);
     }
