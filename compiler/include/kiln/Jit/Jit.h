@@ -10,7 +10,7 @@
 //   K.launch(Args, 3, Stream);
 //
 // The configuration comes from the tuning cache when it has an entry for the
-// op, shape and device, else from kiln's default choice for the target.
+// op, shape and device, else from the cost model (kiln/Jit/ConfigChoice.h).
 // Compiled kernels are cached on disk (the compile cache) and in the Jit
 // (per op, target, configuration), and the configuration chosen for a shape
 // is remembered, so specializing again is cheap (microseconds). All
