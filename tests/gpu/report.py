@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """Prints the GPU suite's table from kiln's runs and cublas_bench.py's output.
 
-usage: report.py RUNS_DIR CUBLAS_JSONL
+usage: report.py RUNS_DIR CUBLAS_JSONL [TUNE_DIR]
 
 RUNS_DIR holds, per run, OP.M.N.K.json (kiln run --json's stdout),
 OP.M.N.K.err and OP.M.N.K.rc (exit status), as tests/gpu/run.sh writes them.
 Columns: op, shape, kiln max-abs / rel / PASS|FAIL, kiln TFLOP/s (and % of
 the dense peak), cuBLAS(Lt) TFLOP/s, kiln / cuBLAS. Exits 1 when any kiln run
 failed its check, exited non-zero or was not run; 0 otherwise.
+
+TUNE_DIR holds OP.M.N.K.tune.json (kiln tune --json) and OP.M.N.K.run.json
+(kiln run --json of the tuned configuration, from the tuning cache); the
+second table shows tuned, untuned default and cuBLAS side by side with the
+tuning wall time, the evaluations and the cost model's rank of the winner.
 """
 import glob
 import json
@@ -33,8 +38,59 @@ def load_cublas(path):
     return table
 
 
+def tune_table(tune_dir, cublas):
+    """The tuner's table; returns the number of broken rows."""
+    bad = 0
+    lines = []
+    for path in sorted(glob.glob(os.path.join(tune_dir, "*.tune.json"))):
+        op, m, n, k = os.path.basename(path)[:-len(".tune.json")].rsplit(".", 3)
+        m, n, k = int(m), int(n), int(k)
+        flop = 2.0 * m * n * k
+        try:
+            t = json.loads(open(path).read().strip().splitlines()[-1])
+        except (OSError, ValueError, IndexError):
+            lines.append("%s %dx%dx%d: no tune result" % (op, m, n, k))
+            bad += 1
+            continue
+        run = {}
+        try:
+            with open(path[:-len(".tune.json")] + ".run.json") as f:
+                run = json.loads(f.read().strip().splitlines()[-1])
+        except (OSError, ValueError, IndexError):
+            bad += 1
+        timing = run.get("timing") or {}
+        check = run.get("check") or {}
+        default = t.get("default") or {}
+        dus = default.get("median_us")
+        cb = cublas.get((op, m, n, k), {})
+        tuned_tf = timing.get("tflops")
+        lines.append("  ".join(str(c).ljust(w) for c, w in zip((
+            op, "%dx%dx%d" % (m, n, k),
+            fmt(t["best"]["median_us"], ".1f"),
+            fmt(tuned_tf, ".1f") + (" " + ("PASS" if check.get("pass") else "FAIL") if check else ""),
+            fmt(dus, ".1f"),
+            fmt(flop / dus / 1e6 if dus else None, ".1f"),
+            fmt(cb.get("tflops"), ".1f"),
+            "%d/%d" % (t["evaluations"], t["space"]["valid"]),
+            fmt(t["wall_s"], ".1f"),
+            "#%d" % t["best"]["model_rank"],
+            run.get("config_source", "n/a")),
+            (10, 16, 9, 14, 10, 10, 10, 8, 7, 6, 24))))
+        if check and not check.get("pass"):
+            bad += 1
+    if lines:
+        head = ("op", "MxNxK", "tuned us", "tuned TF/s", "dflt us", "dflt TF/s",
+                "cuBLAS TF/s", "evals", "wall s", "rank", "run's config from")
+        widths = (10, 16, 9, 14, 10, 10, 10, 8, 7, 6, 24)
+        print("\nkiln tune (model-guided; tuned = kiln run from the tuning cache)")
+        print("  ".join(h.ljust(w) for h, w in zip(head, widths)))
+        for line in lines:
+            print(line)
+    return bad
+
+
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         print(__doc__)
         return 2
     runs, cublas = sys.argv[1], load_cublas(sys.argv[2])
@@ -84,8 +140,9 @@ def main():
         print("  ".join(str(c).ljust(w) for c, w in zip(r[1:], widths)))
     for e in errors:
         print("ERROR " + e)
-    print("\n%d kiln runs, %d not PASS" % (len(rows), bad))
-    return 1 if bad or not rows else 0
+    tune_bad = tune_table(sys.argv[3], cublas) if len(sys.argv) == 4 else 0
+    print("\n%d kiln runs, %d not PASS; %d tuner problems" % (len(rows), bad, tune_bad))
+    return 1 if bad or tune_bad or not rows else 0
 
 
 if __name__ == "__main__":

@@ -14,9 +14,19 @@
 # any kiln run fails or times out, or the budget runs out; cuBLAS numbers are
 # informational (missing PyTorch only prints "n/a").
 #
+# Then the tuner: `kiln tune` of the FP8 GEMM (model-guided, 100
+# evaluations) for two DeepSeek-V3 shapes, each candidate checked against
+# the reference before its time counts; the tuned configuration is run again
+# from the tuning cache beside the untuned default (the cost model's choice)
+# and cuBLASLt, with the tuning wall time and the cost model's rank of the
+# winner (report.py's second table). Before the tables: the embedding
+# example (kiln-embed) and the launch-overhead benchmark, when carried.
+#
 # Environment: KILN_GPU_SHAPES (a subset), KILN_GPU_REPS (20),
-# KILN_GPU_BUDGET_S (420), KILN_GPU_RUN_TIMEOUT_S (60), KILN_CACHE_DIR.
-# Needs build/bin/kiln (it needs only glibc and libnvrtc.so.13 at run time).
+# KILN_GPU_BUDGET_S (300), KILN_GPU_RUN_TIMEOUT_S (60), KILN_GPU_TUNE_SHAPES
+# ("4096,2112,7168 128,7168,2048"), KILN_GPU_TUNE_BUDGET (100), KILN_CACHE_DIR.
+# Needs build/bin/kiln (it needs only glibc and libnvrtc.so.13 at run time);
+# uses build/bin/kiln-embed and build/bin/kiln-runtime-bench when present.
 # Without a GPU it says so and exits 0 (77 under ctest, which reports the
 # test as skipped with this output as the reason).
 set -uo pipefail
@@ -48,7 +58,7 @@ fi
 out=build/gpu-out
 rm -rf "$out/runs" && mkdir -p "$out/runs"
 export KILN_CACHE_DIR="${KILN_CACHE_DIR:-$PWD/$out/cache}"
-budget_s=${KILN_GPU_BUDGET_S:-420} # of the 8 minutes; cuBLAS and the table follow
+budget_s=${KILN_GPU_BUDGET_S:-300} # of the 8 minutes; tuning, cuBLAS and the tables follow
 run_timeout_s=${KILN_GPU_RUN_TIMEOUT_S:-60}
 timeouts=0 # after 2 timed-out runs (a hanging kernel?) the rest are not run
 reps=${KILN_GPU_REPS:-20}
@@ -104,11 +114,39 @@ for op in gemm_fp8 gemm_bf16; do
   run_one "$op" block_m=128,cluster_m=2 4096 7168 2048
 done
 
+# The tuner: tune, then run the tuned configuration from the tuning cache.
+tune_shapes="${KILN_GPU_TUNE_SHAPES:-4096,2112,7168 128,7168,2048}"
+rm -rf "$out/tune" && mkdir -p "$out/tune"
+export KILN_TUNING_CACHE="$PWD/$out/tune/tuning.toml"
+for s in $tune_shapes; do
+  IFS=, read -r M N K <<<"$s"
+  base="$out/tune/gemm_fp8.$M.$N.$K"
+  timeout -k 5 120 "$kiln" tune examples/gemm_fp8.kiln --shape "M=$M,N=$N,K=$K" \
+    --budget "${KILN_GPU_TUNE_BUDGET:-100}" --json --quiet > "$base.tune.json" 2> "$base.tune.err"
+  rc=$?
+  echo "kiln tune gemm_fp8 M=$M N=$N K=$K: exit $rc"
+  [ "$rc" -ne 0 ] && { status=1; tail -5 "$base.tune.err"; continue; }
+  timeout -k 5 "$run_timeout_s" "$kiln" run examples/gemm_fp8.kiln \
+    --shape "M=$M,N=$N,K=$K" --check --reps "$reps" --json > "$base.run.json" 2> "$base.run.err" ||
+    { status=1; tail -5 "$base.run.err"; }
+done
+unset KILN_TUNING_CACHE
+
+# The embedding API and the host cost of a launch (informational).
+if [ -x build/bin/kiln-embed ]; then
+  timeout -k 5 60 build/bin/kiln-embed examples/gemm_fp8.kiln 4096 2112 7168 2>/dev/null ||
+    { echo "kiln-embed failed"; status=1; }
+fi
+if [ -x build/bin/kiln-runtime-bench ]; then
+  timeout -k 5 60 build/bin/kiln-runtime-bench --launches 2000 examples/gemm_fp8.kiln |
+    grep '^launch' || echo "kiln-runtime-bench failed"
+fi
+
 # cuBLAS(Lt) through PyTorch on the same shapes: informational.
 timeout -k 5 150 python3 tests/gpu/cublas_bench.py --shapes "$shapes" \
   --reps "$reps" --out "$out/cublas.jsonl" ||
   echo "cublas_bench.py failed or timed out (exit $?): no cuBLAS column"
 
-python3 tests/gpu/report.py "$out/runs" "$out/cublas.jsonl" || status=1
+python3 tests/gpu/report.py "$out/runs" "$out/cublas.jsonl" "$out/tune" || status=1
 echo "kiln GPU suite: $(( $(date +%s) - start ))s, exit $status"
 exit "$status"
