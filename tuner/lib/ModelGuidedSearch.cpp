@@ -2,19 +2,20 @@
 //
 // Start: with a prior (the cost model), measure its best kInitial points;
 // without one (replayed spaces), kInitial random points. Then, batch by
-// batch, fit a surrogate of log(time) to everything measured and choose:
-//   * local refinement: unmeasured points that differ from one of the
-//     kCentres fastest points in at most two parameters, best predicted
-//     first (this is what pins down the optimum);
-//   * global exploitation: the best predicted unmeasured points of the whole
-//     space (and, with a prior, the prior's next best);
+// batch, fit a surrogate of log(time) to the valid measurements and choose:
+//   * local refinement (most of the batch): unmeasured points that differ
+//     from one of the kCentres fastest points in at most kHamming
+//     parameters, best predicted first; this is what pins down the optimum;
+//   * global exploitation when the neighbourhoods run dry: with a prior, its
+//     next best; then the surrogate's best unmeasured points of the space;
 //   * one random point per batch (exploration, so a wrong model recovers).
-// The surrogate is additive per parameter value (ridge, fitted by
-// backfitting), corrected by the residuals of the nearest measured points
-// (an inverse-distance k-NN over normalised domain positions), which captures
-// the interactions the additive part cannot. Failed configurations enter the
-// fit as slower than the slowest valid point, so the search avoids their
-// neighbourhood, and are never the best.
+// The surrogate is additive per parameter value (ridge regression on one-hot
+// domain positions, fitted by backfitting), corrected by the residuals of the
+// nearest measured points (inverse-distance k-NN over normalised domain
+// positions), which captures the interactions the additive part cannot.
+// Failed configurations stay out of the additive fit (one failure must not
+// condemn a parameter value everywhere) but act locally, as k-NN neighbours
+// kFailurePenalty slower than predicted; they are never the best.
 //
 //===----------------------------------------------------------------------===//
 #include "SearchRun.h"
@@ -22,28 +23,21 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <cstdlib>
 
 namespace kiln::tuner {
 
 namespace {
-double envOr(const char *N, double D) {
-  const char *V = getenv(N);
-  return V ? atof(V) : D;
-}
-size_t kInitial = envOr("K_INIT", 16);
-size_t kCentres = envOr("K_CENTRES", 3);
-size_t kLocalSlots = envOr("K_LOCAL", 5);
-size_t kGlobalPool = envOr("K_POOL", 96);
-size_t kNeighboursKnn = envOr("K_KNN", 6);
-double kRidge = envOr("K_RIDGE", 1.0);
-double kFailurePenalty = envOr("K_FAIL", 0.7);
-int kHamming = envOr("K_HAM", 2);
-double kShrink = envOr("K_SHRINK", 0.5);
-double kEps = envOr("K_EPS", 0.05);
-size_t kRandom = envOr("K_RAND", 1);
-double kSmooth = envOr("K_SMOOTH", 0);
-double kBeta = envOr("K_BETA", 0);
+constexpr size_t kInitial = 16;   // first design (random, or the prior's best)
+constexpr size_t kCentres = 3;    // fastest points refined around
+constexpr int kHamming = 2;       // parameters a local candidate may change
+constexpr size_t kLocalSlots = 7; // of each batch of kBatchSize
+constexpr size_t kRandomSlots = 1;
+constexpr size_t kGlobalPool = 96; // additive best, re-ranked by the k-NN
+constexpr size_t kNeighboursKnn = 6;
+constexpr double kRidge = 1.0;
+constexpr double kKnnShrink = 0.5;      // weight of "no correction"
+constexpr double kKnnEpsilon = 0.05;    // distance offset of the 1/d weights
+constexpr double kFailurePenalty = 0.7; // log-time a failure adds locally
 
 class Model {
 public:
@@ -79,7 +73,6 @@ public:
     }
     size_t NFit = Xs.size();
     Effect.assign(Offset[P], 0.0);
-    Seen.assign(Offset[P], 0.0);
     Mean = Ys.empty()
                ? 0
                : std::accumulate(Ys.begin(), Ys.end(), 0.0) / double(Ys.size());
@@ -95,19 +88,8 @@ public:
         }
         for (size_t J = 0; J < NFit; ++J)
           Fit[J] -= Effect[Offset[Q] + pos(Xs[J], Q)];
-        for (size_t V = 0; V < Sum.size(); ++V) {
-          // Neighbouring domain values pull an effect toward theirs, so a
-          // value not measured yet inherits from its neighbours.
-          double *E = &Effect[Offset[Q]];
-          size_t Last = Sum.size() - 1;
-          double Near = V == 0       ? (Last ? E[1] : 0)
-                        : V == Last ? E[V - 1]
-                                    : 0.5 * (E[V - 1] + E[V + 1]);
-          E[V] = (Sum[V] + kSmooth * Near) / (Count[V] + kRidge + kSmooth);
-        }
-        if (Sweep == 5)
-          for (size_t V = 0; V < Sum.size(); ++V)
-            Seen[Offset[Q] + V] = Count[V];
+        for (size_t V = 0; V < Sum.size(); ++V)
+          Effect[Offset[Q] + V] = Sum[V] / (Count[V] + kRidge);
         for (size_t J = 0; J < NFit; ++J)
           Fit[J] += Effect[Offset[Q] + pos(Xs[J], Q)];
       }
@@ -141,16 +123,13 @@ public:
     }
     size_t K = std::min(kNeighboursKnn, Near.size());
     std::partial_sort(Near.begin(), Near.begin() + K, Near.end());
-    double WSum = kShrink, RSum = 0; // shrinks toward the additive part
+    double WSum = kKnnShrink, RSum = 0; // shrinks toward the additive part
     for (size_t N = 0; N < K; ++N) {
-      double W = 1.0 / (kEps + Near[N].first);
+      double W = 1.0 / (kKnnEpsilon + Near[N].first);
       WSum += W;
       RSum += W * Residual[Near[N].second];
     }
-    double Bonus = 0;
-    for (size_t Q = 0; Q < P; ++Q)
-      Bonus += 1.0 / std::sqrt(1.0 + Seen[Offset[Q] + pos(I, Q)]);
-    return additive(I) + RSum / WSum - kBeta * Bonus / double(P);
+    return additive(I) + RSum / WSum;
   }
 
 private:
@@ -158,7 +137,7 @@ private:
   size_t P;
   std::vector<uint32_t> Pos;
   std::vector<size_t> Offset;
-  std::vector<double> Scale, Effect, Seen, Ys, Residual;
+  std::vector<double> Scale, Effect, Ys, Residual;
   std::vector<size_t> Xs;
   double Mean = 0;
 };
@@ -281,7 +260,7 @@ void runModelGuided(SearchRun &Run) {
         Unmeasured.push_back(I);
     std::vector<size_t> Pool = ranked(M, Unmeasured, kGlobalPool, false);
     for (size_t I : ranked(M, Pool, kBatchSize, true)) {
-      if (Batch.size() + kRandom >= kBatchSize)
+      if (Batch.size() + kRandomSlots >= kBatchSize)
         break;
       Add(I);
     }
