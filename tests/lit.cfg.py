@@ -16,6 +16,7 @@ config.substitutions.append(("%kiln-embed-c", os.path.join(config.kiln_bin_dir, 
 config.substitutions.append(("%kiln-embed", os.path.join(config.kiln_bin_dir, "kiln-embed")))
 config.substitutions.append(("%kiln-opt", os.path.join(config.kiln_bin_dir, "kiln-opt")))
 config.substitutions.append(("%kiln", os.path.join(config.kiln_bin_dir, "kiln")))
+config.substitutions.append(("%libkiln", os.path.join(os.path.dirname(config.kiln_bin_dir), "lib", "libkiln.so")))
 config.substitutions.append(("%examples", os.path.join(config.kiln_source_dir, "examples")))
 # Tests never touch the user's compile cache.
 config.environment["KILN_CACHE_DIR"] = os.path.join(config.test_exec_root, "kiln-cache")
