@@ -7,10 +7,17 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Jit/Jit.h"
 
+#include "kiln/Frontend/Frontend.h"
+#include "kiln/Jit/KernelBuild.h"
+#include "kiln/Target/TuningSpace.h"
+
 #include "ExampleFiles.h"
 #include "TestFiles.h"
 
 #include <catch2/catch.hpp>
+
+#include <atomic>
+#include <thread>
 
 using namespace kiln;
 
@@ -89,5 +96,44 @@ TEST_CASE("without a target or GPU, the JIT says so", "[jit]") {
     CHECK_THAT(jitError([&] { J.target(); }),
                Catch::Contains("no CUDA driver/GPU found") &&
                    Catch::Contains("JitOptions::Target"));
+  }
+}
+
+TEST_CASE("kernels build concurrently as they do sequentially", "[jit]") {
+  // The tuner's GPU backend compiles a batch on several threads, each with
+  // its own MLIR context and NVRTC program.
+  DiagnosticEngine Diags;
+  std::string Text = test::readExample("gemm_fp8.kiln");
+  std::vector<OpModel> Ops = loadOps("gemm_fp8.kiln", Text, Diags);
+  REQUIRE(Ops.size() == 1);
+  std::vector<KernelConfig> Configs = validConfigs(Ops[0], Arch::SM90a);
+  REQUIRE(Configs.size() >= 6);
+  Configs.resize(6);
+  auto Build = [&](const KernelConfig &C) {
+    KernelBuildRequest R;
+    R.FileName = "gemm_fp8.kiln";
+    R.Source = Text;
+    R.Target = Arch::SM90a;
+    R.Config = C;
+    return buildKernel(Ops[0], R);
+  };
+  std::vector<KernelBuildResult> Parallel(Configs.size());
+  std::atomic<size_t> Next{0};
+  std::vector<std::thread> Threads;
+  for (int T = 0; T < 3; ++T)
+    Threads.emplace_back([&] {
+      for (size_t I; (I = Next++) < Configs.size();)
+        Parallel[I] = Build(Configs[I]);
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  for (size_t I = 0; I < Configs.size(); ++I) {
+    INFO(Configs[I].str());
+    REQUIRE(Parallel[I].Ok);
+    KernelBuildResult Sequential = Build(Configs[I]);
+    REQUIRE(Sequential.Ok);
+    CHECK(Parallel[I].Cuda == Sequential.Cuda);
+    CHECK(Parallel[I].Kernel.Cubin == Sequential.Kernel.Cubin);
+    CHECK(Parallel[I].Kernel.Shape.BlockM == Configs[I].BlockM);
   }
 }
