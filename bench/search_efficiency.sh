@@ -10,7 +10,9 @@
 # Environment: BUILD (kiln build dir, default build), SEEDS (25), CAP (1000),
 # KT_STRATEGIES (comma list; default: the baseline script's list),
 # KT_VENV (default /tmp/kiln-kt-venv; kernel_tuner is pip-installed there
-# when missing), OUT (where the two JSON results are kept, default a temp dir).
+# when missing), OUT (where the two JSON results are kept, default a temp dir),
+# REUSE_KT=1 (keep an existing $OUT/kernel_tuner.json instead of rerunning
+# Kernel Tuner, which takes tens of minutes on a 2-core machine).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${BUILD:-$ROOT/build}"
@@ -44,8 +46,12 @@ echo "kiln: $BENCH --seeds $SEEDS --cap $CAP" >&2
 KT_ARGS=(--json --seeds "$SEEDS" --cap "$CAP")
 [ -n "${KT_STRATEGIES:-}" ] && KT_ARGS+=(--strategies "$KT_STRATEGIES")
 echo "Kernel Tuner $("$KT_VENV/bin/python" -c 'import kernel_tuner; print(kernel_tuner.__version__)' 2>/dev/null || true)" >&2
-"$KT_VENV/bin/python" "$ROOT/bench/kernel_tuner_baseline.py" "${KT_ARGS[@]}" \
-  "${FILES[@]}" >"$OUT/kernel_tuner.json"
+if [ "${REUSE_KT:-0}" = 1 ] && [ -s "$OUT/kernel_tuner.json" ]; then
+  echo "reusing $OUT/kernel_tuner.json" >&2
+else
+  "$KT_VENV/bin/python" "$ROOT/bench/kernel_tuner_baseline.py" "${KT_ARGS[@]}" \
+    "${FILES[@]}" >"$OUT/kernel_tuner.json"
+fi
 
 python3 - "$OUT/kiln.json" "$OUT/kernel_tuner.json" <<'PY'
 import json, sys

@@ -3,9 +3,10 @@
 // Start: with a prior (the cost model), measure its best kInitial points;
 // without one (replayed spaces), kInitial random points. Then, batch by
 // batch, fit a surrogate of log(time) to the valid measurements and choose:
-//   * local refinement (most of the batch): unmeasured points that differ
-//     from one of the kCentres fastest points in at most kHamming
-//     parameters, best predicted first; this is what pins down the optimum;
+//   * local refinement (most of the batch): the unmeasured one-parameter
+//     changes of the fastest point, then points that differ from one of the
+//     kCentres fastest points in at most kHamming parameters, each group
+//     best predicted first; this is what pins down the optimum;
 //   * global exploitation when the neighbourhoods run dry: with a prior, its
 //     next best; then the surrogate's best unmeasured points of the space;
 //   * one random point per batch (exploration, so a wrong model recovers).
@@ -157,9 +158,11 @@ std::vector<size_t> centres(const SearchRun &Run) {
   return C;
 }
 
-/// Unmeasured points within two changed parameters of a centre.
+/// Unmeasured points that differ from a centre in at most Hamming
+/// parameters.
 std::vector<size_t> localCandidates(const SearchRun &Run,
-                                    const std::vector<size_t> &Centres) {
+                                    const std::vector<size_t> &Centres,
+                                    int Hamming) {
   const SearchSpace &S = Run.space();
   std::vector<size_t> Out;
   for (size_t I = 0; I < S.size(); ++I) {
@@ -167,9 +170,9 @@ std::vector<size_t> localCandidates(const SearchRun &Run,
       continue;
     for (size_t C : Centres) {
       int Diff = 0;
-      for (size_t Q = 0; Q < S.numParams() && Diff <= kHamming; ++Q)
+      for (size_t Q = 0; Q < S.numParams() && Diff <= Hamming; ++Q)
         Diff += S.point(I)[Q] != S.point(C)[Q];
-      if (Diff <= kHamming) {
+      if (Diff <= Hamming) {
         Out.push_back(I);
         break;
       }
@@ -246,10 +249,18 @@ void runModelGuided(SearchRun &Run) {
           std::find(Batch.begin(), Batch.end(), I) == Batch.end())
         Batch.push_back(I);
     };
-    // Local refinement around the fastest points.
+    // Local refinement: first the best point's one-parameter changes (a
+    // greedy coordinate step), then two-parameter changes around the
+    // fastest few.
+    std::vector<size_t> Centres = centres(Run);
+    if (!Centres.empty())
+      for (size_t I :
+           ranked(M, localCandidates(Run, {Centres[0]}, 1), kLocalSlots, true))
+        Add(I);
     for (size_t I :
-         ranked(M, localCandidates(Run, centres(Run)), kLocalSlots, true))
-      Add(I);
+         ranked(M, localCandidates(Run, Centres, kHamming), kLocalSlots, true))
+      if (Batch.size() < kLocalSlots)
+        Add(I);
     // With a prior, its next best; then the surrogate's best of the space.
     if (!PriorOrder.empty())
       if (std::optional<size_t> I = NextByPrior())
