@@ -15,6 +15,8 @@
 //   kiln-compile-bench [--reps N] [--nvrtc-reps N] FILE...
 //
 //===----------------------------------------------------------------------===//
+#include "BenchUtil.h"
+
 #include "kiln/Frontend/Frontend.h"
 #include "kiln/Pipeline/Pipeline.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
@@ -30,14 +32,9 @@
 #include <sstream>
 
 using namespace kiln;
-using Clock = std::chrono::steady_clock;
+using namespace kiln::bench;
 
 namespace {
-
-double median(std::vector<double> V) {
-  std::sort(V.begin(), V.end());
-  return V.empty() ? 0 : V[V.size() / 2];
-}
 
 double secondsSince(Clock::time_point T) {
   return std::chrono::duration<double>(Clock::now() - T).count();
@@ -92,10 +89,7 @@ int main(int argc, char **argv) {
               "front ms", "mlir ms", "total ms", "header s", "ptx s", "cubin s",
               "ptxas s");
   for (const std::string &Path : Files) {
-    std::ifstream In(Path);
-    std::stringstream SS;
-    SS << In.rdbuf();
-    std::string Text = SS.str();
+    std::string Text = readTextFile(Path);
     std::vector<OpModel> Ops = frontEnd(Path, Text);
     for (const OpModel &Op : Ops)
       for (Arch Target : Targets) {

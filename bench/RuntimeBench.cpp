@@ -18,6 +18,8 @@
 //   kiln-runtime-bench [--launches N] FILE.kiln
 //
 //===----------------------------------------------------------------------===//
+#include "BenchUtil.h"
+
 #include "kiln/Frontend/Frontend.h"
 #include "kiln/Interpreter/Execute.h"
 #include "kiln/Jit/GpuProblem.h"
@@ -35,25 +37,9 @@
 #include <unistd.h>
 
 using namespace kiln;
-using Clock = std::chrono::steady_clock;
+using namespace kiln::bench;
 
 namespace {
-
-double median(std::vector<double> V) {
-  std::sort(V.begin(), V.end());
-  return V.empty() ? 0 : V[V.size() / 2];
-}
-
-double seconds(Clock::time_point A, Clock::time_point B) {
-  return std::chrono::duration<double>(B - A).count();
-}
-
-std::string readFile(const std::string &Path) {
-  std::ifstream In(Path);
-  std::ostringstream OS;
-  OS << In.rdbuf();
-  return OS.str();
-}
 
 /// A fresh, empty compile cache directory for the cache measurements.
 std::string freshCacheDir() {
@@ -104,7 +90,7 @@ void benchCache(const std::string &Path) {
 
 void benchInterpreter(const std::string &Path) {
   DiagnosticEngine Diags;
-  std::vector<OpModel> Ops = loadOps(Path, readFile(Path), Diags);
+  std::vector<OpModel> Ops = loadOps(Path, readTextFile(Path), Diags);
   if (Ops.empty()) {
     std::fprintf(stderr, "%s does not load\n", Path.c_str());
     std::exit(1);

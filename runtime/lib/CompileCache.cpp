@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Runtime/CompileCache.h"
+#include "kiln/Runtime/FileIO.h"
 
 #include "kiln/Runtime/EmbeddedTemplates.h"
 #include "kiln/Runtime/Sha256.h"
@@ -68,32 +69,6 @@ bool makeDirs(const std::string &Path, std::string &Error) {
     return false;
   }
   return true;
-}
-
-bool writeAll(int Fd, std::string_view Data) {
-  while (!Data.empty()) {
-    ssize_t N = write(Fd, Data.data(), Data.size());
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      return false;
-    Data.remove_prefix(size_t(N));
-  }
-  return true;
-}
-
-bool readAll(int Fd, std::string &Out) {
-  char Buf[1 << 16];
-  for (;;) {
-    ssize_t N = read(Fd, Buf, sizeof(Buf));
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N < 0)
-      return false;
-    if (N == 0)
-      return true;
-    Out.append(Buf, size_t(N));
-  }
 }
 
 /// Hashes a named, length-prefixed field so no two inputs encode alike.

@@ -4,6 +4,8 @@
 
 #include "kiln/Tuner/TuningCache.h"
 
+#include "TestFiles.h"
+
 #include <catch2/catch.hpp>
 
 #include <cerrno>
@@ -17,37 +19,11 @@
 
 namespace kiln::test {
 
-/// A fresh directory, removed with its contents at the end of the test.
-struct TuningTempDir {
-  std::string Path;
-  TuningTempDir() {
-    const char *Base = std::getenv("TMPDIR");
-    std::string Pattern =
-        std::string(Base && *Base ? Base : "/tmp") + "/kiln-tuning-test-XXXXXX";
-    if (!mkdtemp(Pattern.data()))
-      FAIL("mkdtemp failed: " << std::strerror(errno));
-    Path = Pattern;
-  }
-  ~TuningTempDir() {
-    nftw(
-        Path.c_str(),
-        [](const char *P, const struct stat *, int, struct FTW *) {
-          return std::remove(P);
-        },
-        16, FTW_DEPTH | FTW_PHYS);
-  }
-};
+using TuningTempDir = TempDir;
 
-inline std::string slurp(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  std::ostringstream OS;
-  OS << In.rdbuf();
-  return OS.str();
-}
-
+inline std::string slurp(const std::string &Path) { return readFile(Path); }
 inline void spit(const std::string &Path, const std::string &Text) {
-  std::ofstream Out(Path, std::ios::binary | std::ios::trunc);
-  Out << Text;
+  writeFile(Path, Text);
 }
 
 inline tuner::DeviceKey h200() {

@@ -1,42 +1,14 @@
 //===- Json.cpp - The JSON the CLI prints ---------------------------------===//
 #include "Json.h"
 
+#include "kiln/Support/QuotedString.h"
+
 #include <cmath>
 #include <cstdio>
 
 namespace kiln::cli {
 
-std::string jsonString(const std::string &S) {
-  std::string Out = "\"";
-  for (unsigned char C : S) {
-    switch (C) {
-    case '"':
-      Out += "\\\"";
-      break;
-    case '\\':
-      Out += "\\\\";
-      break;
-    case '\n':
-      Out += "\\n";
-      break;
-    case '\t':
-      Out += "\\t";
-      break;
-    case '\r':
-      Out += "\\r";
-      break;
-    default:
-      if (C < 0x20) {
-        char Buf[8];
-        std::snprintf(Buf, sizeof(Buf), "\\u%04x", C);
-        Out += Buf;
-      } else {
-        Out += char(C);
-      }
-    }
-  }
-  return Out + "\"";
-}
+std::string jsonString(const std::string &S) { return quotedString(S); }
 
 std::string jsonNumber(double V) {
   if (!std::isfinite(V))

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Tuner/TuningCache.h"
 
+#include "kiln/Runtime/FileIO.h"
+
 #include <atomic>
 #include <cerrno>
 #include <climits>
@@ -60,19 +62,6 @@ bool makeDirs(const std::string &Dir, std::string &Error) {
   return true;
 }
 
-bool writeAll(int Fd, const std::string &Bytes) {
-  size_t Done = 0;
-  while (Done < Bytes.size()) {
-    ssize_t N = write(Fd, Bytes.data() + Done, Bytes.size() - Done);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      return false;
-    Done += size_t(N);
-  }
-  return true;
-}
-
 /// Replaces Path with Bytes: temporary in the same directory, fsync,
 /// rename, fsync of the directory. Keeps an existing file's mode.
 bool replaceFile(const std::string &Path, const std::string &Bytes,
@@ -111,22 +100,12 @@ bool replaceFile(const std::string &Path, const std::string &Bytes,
 }
 
 /// Reads all of Path. False with errno set when it cannot.
-bool readAll(const std::string &Path, std::string &Out) {
+bool readPath(const std::string &Path, std::string &Out) {
   Fd In;
   In.N = open(Path.c_str(), O_RDONLY | O_CLOEXEC);
   if (In.N < 0)
     return false;
-  char Buf[1 << 16];
-  while (true) {
-    ssize_t N = read(In.N, Buf, sizeof(Buf));
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N < 0)
-      return false;
-    if (N == 0)
-      return true;
-    Out.append(Buf, size_t(N));
-  }
+  return readAll(In.N, Out);
 }
 
 /// A name beside Path, not yet taken, for keeping a damaged file.
@@ -206,7 +185,7 @@ bool TuningCache::store(const std::vector<TuningEntry> &New,
   removeDeadTemporaries(Path);
   std::string Old;
   std::vector<TuningEntry> Existing;
-  bool Exists = readAll(Path, Old);
+  bool Exists = readPath(Path, Old);
   if (!Exists && errno != ENOENT) {
     Error = sysError("cannot read the tuning cache", Path);
     return false;

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Tuner/TuningCache.h"
 
+#include "kiln/Support/QuotedString.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -17,34 +19,7 @@ namespace kiln::tuner {
 namespace {
 
 /// A TOML basic string.
-std::string quote(const std::string &S) {
-  std::string Out = "\"";
-  for (unsigned char C : S) {
-    switch (C) {
-    case '"':
-      Out += "\\\"";
-      break;
-    case '\\':
-      Out += "\\\\";
-      break;
-    case '\n':
-      Out += "\\n";
-      break;
-    case '\t':
-      Out += "\\t";
-      break;
-    default:
-      if (C < 0x20 || C == 0x7f) {
-        char Buf[8];
-        std::snprintf(Buf, sizeof(Buf), "\\u%04X", C);
-        Out += Buf;
-      } else {
-        Out += char(C);
-      }
-    }
-  }
-  return Out + "\"";
-}
+std::string quote(const std::string &S) { return quotedString(S); }
 
 /// The shortest spelling that reads back as V, always a TOML float.
 std::string number(double V) {

@@ -1,9 +1,9 @@
 //===- TileOrder.h - Host twin of the kernels' tile scheduler ---*- C++ -*-===//
 //
-// Which output tile each CTA of a launch computes, computed on the host the
-// way templates/kiln/tile/scheduler.cuh does on the device (grouped raster
-// order, 2-CTA cluster pairs sharing an operand by multicast). The cost
-// model walks it wave by wave to count L2 reuse.
+// Which output tile each CTA of a launch computes: templates/kiln/tile/
+// scheduler.cuh's own functions called on the host (grouped raster order,
+// 2-CTA cluster pairs sharing an operand by multicast). The cost model walks
+// it wave by wave to count L2 reuse.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TUNER_TILEORDER_H
