@@ -63,14 +63,21 @@ void Kernel::checkPointers(const TensorArg *Args, size_t Count) {
     unsigned MemoryType = 0;
     CUresult R = Driver.api().cuPointerGetAttribute(
         &MemoryType, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, Args[I].Data);
-    if (R != CUDA_SUCCESS || MemoryType != CU_MEMORYTYPE_DEVICE) {
+    // Managed memory may report either type wherever it resides.
+    int Managed = 0;
+    if (R == CUDA_SUCCESS && MemoryType != CU_MEMORYTYPE_DEVICE &&
+        Driver.api().cuPointerGetAttribute(
+            &Managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, Args[I].Data) !=
+            CUDA_SUCCESS)
+      Managed = 0;
+    if (R != CUDA_SUCCESS || (MemoryType != CU_MEMORYTYPE_DEVICE && !Managed)) {
       const KernelSignature &Sig = Compiled->Signature;
       throw std::invalid_argument(
           Sig.OpName + ": argument " + std::to_string(I + 1) + " ('" +
           Sig.Params[I].Name + "') is not device memory" +
           (R != CUDA_SUCCESS ? " (the driver does not know the address: " +
                                    Driver.errorText(R) + ")"
-                             : " (it is host memory)"));
+                             : " (it is pinned host memory)"));
     }
     Checked[I] = Args[I].Data;
   }

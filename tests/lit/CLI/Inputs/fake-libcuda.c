@@ -211,9 +211,14 @@ int cuMemFree_v2(uint64_t ptr) {
   return 0;
 }
 /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE (2): CU_MEMORYTYPE_DEVICE (2) inside an
- * allocation, else CUDA_ERROR_INVALID_VALUE (1) as for pageable host memory. */
+ * allocation, else CUDA_ERROR_INVALID_VALUE (1) as for pageable host memory;
+ * CU_POINTER_ATTRIBUTE_IS_MANAGED (8): never. */
 int cuPointerGetAttribute(void *data, int attribute, uint64_t ptr) {
   trace_host("cuPointerGetAttribute");
+  if (attribute == 8) {
+    *(int *)data = 0;
+    return 0;
+  }
   if (attribute != 2)
     return NOT_SUPPORTED;
   for (int i = 0; i < num_allocs; ++i)
