@@ -91,7 +91,13 @@ tuner::Measurement GpuEvaluator::Impl::measure(const OpModel &Op,
     M.Seconds = Report.Timing.MedianMs * 1e-3;
     return M;
   } catch (const CudaError &E) {
-    // A kernel that faults leaves the context unusable; say so plainly.
+    // A kernel that faults (an illegal address, say) leaves the context
+    // unusable: every later launch would fail too, so the search stops.
+    if (Driver.api().cuCtxSynchronize() != CUDA_SUCCESS)
+      throw CudaError(Config.str() + " faulted (" + E.what() +
+                          "); the CUDA context cannot be used any more, so "
+                          "the search stops",
+                      E.code());
     return invalid(std::string("RuntimeFailedConfig: ") + E.what());
   } catch (const std::invalid_argument &E) {
     return invalid(std::string("RuntimeFailedConfig: ") + E.what());

@@ -7,7 +7,10 @@
 // pruned by its resource report (spills, registers, occupancy), and its
 // output matched the float64 reference on seeded random inputs (D poisoned
 // beforehand); then it is timed with GpuTiming (L2 flushed, median of
-// repeated launches until stable). A wrong kernel is never a winner.
+// repeated launches until stable). A wrong kernel is never a winner. A
+// kernel that faults and leaves the CUDA context unusable ends the search
+// with a CudaError naming it; a kernel that never finishes is not detected
+// (run the tuner under a timeout, as tests/gpu/run.sh does).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_JIT_GPUEVALUATOR_H
