@@ -168,17 +168,26 @@ GpuEvaluator::evaluate(const std::vector<size_t> &Batch) {
   // Measure in batch order as compiles finish; the GPU work overlaps the
   // remaining compiles.
   std::vector<tuner::Measurement> Out(Batch.size());
-  for (size_t I = 0; I < Batch.size(); ++I) {
-    {
-      std::unique_lock<std::mutex> Guard(Lock);
-      Done.wait(Guard, [&] { return Ready[I] != 0; });
+  auto JoinAll = [&] {
+    for (std::thread &T : Threads)
+      T.join();
+  };
+  try {
+    for (size_t I = 0; I < Batch.size(); ++I) {
+      {
+        std::unique_lock<std::mutex> Guard(Lock);
+        Done.wait(Guard, [&] { return Ready[I] != 0; });
+      }
+      CandidateReport &Report = P->Reports[Batch[I]];
+      Out[I] = P->measure(Op, Space.config(Batch[I]), Builds[I], Report);
+      Builds[I] = KernelBuildResult(); // Free the cubin and source.
     }
-    CandidateReport &Report = P->Reports[Batch[I]];
-    Out[I] = P->measure(Op, Space.config(Batch[I]), Builds[I], Report);
-    Builds[I] = KernelBuildResult(); // Free the cubin and source.
+  } catch (...) {
+    Next = Batch.size(); // No new compiles; finish the ones under way.
+    JoinAll();
+    throw;
   }
-  for (std::thread &T : Threads)
-    T.join();
+  JoinAll();
   return Out;
 }
 
