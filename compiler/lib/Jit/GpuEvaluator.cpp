@@ -154,7 +154,13 @@ GpuEvaluator::evaluate(const std::vector<size_t> &Batch) {
       R.ConfigSource = "tuner";
       R.TunedFor = {P->Size.M, P->Size.N, P->Size.K};
       R.Cache = P->Cache;
-      KernelBuildResult B = buildKernel(Op, R);
+      KernelBuildResult B;
+      try {
+        B = buildKernel(Op, R);
+      } catch (const std::exception &E) {
+        B.Ok = false;
+        B.Error = E.what();
+      }
       std::lock_guard<std::mutex> Guard(Lock);
       Builds[I] = std::move(B);
       Ready[I] = 1;
