@@ -18,6 +18,12 @@
  *                      synchronizes, encodes a tensor map or queries a
  *                      pointer ("fake-host: ..."), to show what a launch path
  *                      does besides the launch
+ *   FAKE_CUDA_COMPUTE_GEMM=S  launches of a TMA (sm_90a) kernel compute
+ *                      D = (A . B^T) * s1 * ... * sS on the host, for e4m3 A
+ *                      and B, S device-scalar f32 operands and a bf16 D: the
+ *                      gemm_fp8 example's semantics, so that the paths taken
+ *                      after a correct kernel (tuning winners, the tuning
+ *                      cache) can be tested without a GPU
  *   -DFAKE_OLD         a 12.4 driver: no cuTensorMapEncodeTiled or
  *                      cuEventElapsedTime_v2
  * Plain C without cuda.h: only the symbol names and the C ABI matter.
@@ -324,10 +330,55 @@ struct fake_config {
   unsigned num_attrs;
 };
 
+/* e4m3 (bias 7, no infinities, S.1111.111 is NaN) to float. */
+static float fake_e4m3(unsigned char b) {
+  int sign = b >> 7, exp = (b >> 3) & 15, man = b & 7;
+  float v;
+  if (exp == 15 && man == 7)
+    return 0.0f / 0.0f;
+  if (exp == 0)
+    v = (float)man / 8.0f / 64.0f; /* subnormal: man/8 * 2^-6 */
+  else
+    v = (1.0f + (float)man / 8.0f) * (float)(1 << exp) / 128.0f;
+  return sign ? -v : v;
+}
+
+/* float to bf16 bits, rounding to nearest even. */
+static uint16_t fake_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  u += 0x7fff + ((u >> 16) & 1);
+  return (uint16_t)(u >> 16);
+}
+
+static void fake_compute_gemm(void **params, int scalars) {
+  struct fake_map a, b;
+  memcpy(&a, params[0], sizeof(a));
+  memcpy(&b, params[1], sizeof(b));
+  if (a.magic != FAKE_MAP_MAGIC || b.magic != FAKE_MAP_MAGIC)
+    return;
+  const unsigned char *A = (const unsigned char *)(uintptr_t)a.address;
+  const unsigned char *B = (const unsigned char *)(uintptr_t)b.address;
+  uint16_t *D = (uint16_t *)(uintptr_t) * (uint64_t *)params[2];
+  int M = *(int *)params[3], N = *(int *)params[4], K = *(int *)params[5];
+  float scale = 1.0f;
+  for (int i = 0; i < scalars; ++i)
+    scale *= *(const float *)(uintptr_t) * (uint64_t *)params[6 + i];
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      float acc = 0;
+      for (int k = 0; k < K; ++k)
+        acc += fake_e4m3(A[(size_t)m * K + k]) * fake_e4m3(B[(size_t)n * K + k]);
+      D[(size_t)m * N + n] = fake_bf16(acc * scale);
+    }
+}
+
 int cuLaunchKernelEx(const struct fake_config *c, void *f, void **params,
                      void **extra) {
   unsigned cluster[3] = {1, 1, 1};
   ++launches;
+  if (getenv("FAKE_CUDA_COMPUTE_GEMM"))
+    fake_compute_gemm(params, atoi(getenv("FAKE_CUDA_COMPUTE_GEMM")));
   for (unsigned i = 0; i < c->num_attrs; ++i)
     if (c->attrs[i].id == 4) { /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
       cluster[0] = c->attrs[i].value.cluster.x;
