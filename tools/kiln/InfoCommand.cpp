@@ -13,6 +13,7 @@
 #include "kiln/Runtime/CudaDriver.h"
 #include "kiln/Runtime/DeviceInfo.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
+#include "kiln/Tuner/TuningCache.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -34,7 +35,8 @@ it says "GPU: none (...)" and still succeeds.
   --json   one JSON object with the same facts ("devices": [] without a GPU)
 
 Environment: KILN_CACHE_DIR (the cache directory; default
-$XDG_CACHE_HOME/kiln, else ~/.cache/kiln), KILN_CUDA_DRIVER_PATH (the driver
+$XDG_CACHE_HOME/kiln, else ~/.cache/kiln), KILN_TUNING_CACHE (the tuning
+cache file; default <cache directory>/tuning.toml), KILN_CUDA_DRIVER_PATH (the driver
 library to open instead of libcuda.so.1).
 
 Exit status: 0, or 1 when a GPU was found but could not be queried.
@@ -51,6 +53,7 @@ struct CacheLocation {
   uint64_t MaxBytes = 0;  ///< The compile cache's bound; 0: unbounded.
   std::string Source;     ///< "KILN_CACHE_DIR", "XDG_CACHE_HOME" or "HOME".
   std::string Warning;    ///< Bad settings, as the compile cache warns.
+  std::string TuningCache; ///< The tuning cache file (empty: none).
 };
 
 std::string environment(const char *Name) {
@@ -71,6 +74,8 @@ CacheLocation cacheLocation() {
     C.Source = "XDG_CACHE_HOME";
   else
     C.Source = "HOME";
+  std::vector<std::string> Ignored; // The compile cache's warning says it.
+  C.TuningCache = tuner::defaultTuningCachePath(Ignored);
   return C;
 }
 
@@ -154,6 +159,13 @@ void printText(const Facts &F, std::ostream &OS) {
        << (F.Cache.MaxBytes ? "up to " + humanBytes(F.Cache.MaxBytes)
                             : std::string("unbounded"))
        << "; KILN_CACHE_MAX_BYTES)\n";
+  if (!F.Cache.TuningCache.empty())
+    OS << "tuning cache    " << F.Cache.TuningCache
+       << (std::getenv("KILN_TUNING_CACHE") &&
+                   *std::getenv("KILN_TUNING_CACHE")
+               ? " (KILN_TUNING_CACHE)"
+               : "")
+       << "\n";
   OS << "CUDA driver     " << D.libraryPath();
   if (!D.loaded())
     OS << ", not loaded";
@@ -213,7 +225,8 @@ void printJson(const Facts &F, std::ostream &OS) {
      << ", \"compile_directory\": " << jsonOrNull(F.Cache.CompileDir)
      << ", \"compile_max_bytes\": "
      << (F.Cache.MaxBytes ? std::to_string(F.Cache.MaxBytes) : "null")
-     << ", \"source\": " << json(F.Cache.Source) << "},\n"
+     << ", \"source\": " << json(F.Cache.Source)
+     << ", \"tuning_cache\": " << jsonOrNull(F.Cache.TuningCache) << "},\n"
      << "  \"driver\": {\"library\": " << json(D.libraryPath())
      << ", \"loaded\": " << (D.loaded() ? "true" : "false") << ", \"version\": "
      << (D.driverVersion() > 0 ? json(formatCudaVersion(D.driverVersion()))
