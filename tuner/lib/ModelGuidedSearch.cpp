@@ -6,7 +6,9 @@
 //   * local refinement (most of the batch): the unmeasured one-parameter
 //     changes of the fastest point, then points that differ from one of the
 //     kCentres fastest points in at most kHamming parameters, each group
-//     best predicted first; this is what pins down the optimum;
+//     best predicted first, at most kPerDirection per set of parameters
+//     changed (so a sweep of one flat parameter cannot fill a batch); this
+//     is what pins down the optimum;
 //   * global exploitation when the neighbourhoods run dry: with a prior, its
 //     next best; then the surrogate's best unmeasured points of the space;
 //   * one random point per batch (exploration, so a wrong model recovers).
@@ -23,17 +25,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 namespace kiln::tuner {
 
 namespace {
-constexpr size_t kInitial = 16;   // first design (random, or the prior's best)
+constexpr size_t kInitial = 10;   // first design (random, or the prior's best)
 constexpr size_t kCentres = 3;    // fastest points refined around
 constexpr int kHamming = 2;       // parameters a local candidate may change
 constexpr size_t kLocalSlots = 7; // of each batch of kBatchSize
 constexpr size_t kRandomSlots = 1;
-constexpr size_t kGlobalPool = 96; // additive best, re-ranked by the k-NN
+constexpr size_t kPerDirection = 2; // local picks per changed-parameter set
+constexpr size_t kRankedLocal = 64; // local candidates ranked per batch
+constexpr size_t kGlobalPool = 96;  // additive best, re-ranked by the k-NN
 constexpr size_t kNeighboursKnn = 6;
 constexpr double kRidge = 1.0;
 constexpr double kKnnShrink = 0.5;      // weight of "no correction"
@@ -253,14 +258,29 @@ void runModelGuided(SearchRun &Run) {
     // greedy coordinate step), then two-parameter changes around the
     // fastest few.
     std::vector<size_t> Centres = centres(Run);
-    if (!Centres.empty())
+    // At most kPerDirection candidates per set of changed parameters
+    // (relative to the best point), so no single parameter's sweep fills
+    // the batch.
+    std::map<std::vector<bool>, size_t> Directions;
+    auto AddLocal = [&](size_t I) {
+      if (Batch.size() >= kLocalSlots)
+        return;
+      std::vector<bool> Changed(S.numParams());
+      for (size_t Q = 0; Q < S.numParams(); ++Q)
+        Changed[Q] = S.point(I)[Q] != S.point(Centres[0])[Q];
+      if (Directions[Changed] >= kPerDirection)
+        return;
+      ++Directions[Changed];
+      Add(I);
+    };
+    if (!Centres.empty()) {
       for (size_t I :
-           ranked(M, localCandidates(Run, {Centres[0]}, 1), kLocalSlots, true))
-        Add(I);
-    for (size_t I :
-         ranked(M, localCandidates(Run, Centres, kHamming), kLocalSlots, true))
-      if (Batch.size() < kLocalSlots)
-        Add(I);
+           ranked(M, localCandidates(Run, {Centres[0]}, 1), kRankedLocal, true))
+        AddLocal(I);
+      for (size_t I : ranked(M, localCandidates(Run, Centres, kHamming),
+                             kRankedLocal, true))
+        AddLocal(I);
+    }
     // With a prior, its next best; then the surrogate's best of the space.
     if (!PriorOrder.empty())
       if (std::optional<size_t> I = NextByPrior())
