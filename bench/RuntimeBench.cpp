@@ -126,9 +126,9 @@ void benchInterpreter(const std::string &Path) {
 void benchLaunch(const std::string &Path, int Launches) {
   const CudaDriver &Driver = CudaDriver::instance();
   if (!Driver.available() || Driver.deviceCount() == 0) {
-    std::printf("launch  skipped: %s\n", Driver.available()
-                                             ? "no GPU"
-                                             : Driver.unavailableReason().c_str());
+    std::printf("launch  skipped: %s\n",
+                Driver.available() ? "no GPU"
+                                   : Driver.unavailableReason().c_str());
     return;
   }
   PrimaryContext Context(Driver, 0);
@@ -166,8 +166,7 @@ void benchLaunch(const std::string &Path, int Launches) {
   };
   std::vector<double> Kiln, Launcher;
   for (int Rep = 0; Rep < 11; ++Rep) {
-    Kiln.push_back(
-        Batch([&] { K.launch(Args.data(), Args.size(), Stream); }));
+    Kiln.push_back(Batch([&] { K.launch(Args.data(), Args.size(), Stream); }));
     Launcher.push_back(Batch([&] {
       Raw.launch(A, B, D, Size.M, Size.N, Size.K, Operands.data(), Stream);
     }));

@@ -40,8 +40,8 @@ int main(int argc, char **argv) {
       return 1;
     kiln_status s = kiln_op_load_file(jit, argv[2], NULL, &op);
     if (s == KILN_OK)
-      s = kiln_op_specialize(op, atoll(argv[4]), atoll(argv[5]),
-                             atoll(argv[6]), NULL, &kernel);
+      s = kiln_op_specialize(op, atoll(argv[4]), atoll(argv[5]), atoll(argv[6]),
+                             NULL, &kernel);
     kiln_op_destroy(op);
     kiln_jit_destroy(jit);
     if (!check(s, "specialize"))

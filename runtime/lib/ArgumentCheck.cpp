@@ -78,8 +78,7 @@ GemmDims checkArguments(const KernelSignature &Sig,
                     std::string(dtypeName(P.Type)));
     if (A.Rank < 0 || A.Rank > MaxTensorRank || A.Rank != int(P.Dims.size()))
       fail(Sig, argName(Sig, I) + " has rank " + std::to_string(A.Rank) +
-                    "; the op declares rank " +
-                    std::to_string(P.Dims.size()));
+                    "; the op declares rank " + std::to_string(P.Dims.size()));
     if (A.Data == 0)
       fail(Sig, argName(Sig, I) + " is a null pointer");
     unsigned Bytes = dtypeBits(A.Type) / 8;
@@ -113,8 +112,8 @@ GemmDims checkArguments(const KernelSignature &Sig,
                       describeSignature(Sig));
     }
   }
-  if (auto Why = checkGemmProblem(Shape, Size.M, Size.N, Size.K,
-                                  Args[IA].Data, Args[IB].Data))
+  if (auto Why = checkGemmProblem(Shape, Size.M, Size.N, Size.K, Args[IA].Data,
+                                  Args[IB].Data))
     fail(Sig, *Why);
   return Size;
 }

@@ -25,8 +25,8 @@ Bundle::Bundle(std::vector<CompiledKernel> TheKernels) {
     Kernels.push_back(std::make_shared<const CompiledKernel>(std::move(K)));
 }
 
-std::shared_ptr<const CompiledKernel>
-Bundle::find(const std::string &OpName, const GemmDims &Size) const {
+std::shared_ptr<const CompiledKernel> Bundle::find(const std::string &OpName,
+                                                   const GemmDims &Size) const {
   auto LogDistance = [](int64_t A, int64_t B) {
     return std::fabs(std::log2(double(std::max<int64_t>(A, 1)) /
                                double(std::max<int64_t>(B, 1))));

@@ -201,8 +201,8 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
     for (const SignatureParam &P : S.Params)
       N += P.Role == Role;
     if (N != 1)
-      R.fail("kernel '" + S.OpName + "' needs exactly one '" +
-             roleName(Role) + "' parameter");
+      R.fail("kernel '" + S.OpName + "' needs exactly one '" + roleName(Role) +
+             "' parameter");
   }
   W = R.expect("target");
   R.count(W, 2);
@@ -273,7 +273,7 @@ std::vector<CompiledKernel> parseBundle(const std::string &Bytes,
   std::string Body = Bytes.substr(0, Bytes.size() - Trailer);
   if (sha256Hex(Body) != Bytes.substr(Bytes.size() - Trailer + 7, 64))
     throw BundleError(Name + ": the content does not match its digest (the "
-                              "file was changed or damaged)");
+                             "file was changed or damaged)");
   size_t PayloadAt = Body.find("\npayload\n");
   if (PayloadAt == std::string::npos)
     throw BundleError(Name + ": no 'payload' line");

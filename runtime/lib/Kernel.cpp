@@ -50,9 +50,8 @@ void Kernel::prepare() {
     KILN_CU_CHECK(Driver, cuDevicePrimaryCtxRetain, &Current, Device);
     KILN_CU_CHECK(Driver, cuCtxSetCurrent, Current);
   }
-  Launcher = std::make_unique<GemmLauncher>(Driver, Compiled->Cubin,
-                                            Compiled->Entry, Compiled->Shape,
-                                            NumOperands);
+  Launcher = std::make_unique<GemmLauncher>(
+      Driver, Compiled->Cubin, Compiled->Entry, Compiled->Shape, NumOperands);
 }
 
 void Kernel::checkPointers(const TensorArg *Args, size_t Count) {
@@ -66,9 +65,9 @@ void Kernel::checkPointers(const TensorArg *Args, size_t Count) {
     // Managed memory may report either type wherever it resides.
     int Managed = 0;
     if (R == CUDA_SUCCESS && MemoryType != CU_MEMORYTYPE_DEVICE &&
-        Driver.api().cuPointerGetAttribute(
-            &Managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, Args[I].Data) !=
-            CUDA_SUCCESS)
+        Driver.api().cuPointerGetAttribute(&Managed,
+                                           CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                           Args[I].Data) != CUDA_SUCCESS)
       Managed = 0;
     if (R != CUDA_SUCCESS || (MemoryType != CU_MEMORYTYPE_DEVICE && !Managed)) {
       const KernelSignature &Sig = Compiled->Signature;

@@ -41,7 +41,9 @@ std::string parseError(const std::string &Bytes) {
 } // namespace
 
 TEST_CASE("a bundle round-trips every field", "[bundle]") {
-  std::string Cubin("\x7f" "ELF\0\1\2\n binary", 15);
+  std::string Cubin("\x7f"
+                    "ELF\0\1\2\n binary",
+                    15);
   std::vector<CompiledKernel> In = {kernelFor(64, Cubin),
                                     kernelFor(4096, "second")};
   std::vector<CompiledKernel> Out =
@@ -50,8 +52,7 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   const CompiledKernel &K = Out[0];
   CHECK(K.Cubin == Cubin);
   CHECK(Out[1].Cubin == "second");
-  CHECK(describeSignature(K.Signature) ==
-        describeSignature(In[0].Signature));
+  CHECK(describeSignature(K.Signature) == describeSignature(In[0].Signature));
   CHECK(K.Signature.Params[2].Dims[0].Divisor == 128);
   CHECK(K.Signature.Params[4].Role == ParamRole::D);
   CHECK(K.Target == "sm_90a");

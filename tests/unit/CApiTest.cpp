@@ -90,16 +90,15 @@ TEST_CASE("C API: specialize, inspect, bundle and launch", "[capi]") {
   CHECK(kiln_kernel_param(K, 5, &Name, &Type, &Rank) == KILN_ERROR_NOT_FOUND);
 
   // Argument checks come before any driver call.
-  kiln_tensor Args[5] = {
-      {0x10000, KILN_F8E4M3, 2, {128, 512}}, {0x20000, KILN_F8E4M3, 2, {256, 512}},
-      {0x30000, KILN_F32, 0, {}},           {0x30100, KILN_F32, 0, {}},
-      {0x40000, KILN_BF16, 2, {128, 256}}};
-  CHECK(kiln_kernel_launch(K, Args, 4, nullptr) ==
-        KILN_ERROR_INVALID_ARGUMENT);
+  kiln_tensor Args[5] = {{0x10000, KILN_F8E4M3, 2, {128, 512}},
+                         {0x20000, KILN_F8E4M3, 2, {256, 512}},
+                         {0x30000, KILN_F32, 0, {}},
+                         {0x30100, KILN_F32, 0, {}},
+                         {0x40000, KILN_BF16, 2, {128, 256}}};
+  CHECK(kiln_kernel_launch(K, Args, 4, nullptr) == KILN_ERROR_INVALID_ARGUMENT);
   CHECK_THAT(kiln_last_error(), Catch::Contains("takes 5 arguments, got 4"));
   Args[4].dtype = KILN_F16;
-  CHECK(kiln_kernel_launch(K, Args, 5, nullptr) ==
-        KILN_ERROR_INVALID_ARGUMENT);
+  CHECK(kiln_kernel_launch(K, Args, 5, nullptr) == KILN_ERROR_INVALID_ARGUMENT);
   CHECK_THAT(kiln_last_error(), Catch::Contains("argument 5 ('D') has dtype "
                                                 "f16; the op declares bf16"));
   Args[4].dtype = KILN_BF16;

@@ -1,4 +1,5 @@
-//===- ConfigChoiceTest.cpp - Tuning cache, then cost model, then heuristic ===//
+//===- ConfigChoiceTest.cpp - Tuning cache, then cost model, then heuristic
+//===//
 #include "kiln/Jit/ConfigChoice.h"
 
 #include "kiln/Frontend/Frontend.h"
@@ -124,7 +125,8 @@ TEST_CASE("an entry outside the op's space is refused with a warning",
   CHECK_FALSE(W.empty());
 }
 
-TEST_CASE("with no configuration on the target, the reason", "[config-choice]") {
+TEST_CASE("with no configuration on the target, the reason",
+          "[config-choice]") {
   DiagnosticEngine Diags;
   std::vector<OpModel> Ops = loadOps("big.kiln", R"(op big {
   in  A : bf16[M, K]

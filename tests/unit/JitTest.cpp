@@ -42,13 +42,16 @@ TEST_CASE("an op loads, specializes and is cached in process", "[jit]") {
   Options.Target = Arch::SM90a;
   Options.TuningCache = "";
   Jit J(Options);
-  JitOp Op = J.loadString(test::readExample("gemm_fp8.kiln"), "",
-                          "gemm_fp8.kiln");
+  JitOp Op =
+      J.loadString(test::readExample("gemm_fp8.kiln"), "", "gemm_fp8.kiln");
   CHECK(Op.name() == "gemm_fp8");
-  CHECK(describeSignature(Op.signature()).rfind("gemm_fp8(A: f8e4m3[M, K]",
-                                                0) == 0);
+  CHECK(
+      describeSignature(Op.signature()).rfind("gemm_fp8(A: f8e4m3[M, K]", 0) ==
+      0);
   std::shared_ptr<const CompiledKernel> K = J.compile(Op, {4096, 2112, 7168});
-  CHECK(K->Cubin.compare(0, 4, "\x7f" "ELF") == 0);
+  CHECK(K->Cubin.compare(0, 4,
+                         "\x7f"
+                         "ELF") == 0);
   CHECK(K->Target == "sm_90a");
   CHECK(K->Entry == "gemm_fp8");
   CHECK(K->Shape.TmaWgmma);
@@ -77,12 +80,18 @@ TEST_CASE("JIT errors carry their location", "[jit]") {
   CHECK_THAT(jitError([&] { J.loadString(Text, "nope", "f.kiln"); }),
              Catch::Equals("f.kiln: no op named 'nope'"));
   JitOp Op = J.loadString(Text, "", "f.kiln");
-  CHECK_THAT(jitError([&] { J.compile(Op, {64, 64, 64}, "block_m=96"); }),
+  CHECK_THAT(jitError([&] {
+               J.compile(Op, {64, 64, 64}, "block_m=96");
+             }),
              Catch::Contains("f.kiln:") &&
                  Catch::Contains("block_m=96 is outside the tuning space"));
-  CHECK_THAT(jitError([&] { J.compile(Op, {64, 64, 64}, "blockm=64"); }),
+  CHECK_THAT(jitError([&] {
+               J.compile(Op, {64, 64, 64}, "blockm=64");
+             }),
              Catch::Contains("unknown tuning parameter 'blockm'"));
-  CHECK_THAT(jitError([&] { J.compile(Op, {0, 64, 64}); }),
+  CHECK_THAT(jitError([&] {
+               J.compile(Op, {0, 64, 64});
+             }),
              Catch::Contains("is not a GEMM"));
 }
 

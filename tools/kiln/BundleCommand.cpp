@@ -69,9 +69,9 @@ int runBundle(const Args &A) {
       CompiledKernel K = *J.compile(Loaded, {S.M, S.N, S.K}, Config);
       K.TunedFor = {S.M, S.N, S.K};
       std::cout << "kiln: " << Op.Name << " " << Op.MSym << "=" << S.M << ","
-                << Op.NSym << "=" << S.N << "," << Op.KSym << "=" << S.K
-                << ": " << K.Config << " (" << K.ConfigSource << "), "
-                << K.Cubin.size() << " B cubin\n";
+                << Op.NSym << "=" << S.N << "," << Op.KSym << "=" << S.K << ": "
+                << K.Config << " (" << K.ConfigSource << "), " << K.Cubin.size()
+                << " B cubin\n";
       Kernels.push_back(std::move(K));
     }
   } catch (const JitError &E) {

@@ -144,8 +144,7 @@ bool writeSummary(const LoadedFile &File, const OpModel &Op,
   }
   std::cout << "kiln: compiled op '" << Op.Name << "' from " << File.Path
             << " for " << ArchName << "\n"
-            << "config          " << Config.str()
-            << "  (" << Source << ")\n"
+            << "config          " << Config.str() << "  (" << Source << ")\n"
             << "plan            " << Plan.MmaAtom << " via " << Plan.CopyAtom
             << ", " << Plan.Threads << " threads\n"
             << "cuda            " << Base << ".cu\n"

@@ -24,10 +24,11 @@ void reportAt(const LoadedFile &File, SourceLoc Loc, const std::string &Msg) {
 
 } // namespace
 
-std::optional<KernelConfig>
-resolveConfig(const LoadedFile &File, const OpModel &Op, Arch Target,
-              const std::vector<std::string> &Sets, std::string &Source,
-              const ConfigChoiceInputs *Choice) {
+std::optional<KernelConfig> resolveConfig(const LoadedFile &File,
+                                          const OpModel &Op, Arch Target,
+                                          const std::vector<std::string> &Sets,
+                                          std::string &Source,
+                                          const ConfigChoiceInputs *Choice) {
   if (Sets.empty() && Choice) {
     std::string Warnings, Error;
     std::optional<ChosenConfig> C = chooseConfig(Op, *Choice, Warnings, Error);

@@ -48,11 +48,11 @@ namespace {
 /// KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln when absolute, else
 /// $HOME/.cache/kiln), the compile cache in it, and which variable chose it.
 struct CacheLocation {
-  std::string Dir;        ///< Empty when there is no home directory.
-  std::string CompileDir; ///< CompileCache::directory().
-  uint64_t MaxBytes = 0;  ///< The compile cache's bound; 0: unbounded.
-  std::string Source;     ///< "KILN_CACHE_DIR", "XDG_CACHE_HOME" or "HOME".
-  std::string Warning;    ///< Bad settings, as the compile cache warns.
+  std::string Dir;         ///< Empty when there is no home directory.
+  std::string CompileDir;  ///< CompileCache::directory().
+  uint64_t MaxBytes = 0;   ///< The compile cache's bound; 0: unbounded.
+  std::string Source;      ///< "KILN_CACHE_DIR", "XDG_CACHE_HOME" or "HOME".
+  std::string Warning;     ///< Bad settings, as the compile cache warns.
   std::string TuningCache; ///< The tuning cache file (empty: none).
 };
 
@@ -161,8 +161,7 @@ void printText(const Facts &F, std::ostream &OS) {
        << "; KILN_CACHE_MAX_BYTES)\n";
   if (!F.Cache.TuningCache.empty())
     OS << "tuning cache    " << F.Cache.TuningCache
-       << (std::getenv("KILN_TUNING_CACHE") &&
-                   *std::getenv("KILN_TUNING_CACHE")
+       << (std::getenv("KILN_TUNING_CACHE") && *std::getenv("KILN_TUNING_CACHE")
                ? " (KILN_TUNING_CACHE)"
                : "")
        << "\n";

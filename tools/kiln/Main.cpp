@@ -47,14 +47,12 @@ struct Command {
   const char *Help;
 };
 
-const Command Commands[] = {{"compile", runCompile, CompileHelp},
-                            {"check", runCheck, CheckHelp},
-                            {"space", runSpace, SpaceHelp},
-                            {"run", runRun, RunHelp},
-                            {"tune", runTune, TuneHelp},
-                            {"bundle", runBundle, BundleHelp},
-                            {"info", runInfo, InfoHelp},
-                            {"cache", runCache, CacheHelp}};
+const Command Commands[] = {
+    {"compile", runCompile, CompileHelp}, {"check", runCheck, CheckHelp},
+    {"space", runSpace, SpaceHelp},       {"run", runRun, RunHelp},
+    {"tune", runTune, TuneHelp},          {"bundle", runBundle, BundleHelp},
+    {"info", runInfo, InfoHelp},          {"cache", runCache, CacheHelp},
+};
 
 } // namespace
 

@@ -184,8 +184,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
               << ArchName << ")\n"
               << "shape   " << Op.MSym << "=" << Size.M << "," << Op.NSym << "="
               << Size.N << "," << Op.KSym << "=" << Size.K << "\n"
-              << "config  " << Config->str()
-              << "  (" << Source << ")\n"
+              << "config  " << Config->str() << "  (" << Source << ")\n"
               << "seed    " << Req.Seed << "\n"
               << "launch  grid " << Dims.GridX << ", block " << Dims.BlockX
               << ", smem " << Dims.SmemBytes << " B, cluster " << Dims.ClusterX

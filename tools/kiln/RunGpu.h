@@ -34,7 +34,6 @@ struct GpuRunRequest {
 /// after printing "kiln: error: no CUDA driver/GPU found (...)").
 int runOnGpu(const GpuRunRequest &Req);
 
-
 } // namespace kiln::cli
 
 #endif // KILN_TOOLS_KILN_RUNGPU_H

@@ -9,12 +9,12 @@
 // the tuning cache, with the untuned default measured beside it.
 //
 //===----------------------------------------------------------------------===//
+#include "TuneCommand.h"
 #include "CacheCommand.h"
 #include "Commands.h"
 #include "Json.h"
 #include "LoadOps.h"
 #include "ShapeArg.h"
-#include "TuneCommand.h"
 #include "TuneProgress.h"
 
 #include "kiln/Jit/ConfigChoice.h"
@@ -74,8 +74,8 @@ SearchArgs parseSearchArgs(const ParsedArgs &P) {
     std::string List;
     for (const std::string &N : Known)
       List += (List.empty() ? "" : ", ") + N;
-    throw UsageError("unknown search strategy '" + S.Strategy + "' (known: " +
-                     List + ")");
+    throw UsageError("unknown search strategy '" + S.Strategy +
+                     "' (known: " + List + ")");
   }
   auto Number = [&](const char *Name, double Max) -> std::optional<double> {
     std::optional<std::string> V = P.get(Name);
@@ -262,8 +262,8 @@ int runTune(const Args &A) {
               << whyNoConfigRuns(Op, Target) << '\n';
     return ExitInputError;
   }
-  tuner::DeviceModel Model = Device ? tuner::deviceModelFor(*Device)
-                                    : tuner::nominalDevice(Target);
+  tuner::DeviceModel Model =
+      Device ? tuner::deviceModelFor(*Device) : tuner::nominalDevice(Target);
   std::vector<double> Prior =
       tuner::modelPrior(Space, Size.M, Size.N, Size.K, Model);
   std::string DeviceName = Device ? Device->Name : Model.Name;
@@ -291,8 +291,8 @@ int runTune(const Args &A) {
       GpuEvaluatorOptions O;
       O.Jobs = Jobs;
       O.Seed = S.Seed;
-      auto G = std::make_unique<GpuEvaluator>(
-          Space, File->Path, File->Text, Size, *Device, &*Compile, O);
+      auto G = std::make_unique<GpuEvaluator>(Space, File->Path, File->Text,
+                                              Size, *Device, &*Compile, O);
       GpuEval = G.get();
       Eval = std::move(G);
     } else {
@@ -387,10 +387,11 @@ int runTune(const Args &A) {
   if (S.Json) {
     std::cout << "{\"op\": " << jsonString(Op.Name)
               << ", \"shape\": {\"M\": " << Size.M << ", \"N\": " << Size.N
-              << ", \"K\": " << Size.K << "}, \"device\": "
-              << jsonString(DeviceName) << ", \"arch\": \"" << ArchName
-              << "\", \"backend\": \"" << Backend << "\", \"strategy\": "
-              << jsonString(S.Strategy) << ", \"seed\": " << S.Seed
+              << ", \"K\": " << Size.K
+              << "}, \"device\": " << jsonString(DeviceName) << ", \"arch\": \""
+              << ArchName << "\", \"backend\": \"" << Backend
+              << "\", \"strategy\": " << jsonString(S.Strategy)
+              << ", \"seed\": " << S.Seed
               << ", \"space\": {\"declared\": " << Space.declaredSize()
               << ", \"constrained\": " << Space.constrainedSize()
               << ", \"valid\": " << Space.validSize() << "}"
@@ -408,8 +409,7 @@ int runTune(const Args &A) {
       std::cout << "{\"config\": " << jsonString(Untuned->Config.str())
                 << ", \"source\": " << jsonString(Untuned->Source)
                 << ", \"median_us\": "
-                << (UntunedSeconds ? jsonNumber(*UntunedSeconds * 1e6)
-                                   : "null")
+                << (UntunedSeconds ? jsonNumber(*UntunedSeconds * 1e6) : "null")
                 << "}";
     } else {
       std::cout << "null";
@@ -419,9 +419,9 @@ int runTune(const Args &A) {
               << "}\n";
     return ExitOk;
   }
-  std::cout << "op        " << Op.Name << " " << Op.MSym << "=" << Size.M
-            << "," << Op.NSym << "=" << Size.N << "," << Op.KSym << "="
-            << Size.K << " on " << DeviceName << " (" << ArchName << ")\n"
+  std::cout << "op        " << Op.Name << " " << Op.MSym << "=" << Size.M << ","
+            << Op.NSym << "=" << Size.N << "," << Op.KSym << "=" << Size.K
+            << " on " << DeviceName << " (" << ArchName << ")\n"
             << "space     " << Space.declaredSize() << " declared, "
             << Space.constrainedSize() << " satisfy the constraints, "
             << Space.validSize() << " run on " << ArchName << "\n"
@@ -429,8 +429,7 @@ int runTune(const Args &A) {
             << R.History.size() << " evaluations";
   if (FailedCount)
     std::cout << " (" << describeFailures(Failures) << ")";
-  std::cout << " in " << formatSeconds(Wall) << ", backend " << Backend
-            << "\n"
+  std::cout << " in " << formatSeconds(Wall) << ", backend " << Backend << "\n"
             << "best      " << W.Config.str() << "\n"
             << "          " << formatSeconds(W.Seconds) << ", "
             << jsonNumber(W.Tflops) << " TFLOP/s"
@@ -438,15 +437,15 @@ int runTune(const Args &A) {
   if (W.Check)
     std::cout << ", relative error " << jsonNumber(W.Check->C.Rel);
   std::cout << "\n"
-            << "model     the cost model ranked the winner #" << Rank
-            << " of " << Space.validSize() << "\n";
+            << "model     the cost model ranked the winner #" << Rank << " of "
+            << Space.validSize() << "\n";
   if (Untuned) {
     std::cout << "default   " << Untuned->Config.str() << " ("
               << Untuned->Source << ")\n          ";
     if (UntunedSeconds)
       std::cout << formatSeconds(*UntunedSeconds) << ": the tuned "
-                << "configuration is " << jsonNumber(*UntunedSeconds / W.Seconds)
-                << "x as fast\n";
+                << "configuration is "
+                << jsonNumber(*UntunedSeconds / W.Seconds) << "x as fast\n";
     else
       std::cout << "not measured"
                 << (UntunedFailure.empty() ? "" : ": " + UntunedFailure)

@@ -31,8 +31,8 @@ void TuneProgress::update(const tuner::Progress &P) {
   std::ostringstream OS;
   OS << "kiln tune: " << P.Done << "/" << P.Total;
   if (P.Best)
-    OS << "  best " << formatSeconds(P.BestSeconds) << " ("
-       << Describe(*P.Best) << ")";
+    OS << "  best " << formatSeconds(P.BestSeconds) << " (" << Describe(*P.Best)
+       << ")";
   else
     OS << "  no valid configuration yet";
   if (P.Done && P.Total > P.Done)

@@ -88,9 +88,8 @@ int runTuneReplay(const ParsedArgs &P) {
   std::cout << "\n";
   if (R.Best)
     std::cout << "best      " << E->describe(*R.Best) << "\n"
-              << "          " << formatSeconds(R.BestSeconds)
-              << " recorded, " << jsonNumber(R.BestSeconds / Optimum)
-              << "x the optimum\n";
+              << "          " << formatSeconds(R.BestSeconds) << " recorded, "
+              << jsonNumber(R.BestSeconds / Optimum) << "x the optimum\n";
   else
     std::cout << "best      none: every evaluated configuration failed\n";
   std::cout << "optimum   " << E->describe(*E->optimum()) << "\n"

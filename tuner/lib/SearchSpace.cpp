@@ -23,9 +23,9 @@ SearchSpace::SearchSpace(std::vector<std::string> TheNames,
   Points.reserve(ThePoints.size());
   for (std::vector<int64_t> &P : ThePoints) {
     if (P.size() != Names.size())
-      throw std::invalid_argument(
-          "a point has " + std::to_string(P.size()) + " values for " +
-          std::to_string(Names.size()) + " parameters");
+      throw std::invalid_argument("a point has " + std::to_string(P.size()) +
+                                  " values for " +
+                                  std::to_string(Names.size()) + " parameters");
     if (IndexOf.emplace(joinValues(P), Points.size()).second)
       Points.push_back(std::move(P));
   }
@@ -51,8 +51,8 @@ std::vector<size_t> SearchSpace::neighbors(size_t Index, int Radius) const {
   std::vector<int64_t> Probe = Points[Index];
   for (size_t Param = 0; Param < Names.size(); ++Param) {
     const std::vector<int64_t> &D = Domains[Param];
-    auto Pos = size_t(std::lower_bound(D.begin(), D.end(), Probe[Param]) -
-                      D.begin());
+    auto Pos =
+        size_t(std::lower_bound(D.begin(), D.end(), Probe[Param]) - D.begin());
     for (int Step = -Radius; Step <= Radius; ++Step) {
       if (Step == 0 || (Step < 0 && Pos < size_t(-Step)) ||
           Pos + size_t(std::max(Step, 0)) >= D.size())

@@ -234,9 +234,9 @@ kiln_status kiln_kernel_launch(kiln_kernel Kernel, const kiln_tensor *Args,
   if (Count && !Args)
     return nullArgument("kiln_kernel_launch", "args");
   if (Count > MaxLaunchArgs)
-    return fail(KILN_ERROR_INVALID_ARGUMENT,
-                "kiln_kernel_launch: more than " +
-                    std::to_string(MaxLaunchArgs) + " arguments");
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_kernel_launch: more than " +
+                                                 std::to_string(MaxLaunchArgs) +
+                                                 " arguments");
   return guarded([&] {
     kiln::TensorArg Converted[MaxLaunchArgs];
     for (size_t I = 0; I < Count; ++I) {
@@ -267,10 +267,10 @@ kiln_status kiln_kernel_param(kiln_kernel Kernel, size_t I, const char **Name,
     return nullArgument("kiln_kernel_param", "kernel");
   const auto &Params = Kernel->K.signature().Params;
   if (I >= Params.size())
-    return fail(KILN_ERROR_NOT_FOUND,
-                "kiln_kernel_param: the op has " +
-                    std::to_string(Params.size()) + " parameters, not " +
-                    std::to_string(I + 1));
+    return fail(KILN_ERROR_NOT_FOUND, "kiln_kernel_param: the op has " +
+                                          std::to_string(Params.size()) +
+                                          " parameters, not " +
+                                          std::to_string(I + 1));
   if (Name)
     *Name = Params[I].Name.c_str();
   if (DType)

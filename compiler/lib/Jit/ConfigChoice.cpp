@@ -25,8 +25,8 @@ std::optional<ChosenConfig> fromTuningCache(const OpModel &Op,
   if (!In.Device || (In.TuningCache && In.TuningCache->empty()))
     return std::nullopt;
   std::vector<std::string> Problems;
-  std::string Path =
-      In.TuningCache ? *In.TuningCache : tuner::defaultTuningCachePath(Problems);
+  std::string Path = In.TuningCache ? *In.TuningCache
+                                    : tuner::defaultTuningCachePath(Problems);
   if (Path.empty()) {
     addLines(Warnings, Problems);
     return std::nullopt;
@@ -42,10 +42,10 @@ std::optional<ChosenConfig> fromTuningCache(const OpModel &Op,
   addLines(Warnings, Problems);
   if (!Match)
     return std::nullopt;
-  return ChosenConfig{Match->Entry.Config,
-                      Match->Exact ? "tuning cache (exact)"
-                                   : "tuning cache (nearest: " +
-                                         Match->TunedShape.str() + ")"};
+  return ChosenConfig{
+      Match->Entry.Config,
+      Match->Exact ? "tuning cache (exact)"
+                   : "tuning cache (nearest: " + Match->TunedShape.str() + ")"};
 }
 
 } // namespace
@@ -58,9 +58,9 @@ std::optional<ChosenConfig> chooseConfig(const OpModel &Op,
     return C;
   tuner::DeviceModel Device = In.Device ? tuner::deviceModelFor(*In.Device)
                                         : tuner::nominalDevice(In.Target);
-  if (std::optional<KernelConfig> C = tuner::modelBestConfig(
-          Op, In.Target, In.Size.M, In.Size.N, std::max<int64_t>(In.Size.K, 1),
-          Device))
+  if (std::optional<KernelConfig> C =
+          tuner::modelBestConfig(Op, In.Target, In.Size.M, In.Size.N,
+                                 std::max<int64_t>(In.Size.K, 1), Device))
     return ChosenConfig{*C, "cost model"};
   if (std::optional<KernelConfig> C = defaultConfig(Op, In.Target))
     return ChosenConfig{*C, "heuristic default"};

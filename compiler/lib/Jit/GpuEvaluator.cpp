@@ -84,8 +84,7 @@ tuner::Measurement GpuEvaluator::Impl::measure(const OpModel &Op,
       T.FlushBytes = Flush->size();
     }
     Report.Timing = timeLaunches(
-        Driver, [&] { K.launch(Args.data(), Args.size(), Stream); }, Stream,
-        T);
+        Driver, [&] { K.launch(Args.data(), Args.size(), Stream); }, Stream, T);
     tuner::Measurement M;
     M.Valid = true;
     M.Seconds = Report.Timing.MedianMs * 1e-3;
@@ -118,11 +117,11 @@ GpuEvaluator::GpuEvaluator(const tuner::OpSearchSpace &TheSpace,
   P->Options = Options;
   if (!P->Options.Jobs)
     P->Options.Jobs = std::max(1u, std::thread::hardware_concurrency());
-  P->Problem = std::make_unique<GpuProblem>(P->Driver, Space.op(), Size,
-                                            Options.Seed);
+  P->Problem =
+      std::make_unique<GpuProblem>(P->Driver, Space.op(), Size, Options.Seed);
   if (Options.FlushL2 && Device.L2CacheBytes > 0)
-    P->Flush = std::make_unique<DeviceBuffer>(
-        P->Driver, size_t(Device.L2CacheBytes) * 2);
+    P->Flush = std::make_unique<DeviceBuffer>(P->Driver,
+                                              size_t(Device.L2CacheBytes) * 2);
   KILN_CU_CHECK(P->Driver, cuStreamCreate, &P->Stream, CU_STREAM_DEFAULT);
 }
 

@@ -69,14 +69,14 @@ TimingResult timeLaunches(const CudaDriver &Driver,
     std::vector<double> Sorted = Ms;
     std::sort(Sorted.begin(), Sorted.end());
     R.MedianMs = quantile(Sorted, 0.5);
-    R.Spread = R.MedianMs > 0
-                   ? (quantile(Sorted, 0.75) - quantile(Sorted, 0.25)) /
-                         R.MedianMs
-                   : 0;
+    R.Spread =
+        R.MedianMs > 0
+            ? (quantile(Sorted, 0.75) - quantile(Sorted, 0.25)) / R.MedianMs
+            : 0;
     R.Reps = Done;
-    double Elapsed = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - Start)
-                         .count();
+    double Elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+            .count();
     if (R.Spread <= O.TargetSpread || Elapsed >= O.MaxSeconds)
       break;
   }

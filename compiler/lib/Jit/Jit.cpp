@@ -54,9 +54,9 @@ void warn(const std::string &Lines) {
 }
 
 /// An error at Loc in the op's source, rendered like the front end's.
-JitError locatedError(JitError::Kind K, const JitOp &Op, const std::string &FileName,
-                      const std::string &Source, SourceLoc Loc,
-                      const std::string &Message) {
+JitError locatedError(JitError::Kind K, const JitOp &Op,
+                      const std::string &FileName, const std::string &Source,
+                      SourceLoc Loc, const std::string &Message) {
   DiagnosticEngine Diags;
   Diags.setSource(FileName, Source);
   Diags.error(Loc, Message);
@@ -94,8 +94,9 @@ JitOp Jit::loadString(const std::string &Source, const std::string &OpName,
       for (const OpModel &O : Ops)
         Names += (Names.empty() ? "'" : ", '") + O.Name + "'";
       throw JitError(JitError::Kind::Op, Name + ": the file declares " +
-                     std::to_string(Ops.size()) + " ops (" + Names +
-                     "); name the one to load");
+                                             std::to_string(Ops.size()) +
+                                             " ops (" + Names +
+                                             "); name the one to load");
     }
     Pick = 0;
   }
@@ -130,8 +131,9 @@ Arch Jit::target() {
     return *S->Target;
   const CudaDriver &Driver = CudaDriver::instance();
   if (!Driver.available())
-    throw JitError(JitError::Kind::NoTarget, "no target to compile for: " + Driver.unavailableReason() +
-                   "; set JitOptions::Target to compile without a GPU");
+    throw JitError(JitError::Kind::NoTarget,
+                   "no target to compile for: " + Driver.unavailableReason() +
+                       "; set JitOptions::Target to compile without a GPU");
   if (!S->DeviceQueried) {
     S->DeviceQueried = true;
     if (S->Options.Device < Driver.deviceCount())
@@ -145,22 +147,23 @@ Arch Jit::target() {
   const DeviceInfo &Device = *S->Device;
   std::optional<Arch> A = parseArch(Device.target());
   if (!A)
-    throw JitError(JitError::Kind::NoTarget, "GPU " + std::to_string(S->Options.Device) + " (" +
-                   Device.Name + ", " + Device.target() +
-                   ") has no kiln target");
+    throw JitError(JitError::Kind::NoTarget,
+                   "GPU " + std::to_string(S->Options.Device) + " (" +
+                       Device.Name + ", " + Device.target() +
+                       ") has no kiln target");
   S->Target = A;
   return *A;
 }
 
-std::shared_ptr<const CompiledKernel> Jit::compile(const JitOp &Op,
-                                                   const GemmDims &Size,
-                                                   const std::string &Config) {
+std::shared_ptr<const CompiledKernel>
+Jit::compile(const JitOp &Op, const GemmDims &Size, const std::string &Config) {
   if (!Op.P)
     throw JitError(JitError::Kind::Op, "compile: the op was never loaded");
   if (Size.M < 1 || Size.N < 1 || Size.K < 0)
-    throw JitError(JitError::Kind::Config, Op.name() + ": problem size " + std::to_string(Size.M) +
-                   "x" + std::to_string(Size.N) + "x" +
-                   std::to_string(Size.K) + " is not a GEMM (M, N >= 1)");
+    throw JitError(JitError::Kind::Config,
+                   Op.name() + ": problem size " + std::to_string(Size.M) +
+                       "x" + std::to_string(Size.N) + "x" +
+                       std::to_string(Size.K) + " is not a GEMM (M, N >= 1)");
   Arch Target = target();
   const OpModel &Model = Op.model();
   ChosenConfig Chosen;

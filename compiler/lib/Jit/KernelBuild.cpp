@@ -49,8 +49,8 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   KernelPlan Plan;
   std::string Why;
   if (!planKernel(gemmTypes(Op), R.Config, R.Target, Plan, Why)) {
-    Out.Error = Op.Name + ": " + R.Config.str() + " cannot run on " +
-                ArchName + ": " + Why;
+    Out.Error = Op.Name + ": " + R.Config.str() + " cannot run on " + ArchName +
+                ": " + Why;
     return Out;
   }
   PipelineOptions Options{R.Target, R.Config};
@@ -58,8 +58,9 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
                          Out.Cuda, Out.Error))
     return Out;
   std::string Program = Op.Name + "." + ArchName + ".cu";
-  CachedNvrtcResult C = compileCached(R.Cache, Out.Cuda, Program, Op.Name,
-                                      NvrtcOptions{ArchName, {}}, &Out.Warnings);
+  CachedNvrtcResult C =
+      compileCached(R.Cache, Out.Cuda, Program, Op.Name,
+                    NvrtcOptions{ArchName, {}}, &Out.Warnings);
   Out.CacheHit = C.CacheHit;
   Out.Resources = C.Resources;
   Out.NvrtcSeconds = C.Seconds;

@@ -15,9 +15,9 @@
 namespace kiln {
 
 bool lowerOpFromSource(const OpModel &Op, const std::string &FileName,
-                       const std::string &Source, const PipelineOptions &Options,
-                       Stage Until, std::string &Out,
-                       std::string &Diagnostics) {
+                       const std::string &Source,
+                       const PipelineOptions &Options, Stage Until,
+                       std::string &Out, std::string &Diagnostics) {
   mlir::MLIRContext Ctx;
   Ctx.printOpOnDiagnostic(false);
   llvm::SourceMgr SrcMgr;

@@ -23,7 +23,7 @@ namespace kiln {
 
 struct GpuCheck {
   Comparison C;
-  int64_t NonFinite = 0;   ///< NaN/inf elements anywhere in D.
+  int64_t NonFinite = 0; ///< NaN/inf elements anywhere in D.
   size_t RowsChecked = 0;
   bool Pass = false;
 };
@@ -31,8 +31,8 @@ struct GpuCheck {
 class GpuProblem {
 public:
   /// Makes and uploads the inputs (in the current context); the reference
-  /// rows are computed at the first check(). Throws std::invalid_argument (sizes the host cannot
-  /// hold) or CudaError.
+  /// rows are computed at the first check(). Throws std::invalid_argument
+  /// (sizes the host cannot hold) or CudaError.
   GpuProblem(const CudaDriver &Driver, const OpModel &Op, const GemmSize &Size,
              uint64_t Seed);
 

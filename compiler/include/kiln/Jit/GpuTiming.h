@@ -22,8 +22,8 @@ struct TimingOptions {
   int Warmup = 3;
   int MinReps = 5;
   int MaxReps = 50;
-  double TargetSpread = 0.02; ///< (Q3 - Q1) / median to stop at.
-  double MaxSeconds = 1.0;    ///< Wall-time cap for the timed launches.
+  double TargetSpread = 0.02;  ///< (Q3 - Q1) / median to stop at.
+  double MaxSeconds = 1.0;     ///< Wall-time cap for the timed launches.
   CUdeviceptr FlushBuffer = 0; ///< Memset before each timed launch (0: none).
   size_t FlushBytes = 0;
 };

@@ -100,8 +100,9 @@ public:
   /// Compiles Op for Size. Config ("block_m=128,stages=4", the --set form)
   /// overrides the chosen configuration; it must lie in the op's space.
   /// Throws JitError.
-  std::shared_ptr<const CompiledKernel>
-  compile(const JitOp &Op, const GemmDims &Size, const std::string &Config = "");
+  std::shared_ptr<const CompiledKernel> compile(const JitOp &Op,
+                                                const GemmDims &Size,
+                                                const std::string &Config = "");
 
   /// compile() wrapped in a Kernel, prepared (module loaded) when a GPU is
   /// present so that launches do no setup.

@@ -42,11 +42,11 @@ struct KernelBuildRequest {
 struct KernelBuildResult {
   bool Ok = false;
   CompiledKernel Kernel;
-  std::string Cuda;       ///< The generated CUDA (when lowering succeeded).
-  bool CacheHit = false;  ///< The cubin came from the compile cache.
+  std::string Cuda;      ///< The generated CUDA (when lowering succeeded).
+  bool CacheHit = false; ///< The cubin came from the compile cache.
   std::optional<ResourceUsage> Resources;
   double NvrtcSeconds = 0;
-  std::string Error;      ///< Diagnostics or NVRTC's explained log.
+  std::string Error; ///< Diagnostics or NVRTC's explained log.
   std::string Warnings;
 };
 

@@ -47,8 +47,9 @@ bool lowerOp(mlir::MLIRContext &Ctx, const OpModel &Op,
 /// lowerOp in a fresh context with diagnostics rendered against the op's
 /// source (FileName:line:col, the line and a caret) into Diagnostics.
 bool lowerOpFromSource(const OpModel &Op, const std::string &FileName,
-                       const std::string &Source, const PipelineOptions &Options,
-                       Stage Until, std::string &Out, std::string &Diagnostics);
+                       const std::string &Source,
+                       const PipelineOptions &Options, Stage Until,
+                       std::string &Out, std::string &Diagnostics);
 
 } // namespace kiln
 

@@ -8,6 +8,7 @@
 // Format (version 1): a text manifest, one field per line, then the cubins
 // back to back, then a line with the SHA-256 of everything before it:
 //
+// clang-format off
 //   kiln-bundle 1
 //   kernels 1
 //   kernel gemm_fp8
@@ -24,6 +25,7 @@
 //   payload
 //   <cubin bytes>
 //   digest <sha256>
+// clang-format on
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RUNTIME_BUNDLE_H
