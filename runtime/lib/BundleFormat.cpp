@@ -278,7 +278,10 @@ std::vector<CompiledKernel> parseBundle(const std::string &Bytes,
   if (PayloadAt == std::string::npos)
     throw BundleError(Name + ": no 'payload' line");
   ManifestReader R(Body.substr(0, PayloadAt + 1), Name);
-  R.expect("kiln-bundle");
+  std::vector<std::string> Version = R.expect("kiln-bundle");
+  if (Version.size() != 2 || Version[1] != "1")
+    R.fail("unsupported bundle version '" + R.rest() +
+           "' (this kiln reads version 1)");
   std::vector<std::string> W = R.expect("kernels");
   R.count(W, 2);
   size_t Count = size_t(R.integer(W[1], 0, 1 << 16));

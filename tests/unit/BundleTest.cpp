@@ -83,6 +83,11 @@ TEST_CASE("damaged bundles are refused with the reason", "[bundle]") {
   Body.replace(At, 11, "param s f99");
   CHECK(parseError(Body + "digest " + sha256Hex(Body) + "\n") ==
         "b.kbundle: line 7: unknown dtype 'f99'");
+  std::string Newer = Good.substr(0, Good.size() - 72);
+  Newer.replace(0, 13, "kiln-bundle 12");
+  CHECK(parseError(Newer + "digest " + sha256Hex(Newer) + "\n") ==
+        "b.kbundle: line 1: unsupported bundle version '12' (this kiln reads "
+        "version 1)");
 }
 
 TEST_CASE("find picks the exact shape, else the nearest", "[bundle]") {
