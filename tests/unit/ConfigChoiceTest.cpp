@@ -9,6 +9,7 @@
 
 #include "ExampleFiles.h"
 #include "TestFiles.h"
+#include "TuningCacheTestUtil.h"
 
 #include <catch2/catch.hpp>
 
@@ -24,7 +25,7 @@ OpModel fp8Op() {
   return std::move(Ops[0]);
 }
 
-DeviceInfo h200() {
+DeviceInfo h200Info() {
   DeviceInfo D;
   D.Name = "NVIDIA H200";
   D.ComputeMajor = 9;
@@ -37,19 +38,10 @@ DeviceInfo h200() {
 }
 
 tuner::TuningEntry entryFor(const OpModel &Op, GemmDims S, KernelConfig C) {
-  tuner::TuningEntry E;
-  E.Key.OpFingerprint = opFingerprint(Op);
-  E.Key.Shape = {S.M, S.N, S.K};
-  E.Key.Device = tuner::deviceKeyOf(h200());
-  E.OpName = Op.Name;
+  tuner::TuningEntry E =
+      test::makeEntry(opFingerprint(Op), S.M, S.N, S.K, /*Us=*/50);
+  E.Key.Device = tuner::deviceKeyOf(h200Info());
   E.Config = C;
-  E.MedianUs = 50;
-  E.Tflops = 100;
-  E.Host = "gpu-01";
-  E.Time = "2026-12-02T15:56:48Z";
-  E.KilnVersion = "0.1.0";
-  E.Strategy = "exhaustive";
-  E.Evaluations = 10;
   return E;
 }
 
@@ -78,7 +70,7 @@ TEST_CASE("the tuning cache wins, exact before nearest", "[config-choice]") {
   ConfigChoiceInputs In;
   In.Target = Arch::SM90a;
   In.Size = {4096, 2112, 7168};
-  In.Device = h200();
+  In.Device = h200Info();
   In.TuningCache = Path;
   std::string W, E;
   std::optional<ChosenConfig> C = chooseConfig(Op, In, W, E);
@@ -116,7 +108,7 @@ TEST_CASE("an entry outside the op's space is refused with a warning",
                                          Warnings, Error));
   ConfigChoiceInputs In;
   In.Size = {64, 64, 64};
-  In.Device = h200();
+  In.Device = h200Info();
   In.TuningCache = Path;
   std::string W, E;
   std::optional<ChosenConfig> C = chooseConfig(Op, In, W, E);
