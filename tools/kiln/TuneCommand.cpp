@@ -12,10 +12,10 @@
 #include "TuneCommand.h"
 #include "CacheCommand.h"
 #include "Commands.h"
-#include "Json.h"
 #include "LoadOps.h"
 #include "ShapeArg.h"
 #include "TuneProgress.h"
+#include "TuneReport.h"
 
 #include "kiln/Jit/ConfigChoice.h"
 #include "kiln/Jit/GpuEvaluator.h"
@@ -64,61 +64,6 @@ the right answer, for one problem size on this machine's GPU 0.
 Progress goes to stderr (one live line on a terminal); --quiet hides it and
 --json prints the result as JSON.
 )";
-
-SearchArgs parseSearchArgs(const ParsedArgs &P) {
-  SearchArgs S;
-  if (std::optional<std::string> V = P.get("--strategy"))
-    S.Strategy = *V;
-  const std::vector<std::string> &Known = tuner::strategyNames();
-  if (std::find(Known.begin(), Known.end(), S.Strategy) == Known.end()) {
-    std::string List;
-    for (const std::string &N : Known)
-      List += (List.empty() ? "" : ", ") + N;
-    throw UsageError("unknown search strategy '" + S.Strategy +
-                     "' (known: " + List + ")");
-  }
-  auto Number = [&](const char *Name, double Max) -> std::optional<double> {
-    std::optional<std::string> V = P.get(Name);
-    if (!V)
-      return std::nullopt;
-    char *End = nullptr;
-    errno = 0;
-    double D = std::strtod(V->c_str(), &End);
-    if (V->empty() || *End || errno || !(D >= 0) || D > Max)
-      throw UsageError(std::string(Name) + " " + *V +
-                       ": expected a number in [0, " + jsonNumber(Max) + "]");
-    return D;
-  };
-  S.Limits.MaxEvaluations = 100;
-  if (std::optional<double> B = Number("--budget", 1e9)) {
-    if (*B != std::floor(*B))
-      throw UsageError("--budget must be a whole number of evaluations");
-    S.Limits.MaxEvaluations = size_t(*B);
-  }
-  if (std::optional<double> T = Number("--time-limit", 1e7))
-    S.Limits.MaxSeconds = *T;
-  if (std::optional<double> Seed = Number("--seed", 1e18))
-    S.Seed = uint64_t(*Seed);
-  S.Json = P.has("--json");
-  S.Quiet = P.has("--quiet");
-  return S;
-}
-
-std::map<std::string, size_t>
-failureCounts(const std::vector<tuner::Evaluation> &History) {
-  std::map<std::string, size_t> Counts;
-  for (const tuner::Evaluation &E : History)
-    if (!E.Result.Valid)
-      ++Counts[E.Result.Failure.substr(0, E.Result.Failure.find(':'))];
-  return Counts;
-}
-
-std::string describeFailures(const std::map<std::string, size_t> &Counts) {
-  std::string Out;
-  for (const auto &[Kind, N] : Counts)
-    Out += (Out.empty() ? "" : ", ") + std::to_string(N) + " " + Kind;
-  return Out;
-}
 
 namespace {
 
@@ -381,78 +326,32 @@ int runTune(const Args &A) {
     Stored = storeWinner(CachePath, Op, Size, *Device, W, S.Strategy,
                          R.History.size());
 
-  size_t FailedCount = 0;
-  for (const auto &[Kind, N] : Failures)
-    FailedCount += N;
-  if (S.Json) {
-    std::cout << "{\"op\": " << jsonString(Op.Name)
-              << ", \"shape\": {\"M\": " << Size.M << ", \"N\": " << Size.N
-              << ", \"K\": " << Size.K
-              << "}, \"device\": " << jsonString(DeviceName) << ", \"arch\": \""
-              << ArchName << "\", \"backend\": \"" << Backend
-              << "\", \"strategy\": " << jsonString(S.Strategy)
-              << ", \"seed\": " << S.Seed
-              << ", \"space\": {\"declared\": " << Space.declaredSize()
-              << ", \"constrained\": " << Space.constrainedSize()
-              << ", \"valid\": " << Space.validSize() << "}"
-              << ", \"evaluations\": " << R.History.size()
-              << ", \"failed\": " << FailedCount
-              << ", \"wall_s\": " << jsonNumber(Wall)
-              << ", \"best\": {\"config\": " << jsonString(W.Config.str())
-              << ", \"median_us\": " << jsonNumber(W.Seconds * 1e6)
-              << ", \"tflops\": " << jsonNumber(W.Tflops)
-              << ", \"model_rank\": " << Rank;
-    if (W.Check)
-      std::cout << ", \"rel_error\": " << jsonNumber(W.Check->C.Rel);
-    std::cout << "}, \"default\": ";
-    if (Untuned) {
-      std::cout << "{\"config\": " << jsonString(Untuned->Config.str())
-                << ", \"source\": " << jsonString(Untuned->Source)
-                << ", \"median_us\": "
-                << (UntunedSeconds ? jsonNumber(*UntunedSeconds * 1e6) : "null")
-                << "}";
-    } else {
-      std::cout << "null";
-    }
-    std::cout << ", \"stored\": "
-              << (Stored ? jsonString(CachePath) : std::string("null"))
-              << "}\n";
-    return ExitOk;
-  }
-  std::cout << "op        " << Op.Name << " " << Op.MSym << "=" << Size.M << ","
-            << Op.NSym << "=" << Size.N << "," << Op.KSym << "=" << Size.K
-            << " on " << DeviceName << " (" << ArchName << ")\n"
-            << "space     " << Space.declaredSize() << " declared, "
-            << Space.constrainedSize() << " satisfy the constraints, "
-            << Space.validSize() << " run on " << ArchName << "\n"
-            << "search    " << S.Strategy << " (seed " << S.Seed << "), "
-            << R.History.size() << " evaluations";
-  if (FailedCount)
-    std::cout << " (" << describeFailures(Failures) << ")";
-  std::cout << " in " << formatSeconds(Wall) << ", backend " << Backend << "\n"
-            << "best      " << W.Config.str() << "\n"
-            << "          " << formatSeconds(W.Seconds) << ", "
-            << jsonNumber(W.Tflops) << " TFLOP/s"
-            << (Gpu ? "" : " (predicted)");
+  TuneOutcome O;
+  O.Op = &Op;
+  O.Size = Size;
+  O.DeviceName = DeviceName;
+  O.ArchName = ArchName;
+  O.Backend = Backend;
+  O.Search = S;
+  O.Declared = Space.declaredSize();
+  O.Constrained = Space.constrainedSize();
+  O.Valid = Space.validSize();
+  O.Evaluations = R.History.size();
+  O.Failures = Failures;
+  O.WallSeconds = Wall;
+  O.Best = W.Config;
+  O.BestSeconds = W.Seconds;
+  O.BestTflops = W.Tflops;
+  O.Predicted = !Gpu;
   if (W.Check)
-    std::cout << ", relative error " << jsonNumber(W.Check->C.Rel);
-  std::cout << "\n"
-            << "model     the cost model ranked the winner #" << Rank << " of "
-            << Space.validSize() << "\n";
-  if (Untuned) {
-    std::cout << "default   " << Untuned->Config.str() << " ("
-              << Untuned->Source << ")\n          ";
-    if (UntunedSeconds)
-      std::cout << formatSeconds(*UntunedSeconds) << ": the tuned "
-                << "configuration is "
-                << jsonNumber(*UntunedSeconds / W.Seconds) << "x as fast\n";
-    else
-      std::cout << "not measured"
-                << (UntunedFailure.empty() ? "" : ": " + UntunedFailure)
-                << "\n";
-  }
+    O.RelError = W.Check->C.Rel;
+  O.ModelRank = Rank;
+  O.Untuned = Untuned;
+  O.UntunedSeconds = UntunedSeconds;
+  O.UntunedFailure = UntunedFailure;
   if (Stored)
-    std::cout << "stored    " << CachePath << "\n";
+    O.StoredPath = CachePath;
+  printTuneOutcome(O, std::cout);
   return ExitOk;
 }
 

@@ -1,0 +1,92 @@
+//===- TuneReport.cpp - What kiln tune prints -----------------------------===//
+#include "TuneReport.h"
+
+#include "Json.h"
+#include "TuneProgress.h"
+
+namespace kiln::cli {
+
+namespace {
+
+void printJson(const TuneOutcome &O, std::ostream &OS) {
+  size_t Failed = 0;
+  for (const auto &[Kind, N] : O.Failures)
+    Failed += N;
+  OS << "{\"op\": " << jsonString(O.Op->Name)
+     << ", \"shape\": {\"M\": " << O.Size.M << ", \"N\": " << O.Size.N
+     << ", \"K\": " << O.Size.K << "}, \"device\": " << jsonString(O.DeviceName)
+     << ", \"arch\": \"" << O.ArchName << "\", \"backend\": \"" << O.Backend
+     << "\", \"strategy\": " << jsonString(O.Search.Strategy)
+     << ", \"seed\": " << O.Search.Seed
+     << ", \"space\": {\"declared\": " << O.Declared
+     << ", \"constrained\": " << O.Constrained << ", \"valid\": " << O.Valid
+     << "}, \"evaluations\": " << O.Evaluations << ", \"failed\": " << Failed
+     << ", \"wall_s\": " << jsonNumber(O.WallSeconds)
+     << ", \"best\": {\"config\": " << jsonString(O.Best.str())
+     << ", \"median_us\": " << jsonNumber(O.BestSeconds * 1e6)
+     << ", \"tflops\": " << jsonNumber(O.BestTflops)
+     << ", \"model_rank\": " << O.ModelRank;
+  if (O.RelError)
+    OS << ", \"rel_error\": " << jsonNumber(*O.RelError);
+  OS << "}, \"default\": ";
+  if (O.Untuned)
+    OS << "{\"config\": " << jsonString(O.Untuned->Config.str())
+       << ", \"source\": " << jsonString(O.Untuned->Source)
+       << ", \"median_us\": "
+       << (O.UntunedSeconds ? jsonNumber(*O.UntunedSeconds * 1e6) : "null")
+       << "}";
+  else
+    OS << "null";
+  OS << ", \"stored\": "
+     << (O.StoredPath.empty() ? std::string("null") : jsonString(O.StoredPath))
+     << "}\n";
+}
+
+void printText(const TuneOutcome &O, std::ostream &OS) {
+  const OpModel &Op = *O.Op;
+  OS << "op        " << Op.Name << " " << Op.MSym << "=" << O.Size.M << ","
+     << Op.NSym << "=" << O.Size.N << "," << Op.KSym << "=" << O.Size.K
+     << " on " << O.DeviceName << " (" << O.ArchName << ")\n"
+     << "space     " << O.Declared << " declared, " << O.Constrained
+     << " satisfy the constraints, " << O.Valid << " run on " << O.ArchName
+     << "\n"
+     << "search    " << O.Search.Strategy << " (seed " << O.Search.Seed << "), "
+     << O.Evaluations << " evaluations";
+  std::string Failed = describeFailures(O.Failures);
+  if (!Failed.empty())
+    OS << " (" << Failed << ")";
+  OS << " in " << formatSeconds(O.WallSeconds) << ", backend " << O.Backend
+     << "\n"
+     << "best      " << O.Best.str() << "\n"
+     << "          " << formatSeconds(O.BestSeconds) << ", "
+     << jsonNumber(O.BestTflops) << " TFLOP/s"
+     << (O.Predicted ? " (predicted)" : "");
+  if (O.RelError)
+    OS << ", relative error " << jsonNumber(*O.RelError);
+  OS << "\n"
+     << "model     the cost model ranked the winner #" << O.ModelRank << " of "
+     << O.Valid << "\n";
+  if (O.Untuned) {
+    OS << "default   " << O.Untuned->Config.str() << " (" << O.Untuned->Source
+       << ")\n          ";
+    if (O.UntunedSeconds)
+      OS << formatSeconds(*O.UntunedSeconds) << ": the tuned configuration is "
+         << jsonNumber(*O.UntunedSeconds / O.BestSeconds) << "x as fast\n";
+    else
+      OS << "not measured"
+         << (O.UntunedFailure.empty() ? "" : ": " + O.UntunedFailure) << "\n";
+  }
+  if (!O.StoredPath.empty())
+    OS << "stored    " << O.StoredPath << "\n";
+}
+
+} // namespace
+
+void printTuneOutcome(const TuneOutcome &O, std::ostream &OS) {
+  if (O.Search.Json)
+    printJson(O, OS);
+  else
+    printText(O, OS);
+}
+
+} // namespace kiln::cli
