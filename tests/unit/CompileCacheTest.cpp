@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Runtime/CompileCache.h"
 
+#include "ManyProcesses.h"
 #include "TestFiles.h"
 
 #include <catch2/catch.hpp>
@@ -387,10 +388,7 @@ CompileCacheEntry sharedEntry(int Writer) {
 
 /// One child: store the shared key and its own key, look both up, repeat.
 /// Returns an exit status: 0 when every lookup saw a whole, valid entry.
-int childWork(const std::string &Dir, uint64_t MaxBytes, int Me, int Gate) {
-  char Byte;
-  while (read(Gate, &Byte, 1) < 0 && errno == EINTR) {
-  } // Start together: the parent closes the pipe.
+int childWork(const std::string &Dir, uint64_t MaxBytes, int Me) {
   CompileCache Cache({Dir, MaxBytes});
   const std::string Shared = keyFor(SharedId);
   for (int R = 0; R < Rounds; ++R) {
@@ -417,33 +415,8 @@ int childWork(const std::string &Dir, uint64_t MaxBytes, int Me, int Gate) {
 
 /// Runs Writers children at once; returns their exit statuses.
 std::vector<int> runWriters(const std::string &Dir, uint64_t MaxBytes) {
-  int Gate[2];
-  REQUIRE(pipe(Gate) == 0);
-  std::fflush(nullptr);
-  std::vector<pid_t> Children;
-  for (int I = 0; I < Writers; ++I) {
-    pid_t Pid = fork();
-    REQUIRE(Pid >= 0);
-    if (Pid == 0) {
-      close(Gate[1]);
-      int Status = 9;
-      try {
-        Status = childWork(Dir, MaxBytes, I, Gate[0]);
-      } catch (...) {
-      }
-      _exit(Status);
-    }
-    Children.push_back(Pid);
-  }
-  close(Gate[0]);
-  close(Gate[1]); // Go.
-  std::vector<int> Statuses;
-  for (pid_t Pid : Children) {
-    int Status = 0;
-    waitpid(Pid, &Status, 0);
-    Statuses.push_back(WIFEXITED(Status) ? WEXITSTATUS(Status) : 100);
-  }
-  return Statuses;
+  return test::runAtOnce(Writers,
+                         [&](int I) { return childWork(Dir, MaxBytes, I); });
 }
 
 } // namespace

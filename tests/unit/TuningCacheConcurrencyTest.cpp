@@ -5,6 +5,7 @@
 // is lost, the file is always whole for readers, no temporary is left.
 //
 //===----------------------------------------------------------------------===//
+#include "ManyProcesses.h"
 #include "TuningCacheTestUtil.h"
 
 #include "kiln/Tuner/TuningCache.h"
@@ -19,6 +20,7 @@
 using namespace kiln;
 using namespace kiln::tuner;
 using kiln::test::makeEntry;
+using kiln::test::runAtOnce;
 using kiln::test::TuningTempDir;
 
 namespace {
@@ -29,10 +31,7 @@ constexpr int StoresPerWriter = 8;
 const std::string SharedFp(64, 's');
 
 /// One child's work; its exit status says what went wrong (0: nothing).
-int childWork(const std::string &Path, int Id, int Gate) {
-  char Go;
-  if (read(Gate, &Go, 1) < 0) // Blocks until the parent closes the pipe.
-    return 2;
+int childWork(const std::string &Path, int Id) {
   TuningCache Cache(Path);
   std::string Fp = std::string(63, 'a') + char('a' + Id % 26);
   Fp[0] = char('a' + Id / 26);
@@ -59,32 +58,9 @@ TEST_CASE("tuning cache: 16 processes storing at once lose nothing",
           "[tuning-cache]") {
   TuningTempDir Dir;
   std::string Path = Dir.Path + "/tuning.toml";
-  int Gate[2];
-  REQUIRE(pipe(Gate) == 0);
-  std::fflush(nullptr);
-  std::vector<pid_t> Children;
-  for (int I = 0; I < Writers; ++I) {
-    pid_t Pid = fork();
-    REQUIRE(Pid >= 0);
-    if (Pid == 0) {
-      close(Gate[1]);
-      int Status = 9;
-      try {
-        Status = childWork(Path, I, Gate[0]);
-      } catch (...) {
-      }
-      _exit(Status);
-    }
-    Children.push_back(Pid);
-  }
-  close(Gate[0]);
-  close(Gate[1]); // Go.
-  for (pid_t Pid : Children) {
-    int Status = 0;
-    waitpid(Pid, &Status, 0);
-    CHECK(WIFEXITED(Status));
-    CHECK(WEXITSTATUS(Status) == 0);
-  }
+  for (int Status :
+       runAtOnce(Writers, [&](int I) { return childWork(Path, I); }))
+    CHECK(Status == 0);
 
   TuningCache Cache(Path);
   std::vector<std::string> Warnings;
