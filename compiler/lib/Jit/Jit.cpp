@@ -37,6 +37,17 @@ struct Jit::State {
   // GPU Options.Device's facts, once known (nullopt: no GPU).
   bool DeviceQueried = false;
   std::optional<DeviceInfo> Device;
+
+  /// Device, read from the driver the first time (Lock held).
+  const std::optional<DeviceInfo> &queryDevice() {
+    if (!DeviceQueried) {
+      DeviceQueried = true;
+      const CudaDriver &Driver = CudaDriver::instance();
+      if (Driver.available() && Options.Device < Driver.deviceCount())
+        Device = kiln::queryDevice(Driver, Options.Device);
+    }
+    return Device;
+  }
   // (source hash, op, target, M, N, K) -> the chosen configuration, so that
   // specializing a shape again skips the tuning cache and the cost model.
   std::map<std::string, ChosenConfig> Choices;
@@ -134,12 +145,7 @@ Arch Jit::target() {
     throw JitError(JitError::Kind::NoTarget,
                    "no target to compile for: " + Driver.unavailableReason() +
                        "; set JitOptions::Target to compile without a GPU");
-  if (!S->DeviceQueried) {
-    S->DeviceQueried = true;
-    if (S->Options.Device < Driver.deviceCount())
-      S->Device = queryDevice(Driver, S->Options.Device);
-  }
-  if (!S->Device)
+  if (!S->queryDevice())
     throw JitError(JitError::Kind::NoTarget,
                    "no target to compile for: there is no GPU " +
                        std::to_string(S->Options.Device) +
@@ -238,13 +244,7 @@ Jit::compile(const JitOp &Op, const GemmDims &Size, const std::string &Config) {
 
 std::optional<DeviceInfo> Jit::device() {
   std::lock_guard<std::mutex> Guard(S->Lock);
-  if (!S->DeviceQueried) {
-    S->DeviceQueried = true;
-    const CudaDriver &Driver = CudaDriver::instance();
-    if (Driver.available() && S->Options.Device < Driver.deviceCount())
-      S->Device = queryDevice(Driver, S->Options.Device);
-  }
-  return S->Device;
+  return S->queryDevice();
 }
 
 Kernel Jit::specialize(const JitOp &Op, const GemmDims &Size,
