@@ -14,13 +14,11 @@
 #include "CommandLine.h"
 #include "ConfigResolution.h"
 #include "Json.h"
-#include "Lowering.h"
 
 #include "kiln/Interpreter/Numeric.h"
 #include "kiln/Jit/GpuProblem.h"
 #include "kiln/Jit/GpuTiming.h"
 #include "kiln/Jit/KernelBuild.h"
-#include "kiln/Pipeline/Pipeline.h"
 #include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/DeviceInfo.h"
 #include "kiln/Runtime/DevicePeaks.h"
@@ -41,21 +39,6 @@ namespace kiln::cli {
 namespace {
 
 constexpr int WarmupLaunches = 3;
-
-/// The generated CUDA and its cubin for Target, through the compile cache.
-/// False after printing the error.
-bool compileForDevice(const LoadedFile &File, const OpModel &Op, Arch Target,
-                      const KernelConfig &Config, CachedNvrtcResult &R) {
-  PipelineOptions Options{Target, Config};
-  std::string Cuda, Warning;
-  if (!lowerToStage(File, Op, Options, Stage::Cuda, Cuda))
-    return false;
-  CompileCache Cache(compileCacheSettingsFromEnvironment(&Warning));
-  if (!Warning.empty())
-    std::cerr << "kiln: warning: " << Warning
-              << (Warning.back() == '\n' ? "" : "\n");
-  return compileGenerated(Op, Options, Cuda, &Cache, R);
-}
 
 struct Timing {
   int64_t Reps = 0;
@@ -89,26 +72,34 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
       resolveConfig(*Req.File, Op, *Target, Req.Sets, Source, &Choice);
   if (!Config)
     return ExitInputError;
-  KernelPlan Plan;
-  std::string Why;
-  if (!planKernel(gemmTypes(Op), *Config, *Target, Plan, Why)) {
-    std::cerr << "kiln: error: " << Op.Name << ": " << Why << '\n';
+  std::string CacheWarning;
+  CompileCache Cache(compileCacheSettingsFromEnvironment(&CacheWarning));
+  KernelBuildRequest Request;
+  Request.FileName = Req.File->Path;
+  Request.Source = Req.File->Text;
+  Request.Target = *Target;
+  Request.Config = *Config;
+  Request.ConfigSource = Source;
+  Request.TunedFor = {Size.M, Size.N, Size.K};
+  Request.Cache = &Cache;
+  KernelBuildResult Built = buildKernel(Op, Request);
+  std::istringstream Warnings(CacheWarning + "\n" + Built.Warnings);
+  for (std::string Line; std::getline(Warnings, Line);)
+    if (!Line.empty())
+      std::cerr << "kiln: warning: " << Line << '\n';
+  if (!Built.Ok) {
+    // Pipeline diagnostics are located already ("FILE:line:col: error:").
+    bool Located = Built.Error.rfind(Req.File->Path + ":", 0) == 0;
+    std::cerr << (Located ? "" : "kiln: error: ") << Built.Error
+              << (Built.Error.empty() || Built.Error.back() != '\n' ? "\n"
+                                                                    : "");
     return ExitInputError;
   }
-  CachedNvrtcResult Compiled;
-  if (!compileForDevice(*Req.File, Op, *Target, *Config, Compiled))
-    return ExitInputError;
-
-  GemmKernelShape Shape = kernelShapeOf(Op, *Config, Plan);
+  const GemmKernelShape &Shape = Built.Kernel.Shape;
 
   PrimaryContext Ctx(Driver, 0);
   GpuProblem Problem(Driver, Op, Size, Req.Seed);
-  CompiledKernel Built;
-  Built.Signature = signatureOf(Op);
-  Built.Shape = Shape;
-  Built.Entry = Op.Name;
-  Built.Cubin = Compiled.Cubin;
-  Kernel K(std::make_shared<const CompiledKernel>(std::move(Built)));
+  Kernel K(std::make_shared<const CompiledKernel>(Built.Kernel));
   K.prepare();
   CUstream Stream = nullptr;
   KILN_CU_CHECK(Driver, cuStreamCreate, &Stream, CU_STREAM_DEFAULT);
@@ -154,7 +145,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
               << "\": " << Size.K << "}, \"config\": \"" << Config->str()
               << "\", \"config_source\": " << jsonString(Source)
               << ", \"seed\": " << Req.Seed << ", \"compile_cache_hit\": "
-              << (Compiled.CacheHit ? "true" : "false")
+              << (Built.CacheHit ? "true" : "false")
               << ", \"launch\": {\"grid\": " << Dims.GridX
               << ", \"block\": " << Dims.BlockX
               << ", \"smem\": " << Dims.SmemBytes
