@@ -31,14 +31,11 @@ std::optional<ChosenConfig> fromTuningCache(const OpModel &Op,
     addLines(Warnings, Problems);
     return std::nullopt;
   }
-  std::vector<KernelConfig> Valid = validConfigs(Op, In.Target);
-  auto Accept = [&](const KernelConfig &C) {
-    return std::find(Valid.begin(), Valid.end(), C) != Valid.end();
-  };
   tuner::TuningCache Cache(Path);
   std::optional<tuner::TuningMatch> Match =
       Cache.lookup(opFingerprint(Op), tuner::deviceKeyOf(*In.Device),
-                   {In.Size.M, In.Size.N, In.Size.K}, Accept, Problems);
+                   {In.Size.M, In.Size.N, In.Size.K},
+                   tuner::acceptValidConfigs(Op, In.Target), Problems);
   addLines(Warnings, Problems);
   if (!Match)
     return std::nullopt;
