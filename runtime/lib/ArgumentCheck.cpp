@@ -38,13 +38,6 @@ std::string hexAddress(CUdeviceptr P) {
   return Buf;
 }
 
-int64_t indexOfRole(const KernelSignature &Sig, ParamRole Role) {
-  for (size_t I = 0; I < Sig.Params.size(); ++I)
-    if (Sig.Params[I].Role == Role)
-      return int64_t(I);
-  return -1;
-}
-
 /// Binds Sym to its extent in argument P, unless an earlier one bound it.
 void bindSymbol(const KernelSignature &Sig, size_t P, const TensorArg &Arg,
                 const std::string &Sym, int64_t &Out) {
@@ -89,9 +82,9 @@ GemmDims checkArguments(const KernelSignature &Sig,
   }
 
   GemmDims Size{-1, -1, -1};
-  int64_t IA = indexOfRole(Sig, ParamRole::A);
-  int64_t IB = indexOfRole(Sig, ParamRole::B);
-  int64_t ID = indexOfRole(Sig, ParamRole::D);
+  int64_t IA = paramIndex(Sig, ParamRole::A);
+  int64_t IB = paramIndex(Sig, ParamRole::B);
+  int64_t ID = paramIndex(Sig, ParamRole::D);
   if (IA < 0 || IB < 0 || ID < 0)
     fail(Sig, "the signature has no A, B or D parameter");
   for (int64_t I : {IA, ID, IB}) {

@@ -16,19 +16,18 @@ size_t countOperands(const KernelSignature &Sig) {
   return N;
 }
 
-size_t indexOfRole(const KernelSignature &Sig, ParamRole Role) {
-  for (size_t I = 0; I < Sig.Params.size(); ++I)
-    if (Sig.Params[I].Role == Role)
-      return I;
-  throw std::invalid_argument(Sig.OpName + ": the signature has no A, B or D");
-}
-
 } // namespace
 
 Kernel::Kernel(std::shared_ptr<const CompiledKernel> TheCompiled)
     : Compiled(std::move(TheCompiled)),
       Checked(new CUdeviceptr[Compiled->Signature.Params.size()]()),
-      NumOperands(countOperands(Compiled->Signature)) {
+      NumOperands(countOperands(Compiled->Signature)),
+      IndexA(paramIndex(Compiled->Signature, ParamRole::A)),
+      IndexB(paramIndex(Compiled->Signature, ParamRole::B)),
+      IndexD(paramIndex(Compiled->Signature, ParamRole::D)) {
+  if (IndexA < 0 || IndexB < 0 || IndexD < 0)
+    throw std::invalid_argument(Compiled->Signature.OpName +
+                                ": the signature has no A, B or D parameter");
   Operands.reset(new CUdeviceptr[NumOperands ? NumOperands : 1]());
 }
 
@@ -91,10 +90,8 @@ void Kernel::launch(const TensorArg *Args, size_t Count, CUstream Stream) {
   for (size_t I = 0; I < Count; ++I)
     if (Sig.Params[I].Role == ParamRole::Operand)
       Operands[Next++] = Args[I].Data;
-  Launcher->launch(Args[indexOfRole(Sig, ParamRole::A)].Data,
-                   Args[indexOfRole(Sig, ParamRole::B)].Data,
-                   Args[indexOfRole(Sig, ParamRole::D)].Data, Size.M, Size.N,
-                   Size.K, Operands.get(), Stream);
+  Launcher->launch(Args[IndexA].Data, Args[IndexB].Data, Args[IndexD].Data,
+                   Size.M, Size.N, Size.K, Operands.get(), Stream);
 }
 
 } // namespace kiln

@@ -28,6 +28,13 @@ std::string describeSignature(const KernelSignature &Sig) {
   return Out + ")";
 }
 
+int64_t paramIndex(const KernelSignature &Sig, ParamRole Role) {
+  for (size_t I = 0; I < Sig.Params.size(); ++I)
+    if (Sig.Params[I].Role == Role)
+      return int64_t(I);
+  return -1;
+}
+
 int64_t dimExtent(const KernelSignature &Sig, const SignatureDim &Dim,
                   const GemmDims &Size) {
   if (Dim.Sym.empty())

@@ -75,6 +75,7 @@ private:
   // The epilogue operands' addresses, in ABI order, filled per launch.
   std::unique_ptr<CUdeviceptr[]> Operands;
   size_t NumOperands = 0;
+  int64_t IndexA, IndexB, IndexD; // Where A, B and D are in the arguments.
 };
 
 } // namespace kiln

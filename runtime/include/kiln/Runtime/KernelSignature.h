@@ -67,6 +67,9 @@ struct CompiledKernel {
 /// "gemm_fp8(a: f8e4m3[M, K], b: f8e4m3[N, K], d: bf16[M, N])"
 std::string describeSignature(const KernelSignature &Sig);
 
+/// The index of the first parameter with Role, or -1.
+int64_t paramIndex(const KernelSignature &Sig, ParamRole Role);
+
 /// The extent of Dim for problem Size.
 int64_t dimExtent(const KernelSignature &Sig, const SignatureDim &Dim,
                   const GemmDims &Size);
