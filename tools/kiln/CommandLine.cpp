@@ -1,6 +1,9 @@
 //===- CommandLine.cpp - Argument parsing for the kiln CLI ----------------===//
 #include "CommandLine.h"
 
+#include <cerrno>
+#include <cstdlib>
+
 namespace kiln::cli {
 
 ParsedArgs::ParsedArgs(const std::vector<std::string> &Args,
@@ -52,6 +55,17 @@ std::optional<std::string> ParsedArgs::get(const std::string &Name) const {
 std::vector<std::string> ParsedArgs::getAll(const std::string &Name) const {
   auto It = Values.find(Name);
   return It == Values.end() ? std::vector<std::string>() : It->second;
+}
+
+uint64_t parseSeed(const std::optional<std::string> &S) {
+  if (!S)
+    return 1;
+  char *End = nullptr;
+  errno = 0;
+  unsigned long long V = std::strtoull(S->c_str(), &End, 10);
+  if (S->empty() || *End || errno == ERANGE || (*S)[0] == '-')
+    throw UsageError("--seed " + *S + ": expected a non-negative integer");
+  return V;
 }
 
 } // namespace kiln::cli

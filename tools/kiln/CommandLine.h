@@ -8,6 +8,7 @@
 #ifndef KILN_TOOLS_KILN_COMMANDLINE_H
 #define KILN_TOOLS_KILN_COMMANDLINE_H
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -46,6 +47,9 @@ private:
   std::map<std::string, std::vector<std::string>> Values;
   std::vector<std::string> Positionals;
 };
+
+/// --seed: a non-negative 64-bit integer; 1 when absent. Throws UsageError.
+uint64_t parseSeed(const std::optional<std::string> &S);
 
 } // namespace kiln::cli
 

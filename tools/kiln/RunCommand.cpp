@@ -88,17 +88,6 @@ GemmSize parseRunShape(const std::string &Text, const OpModel &Op,
   return S;
 }
 
-uint64_t parseSeed(const std::optional<std::string> &S) {
-  if (!S)
-    return 1;
-  char *End = nullptr;
-  errno = 0;
-  unsigned long long V = std::strtoull(S->c_str(), &End, 10);
-  if (S->empty() || *End || errno == ERANGE || (*S)[0] == '-')
-    throw UsageError("--seed " + *S + ": expected a non-negative integer");
-  return V;
-}
-
 int64_t parseReps(const std::optional<std::string> &S) {
   if (!S)
     return 20;

@@ -47,8 +47,7 @@ SearchArgs parseSearchArgs(const ParsedArgs &P) {
   }
   if (std::optional<double> T = Number("--time-limit", 1e7))
     S.Limits.MaxSeconds = *T;
-  if (std::optional<double> Seed = Number("--seed", 1e18))
-    S.Seed = uint64_t(*Seed);
+  S.Seed = parseSeed(P.get("--seed"));
   S.Json = P.has("--json");
   S.Quiet = P.has("--quiet");
   return S;
