@@ -6,10 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Runtime/CompileCache.h"
+
 #include "kiln/Runtime/FileIO.h"
 
-#include "kiln/Runtime/EmbeddedTemplates.h"
 #include "kiln/Runtime/Sha256.h"
+#include "kiln/Runtime/TemplateSource.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -291,21 +292,8 @@ std::string kilnVersion() {
 #endif
 }
 
-std::string embeddedTemplatesDigest() {
-  static const std::string Digest = [] {
-    std::vector<EmbeddedFile> Files = embeddedTemplates();
-    std::sort(Files.begin(), Files.end(),
-              [](const EmbeddedFile &A, const EmbeddedFile &B) {
-                return std::strcmp(A.Path, B.Path) < 0;
-              });
-    Sha256 H;
-    for (const EmbeddedFile &F : Files) {
-      hashField(H, "path", F.Path);
-      hashField(H, "contents", F.Contents);
-    }
-    return Sha256::hex(H.finish());
-  }();
-  return Digest;
+std::string activeTemplatesDigest() {
+  return activeTemplates().DeviceDigest;
 }
 
 CompileCacheKeyInputs compileCacheKeyInputs(const std::string &Source,
@@ -317,7 +305,7 @@ CompileCacheKeyInputs compileCacheKeyInputs(const std::string &Source,
           nvrtcCommandLine(Options),
           nvrtcVersion(),
           kilnVersion(),
-          embeddedTemplatesDigest()};
+          activeTemplatesDigest()};
 }
 
 //===----------------------------------------------------------------------===//

@@ -8,8 +8,10 @@
 #include "kiln/Runtime/CudaDriver.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 namespace kiln {
@@ -80,9 +82,53 @@ std::string formatCudaVersion(int Version) {
          std::to_string((Version % 1000) / 10);
 }
 
+std::optional<DeviceKind> deviceKindFromEnvironment(std::string *Error) {
+  const char *Env = std::getenv("KILN_DEVICE");
+  if (!Env || !*Env || std::strcmp(Env, "gpu") == 0)
+    return DeviceKind::Gpu;
+  if (std::strcmp(Env, "emu") == 0)
+    return DeviceKind::Emulator;
+  if (Error)
+    *Error = std::string("KILN_DEVICE='") + Env +
+             "' is neither 'gpu' nor 'emu'";
+  return std::nullopt;
+}
+
+std::string emulatorLibraryPath() {
+  const char *Env = std::getenv("KILN_EMU_LIBRARY");
+  if (Env && *Env)
+    return Env;
+  // Next to whatever holds this code: the kiln executable or libkiln.so.
+  std::vector<std::string> Dirs;
+  Dl_info Info;
+  if (dladdr(reinterpret_cast<void *>(&emulatorLibraryPath), &Info) &&
+      Info.dli_fname && std::strchr(Info.dli_fname, '/')) {
+    std::string P = Info.dli_fname;
+    Dirs.push_back(P.substr(0, P.rfind('/')));
+  }
+  char Exe[4096];
+  ssize_t N = readlink("/proc/self/exe", Exe, sizeof(Exe) - 1);
+  if (N > 0) {
+    std::string P(Exe, size_t(N));
+    Dirs.push_back(P.substr(0, P.rfind('/')));
+  }
+  for (const std::string &D : Dirs)
+    for (const char *Rel : {"/libkiln-emu.so", "/../lib/libkiln-emu.so"}) {
+      std::string Candidate = D + Rel;
+      if (access(Candidate.c_str(), R_OK) == 0)
+        return Candidate;
+    }
+  return KILN_EMU_LIBRARY_DEFAULT;
+}
+
 std::string CudaDriver::defaultLibraryPath() {
   const char *Env = std::getenv("KILN_CUDA_DRIVER_PATH");
-  return Env && *Env ? std::string(Env) : std::string("libcuda.so.1");
+  if (Env && *Env)
+    return Env;
+  std::optional<DeviceKind> Kind = deviceKindFromEnvironment(nullptr);
+  if (Kind && *Kind == DeviceKind::Emulator)
+    return emulatorLibraryPath();
+  return "libcuda.so.1";
 }
 
 const CudaDriver &CudaDriver::instance() {
@@ -91,6 +137,12 @@ const CudaDriver &CudaDriver::instance() {
   std::call_once(Once, [] {
     // Never destroyed: the driver outlives every static that may use it.
     Driver = new CudaDriver();
+    std::string Why;
+    if (!deviceKindFromEnvironment(&Why)) {
+      Driver->Path = "libcuda.so.1";
+      Driver->Reason = noCudaDeviceMessage(Why);
+      return;
+    }
     Driver->open(defaultLibraryPath());
   });
   return *Driver;
@@ -131,6 +183,14 @@ void CudaDriver::open(const std::string &LibraryPath) {
 #undef KILN_RESOLVE_OPTIONAL
   dlerror();
   Loaded = true;
+  // kiln's emulator (libkiln-emu.so) exports these besides the Driver API.
+  EmuDescribe =
+      reinterpret_cast<const char *(*)()>(dlsym(Handle, "kilnEmuDescribe"));
+  EmuSeed = reinterpret_cast<unsigned long long (*)()>(
+      dlsym(Handle, "kilnEmuSeed"));
+  EmuLastError =
+      reinterpret_cast<const char *(*)()>(dlsym(Handle, "kilnEmuLastError"));
+  dlerror();
 
   // The version is known without cuInit (and without a device).
   if (Api.cuDriverGetVersion(&Version) != CUDA_SUCCESS)
@@ -189,10 +249,28 @@ std::string CudaDriver::errorText(CUresult R) const {
   return errorName(R) + (Text.empty() ? "" : " (" + Text + ")");
 }
 
+std::string CudaDriver::emulatorDescription() const {
+  return EmuDescribe ? EmuDescribe() : "";
+}
+
+unsigned long long CudaDriver::emulatorSeed() const {
+  return EmuSeed ? EmuSeed() : 0;
+}
+
+std::string CudaDriver::emulatorLastError() const {
+  const char *E = EmuLastError ? EmuLastError() : nullptr;
+  return E ? E : "";
+}
+
 void CudaDriver::check(CUresult R, const char *Call) const {
-  if (R != CUDA_SUCCESS)
-    throw CudaError(formatCudaError(Call, errorName(R), errorDescription(R)),
-                    R);
+  if (R == CUDA_SUCCESS)
+    return;
+  std::string Message =
+      formatCudaError(Call, errorName(R), errorDescription(R));
+  std::string Detail = emulatorLastError();
+  if (!Detail.empty())
+    Message += ": on kiln's emulator: " + Detail;
+  throw CudaError(Message, R);
 }
 
 } // namespace kiln

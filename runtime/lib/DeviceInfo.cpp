@@ -49,6 +49,7 @@ DeviceInfo queryDevice(const CudaDriver &D, int Ordinal) {
   DeviceInfo Info;
   Info.Ordinal = Ordinal;
   Info.DriverVersion = D.driverVersion();
+  Info.Emulated = D.emulated();
 
   CUdevice Dev = 0;
   D.check(Api.cuDeviceGet(&Dev, Ordinal), "cuDeviceGet");

@@ -39,6 +39,16 @@ void Kernel::prepare() {
   if (Launcher)
     return;
   const CudaDriver &Driver = CudaDriver::instance();
+  Driver.api();
+  if (Compiled->Emulated != Driver.emulated())
+    throw std::invalid_argument(
+        Compiled->Signature.OpName + ": the kernel was compiled for " +
+        (Compiled->Emulated ? std::string("kiln's emulator")
+                            : std::string("a GPU")) +
+        " but this process uses " +
+        (Driver.emulated() ? std::string("the emulator (KILN_DEVICE=emu)")
+                           : std::string("the GPU driver")) +
+        "; build it for the device in use");
   // Like the CUDA runtime: with no current context, use device 0's primary
   // context (retained for the life of the process).
   CUcontext Current = nullptr;

@@ -1,7 +1,7 @@
 //===- NvrtcCompiler.cpp - CUDA source -> PTX + cubin with NVRTC ----------===//
 #include "kiln/Runtime/NvrtcCompiler.h"
 
-#include "kiln/Runtime/EmbeddedTemplates.h"
+#include "kiln/Runtime/TemplateSource.h"
 
 #include <nvrtc.h>
 
@@ -29,11 +29,16 @@ NvrtcResult compileWithNvrtc(const std::string &Source,
                              const std::string &Kernel,
                              const NvrtcOptions &Options) {
   NvrtcResult R;
-  const std::vector<EmbeddedFile> &Headers = embeddedTemplates();
+  const TemplateSet &Templates = activeTemplates();
+  if (!Templates.Error.empty()) {
+    R.Log = Templates.Error;
+    return R;
+  }
+  const std::vector<TemplateFile> &Headers = Templates.Device;
   std::vector<const char *> Names, Texts;
-  for (const EmbeddedFile &F : Headers) {
-    Names.push_back(F.Path);
-    Texts.push_back(F.Contents);
+  for (const TemplateFile &F : Headers) {
+    Names.push_back(F.Path.c_str());
+    Texts.push_back(F.Contents.c_str());
   }
   nvrtcProgram Prog;
   nvrtcResult Status =

@@ -168,7 +168,7 @@ TEST_CASE("compile cache: key inputs of this build", "[cache]") {
   CHECK(In.KilnVersion == kilnVersion());
   CHECK(kilnVersion() != "unknown");
   CHECK(In.TemplatesDigest.size() == 64);
-  CHECK(embeddedTemplatesDigest() == In.TemplatesDigest);
+  CHECK(activeTemplatesDigest() == In.TemplatesDigest);
 }
 
 TEST_CASE("compile cache: the entry format is self-describing", "[cache]") {

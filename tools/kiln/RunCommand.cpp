@@ -13,6 +13,7 @@
 #include "ShapeArg.h"
 
 #include "OutputFile.h"
+#include "DeviceOption.h"
 #include "RunGpu.h"
 #include "kiln/Runtime/LaunchPlan.h"
 
@@ -32,21 +33,27 @@ namespace kiln::cli {
 
 const char *RunHelp =
     R"(usage: kiln run FILE [--op NAME] --shape M=..,N=..,K=.. [--interpret]
-                [--arch ARCH] [--set k=v[,k=v...]]... [--check] [--seed S]
-                [--reps N] [--save DIR] [--json]
+                [--device gpu|emu] [--arch ARCH] [--set k=v[,k=v...]]...
+                [--check] [--seed S] [--reps N] [--save DIR] [--json]
 
 Runs an op on seeded random inputs (scalars uniform in [0.5, 2), tensors
 uniform in [-2, 2) rounded to their type; never all zero). Without
 --interpret, compiles the op for GPU 0's target (through the compile cache),
 fills D with 0xFF bytes (NaN) so unwritten elements fail --check, launches
-it, and times --reps launches. Needs a CUDA driver and GPU (else exit 1).
+it, and times --reps launches. Needs a CUDA driver and GPU (else exit 1),
+or --device emu: kiln's emulator, a GPU that runs on the CPU (the same
+runtime path, the kernel's host build, hostile scheduling, every access
+checked; see docs/ARCHITECTURE.md, "The emulator").
 
   --shape S     the problem size, by the op's symbols (e.g. M=100,N=200,K=300)
   --interpret   run on the CPU instead, following the GPU kernel's tiling (CTA
                 tiles, K loop, zero-filled ragged edges, fp32 accumulation,
                 the fused epilogue in fp32, exact FP8)
+  --device D    gpu (GPU 0, the default; KILN_DEVICE) or emu (kiln's emulator)
   --arch ARCH   with --interpret, the target whose kernel is modelled (default
-                sm_90a); on the GPU it must match the device's target
+                sm_90a); with --device emu, the GPU the emulator presents
+                (sm_90a, sm_89 or sm_80; default sm_90a); on the GPU it must
+                match the device's target
   --set k=v     tiling knobs (default: kiln's heuristic choice for ARCH);
                 values must lie in the op's tuning space, as for compile
   --check       compare D with a float64 reference; prints max-abs and
@@ -56,7 +63,8 @@ it, and times --reps launches. Needs a CUDA driver and GPU (else exit 1).
   --seed S      random seed (default 1)
   --reps N      on the GPU, time N launches with CUDA events after 3 warm-ups
                 and print the median, TFLOP/s (2*M*N*K / t) and the fraction
-                of the device's dense peak when known (default 20; 0: none)
+                of the device's dense peak when known (default 20; 0: none;
+                on the emulator default 0, and its times are not GPU times)
   --save DIR    (--interpret only) write each parameter as DIR/NAME.npy (f32 '<f4'; bf16, f16 raw
                 bits '<u2'; FP8 raw bits '|u1') and the reference before
                 rounding as DIR/D.ref.npy ('<f8')
@@ -88,9 +96,9 @@ GemmSize parseRunShape(const std::string &Text, const OpModel &Op,
   return S;
 }
 
-int64_t parseReps(const std::optional<std::string> &S) {
+int64_t parseReps(const std::optional<std::string> &S, int64_t Default) {
   if (!S)
-    return 20;
+    return Default;
   char *End = nullptr;
   errno = 0;
   long long V = std::strtoll(S->c_str(), &End, 10);
@@ -132,6 +140,7 @@ int runRun(const Args &A) {
                    {"--shape", true},
                    {"--set", true, true},
                    {"--arch", true},
+                   deviceOptionSpec(),
                    {"--interpret", false},
                    {"--check", false},
                    {"--seed", true},
@@ -146,7 +155,11 @@ int runRun(const Args &A) {
   if (Interpret && P.get("--reps"))
     throw UsageError("--reps times GPU launches; it cannot be used with "
                      "--interpret");
-  int64_t Reps = parseReps(P.get("--reps"));
+  if (Interpret && P.get("--device"))
+    throw UsageError("--device chooses where a compiled kernel runs; "
+                     "--interpret runs the op's model on the CPU instead");
+  const bool Emulated = !Interpret && applyDeviceOption(P);
+  int64_t Reps = parseReps(P.get("--reps"), Emulated ? 0 : 20);
   if (!P.get("--shape"))
     throw UsageError("--shape is required (e.g. --shape M=128,N=256,K=512)");
   uint64_t Seed = parseSeed(P.get("--seed"));

@@ -82,6 +82,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   Request.ConfigSource = Source;
   Request.TunedFor = {Size.M, Size.N, Size.K};
   Request.Cache = &Cache;
+  Request.ForEmulator = Device.Emulated;
   KernelBuildResult Built = buildKernel(Op, Request);
   std::istringstream Warnings(CacheWarning + "\n" + Built.Warnings);
   for (std::string Line; std::getline(Warnings, Line);)
@@ -126,7 +127,8 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
     T.MedianMs = timeLaunches(Driver, Launch, Stream, O).MedianMs;
     double Flops = 2.0 * double(Size.M) * double(Size.N) * double(Size.K);
     T.Tflops = T.MedianMs > 0 ? Flops / (T.MedianMs * 1e-3) / 1e12 : 0;
-    T.PeakTflops = densePeakTflops(Device.Name, Shape.A);
+    if (!Device.Emulated)
+      T.PeakTflops = densePeakTflops(Device.Name, Shape.A);
   }
 
   const Comparison &C = Checked.C;
@@ -138,8 +140,12 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   std::string OutType(dtypeName(D.Type));
   std::string ArchName(archInfo(*Target).Name);
   if (Req.Json) {
-    std::cout << "{\"op\": " << jsonString(Op.Name) << ", \"mode\": \"gpu\", "
-              << "\"device\": " << jsonString(Device.Name) << ", \"arch\": \""
+    std::cout << "{\"op\": " << jsonString(Op.Name) << ", \"mode\": \""
+              << (Device.Emulated ? "emu" : "gpu") << "\", "
+              << "\"device\": " << jsonString(Device.Name);
+    if (Device.Emulated)
+      std::cout << ", \"emulator_seed\": " << Driver.emulatorSeed();
+    std::cout << ", \"arch\": \""
               << ArchName << "\", \"shape\": {\"" << Op.MSym << "\": " << Size.M
               << ", \"" << Op.NSym << "\": " << Size.N << ", \"" << Op.KSym
               << "\": " << Size.K << "}, \"config\": \"" << Config->str()
@@ -159,7 +165,9 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
                 << ", \"tolerance\": " << jsonNumber(C.Tolerance)
                 << ", \"pass\": " << (Pass ? "true" : "false") << "}";
     if (T.Reps)
-      std::cout << ", \"timing\": {\"reps\": " << T.Reps
+      std::cout << ", \"timing\": {\"emulated\": "
+                << (Device.Emulated ? "true" : "false")
+                << ", \"reps\": " << T.Reps
                 << ", \"warmup\": " << WarmupLaunches
                 << ", \"median_us\": " << jsonNumber(T.MedianMs * 1e3)
                 << ", \"tflops\": " << jsonNumber(T.Tflops)
@@ -171,8 +179,14 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
                 << "}";
     std::cout << "}\n";
   } else {
-    std::cout << "op      " << Op.Name << " on GPU 0 (" << Device.Name << ", "
-              << ArchName << ")\n"
+    if (Device.Emulated)
+      std::cout << "op      " << Op.Name << " on kiln's emulator (" << ArchName
+                << ", " << Device.Name << "; emulator seed "
+                << Driver.emulatorSeed() << ")\n";
+    else
+      std::cout << "op      " << Op.Name << " on GPU 0 (" << Device.Name
+                << ", " << ArchName << ")\n";
+    std::cout
               << "shape   " << Op.MSym << "=" << Size.M << "," << Op.NSym << "="
               << Size.N << "," << Op.KSym << "=" << Size.K << "\n"
               << "config  " << Config->str() << "  (" << Source << ")\n"
@@ -197,6 +211,8 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
       std::cout << "time    " << jsonNumber(T.MedianMs * 1e3)
                 << " us median of " << T.Reps << " launches, "
                 << jsonNumber(T.Tflops) << " TFLOP/s";
+      if (Device.Emulated)
+        std::cout << " (emulated: host time, not GPU time)";
       if (T.PeakTflops)
         std::cout << " (" << jsonNumber(100 * T.Tflops / *T.PeakTflops)
                   << "% of the dense peak " << jsonNumber(*T.PeakTflops) << ")";

@@ -2,6 +2,7 @@
 #include "kiln/Jit/KernelBuild.h"
 
 #include "kiln/Pipeline/Pipeline.h"
+#include "kiln/Runtime/EmuCompiler.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
 #include "kiln/Target/TuningSpace.h"
 
@@ -71,6 +72,21 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
                 explainNvrtcFailure(Out.Cuda, Program, C.Log);
     return Out;
   }
+  if (R.ForEmulator) {
+    EmuCompileOptions EO;
+    EO.Arch = ArchName;
+    EO.RegsPerThread = C.Resources ? uint32_t(C.Resources->Registers) : 0;
+    EmuCompileResult E = compileForEmulator(R.Cache, Out.Cuda, Program,
+                                            Op.Name, EO, &Out.Warnings);
+    Out.EmulatorCompileSeconds = E.Seconds;
+    if (!E.Ok) {
+      Out.Error = "the host compile of '" + Op.Name + "' for kiln's emulator (" +
+                  R.Config.str() + ") failed:\n" + E.Log;
+      return Out;
+    }
+    Out.CacheHit = Out.CacheHit && E.CacheHit;
+    C.Cubin = std::move(E.Image);
+  }
   CompiledKernel &K = Out.Kernel;
   K.Signature = signatureOf(Op);
   K.Target = ArchName;
@@ -80,6 +96,7 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   K.Shape = kernelShapeOf(Op, R.Config, Plan);
   K.Entry = Op.Name;
   K.Cubin = std::move(C.Cubin);
+  K.Emulated = R.ForEmulator;
   Out.Ok = true;
   return Out;
 }

@@ -5,11 +5,13 @@
 // the epilogue's final store. Rounding is round-to-nearest-even; FP8 results
 // saturate to the largest finite value (`.satfinite`). Hardware cvt is used
 // where the target has it (bf16/f16: sm_80+, FP8: sm_89+); sm_80 FP8 falls
-// back to the bit-exact software path in fp8_soft.cuh.
+// back to the bit-exact software path in fp8_soft.cuh. The PTX is in
+// kiln/arch/cvt.cuh.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kiln/arch/cvt.cuh"
 #include "kiln/numeric/fp8_soft.cuh"
 #include "kiln/numeric/types.cuh"
 
@@ -19,28 +21,15 @@ KILN_DEVICE float to_float(float x) { return x; }
 KILN_DEVICE float to_float(bf16 x) {
   return __uint_as_float(uint32_t(x.bits) << 16);
 }
-KILN_DEVICE float to_float(f16 x) {
-  float f;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x.bits));
-  return f;
-}
+KILN_DEVICE float to_float(f16 x) { return arch::cvt_f32_f16(x.bits); }
 
 namespace detail {
 /// Widen the FP8 value in the low byte of X via f16 (exact both ways).
 template <bool E4M3> KILN_DEVICE float fp8_to_float(uint8_t x) {
 #if KILN_HAS_FP8_MMA
-  uint16_t h;
-  if constexpr (E4M3)
-    asm("{\n .reg .b32 t;\n .reg .b16 hi;\n cvt.rn.f16x2.e4m3x2 t, %1;\n "
-        "mov.b32 {%0, hi}, t;\n}"
-        : "=h"(h)
-        : "h"(uint16_t(x)));
-  else
-    asm("{\n .reg .b32 t;\n .reg .b16 hi;\n cvt.rn.f16x2.e5m2x2 t, %1;\n "
-        "mov.b32 {%0, hi}, t;\n}"
-        : "=h"(h)
-        : "h"(uint16_t(x)));
-  return to_float(f16{h});
+  const uint32_t h = E4M3 ? arch::cvt_f16x2_e4m3x2(uint16_t(x))
+                          : arch::cvt_f16x2_e5m2x2(uint16_t(x));
+  return to_float(f16{uint16_t(h & 0xFFFF)});
 #else
   return E4M3 ? soft::decode_e4m3(x) : soft::decode_e5m2(x);
 #endif
@@ -50,12 +39,8 @@ template <bool E4M3> KILN_DEVICE float fp8_to_float(uint8_t x) {
 /// source operand in the upper half).
 template <bool E4M3> KILN_DEVICE uint16_t fp8x2_from_float(float lo, float hi) {
 #if KILN_HAS_FP8_MMA
-  uint16_t r;
-  if constexpr (E4M3)
-    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(r) : "f"(hi), "f"(lo));
-  else
-    asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(r) : "f"(hi), "f"(lo));
-  return r;
+  return E4M3 ? arch::cvt_satfinite_e4m3x2_f32(hi, lo)
+              : arch::cvt_satfinite_e5m2x2_f32(hi, lo);
 #else
   uint8_t l = E4M3 ? soft::encode_e4m3(lo) : soft::encode_e5m2(lo);
   uint8_t h = E4M3 ? soft::encode_e4m3(hi) : soft::encode_e5m2(hi);
@@ -86,13 +71,9 @@ KILN_DEVICE typename Pack2<T>::type pack2(float lo, float hi) {
     return (static_cast<unsigned long long>(__float_as_uint(hi)) << 32) |
            __float_as_uint(lo);
   } else if constexpr (is_same_v<T, bf16>) {
-    uint32_t r;
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    return r;
+    return arch::cvt_bf16x2_f32(hi, lo);
   } else if constexpr (is_same_v<T, f16>) {
-    uint32_t r;
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    return r;
+    return arch::cvt_f16x2_f32(hi, lo);
   } else if constexpr (is_same_v<T, f8e4m3>) {
     return detail::fp8x2_from_float<true>(lo, hi);
   } else if constexpr (is_same_v<T, f8e5m2>) {
@@ -107,13 +88,9 @@ template <class T> KILN_DEVICE T from_float(float x) {
   if constexpr (is_same_v<T, float>) {
     return x;
   } else if constexpr (is_same_v<T, bf16>) {
-    uint16_t r;
-    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(x));
-    return bf16{r};
+    return bf16{arch::cvt_bf16_f32(x)};
   } else if constexpr (is_same_v<T, f16>) {
-    uint16_t r;
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(x));
-    return f16{r};
+    return f16{arch::cvt_f16_f32(x)};
   } else if constexpr (is_fp8_v<T>) {
     return T{uint8_t(pack2<T>(x, 0.0f) & 0xFF)};
   } else {

@@ -3,7 +3,8 @@
 // The steps every consumer of a compiled op shares (the JIT, `kiln run`,
 // `kiln bundle`, the tuner): the op's launch signature, the launch shape of
 // a planned configuration, and the whole compile (pipeline to CUDA, NVRTC
-// through the compile cache) into a CompiledKernel.
+// through the compile cache, and for kiln's emulator the host compile of the
+// same CUDA) into a CompiledKernel.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_JIT_KERNELBUILD_H
@@ -35,6 +36,9 @@ struct KernelBuildRequest {
   std::string ConfigSource;
   GemmDims TunedFor;
   CompileCache *Cache = nullptr; ///< Null: compile without the disk cache.
+  /// Also build the module kiln's emulator runs (the kernel's image then);
+  /// NVRTC still compiles the CUDA for Target (resources, registers).
+  bool ForEmulator = false;
 };
 
 /// The outcome: the kernel, or why not. Warnings (compile cache problems)
@@ -46,6 +50,7 @@ struct KernelBuildResult {
   bool CacheHit = false; ///< The cubin came from the compile cache.
   std::optional<ResourceUsage> Resources;
   double NvrtcSeconds = 0;
+  double EmulatorCompileSeconds = 0; ///< ForEmulator: the host compile
   std::string Error; ///< Diagnostics or NVRTC's explained log.
   std::string Warnings;
 };

@@ -59,7 +59,7 @@ struct CompileCacheKeyInputs {
   std::vector<std::string> Options; ///< NVRTC's full command line.
   std::string NvrtcVersion;         ///< nvrtcVersion(), e.g. "13.0".
   std::string KilnVersion;          ///< kilnVersion(), e.g. "0.1.0".
-  std::string TemplatesDigest;      ///< embeddedTemplatesDigest().
+  std::string TemplatesDigest;      ///< activeTemplatesDigest().
 };
 
 /// The cache key: SHA-256 (64 lower-case hex digits) of an unambiguous,
@@ -75,8 +75,9 @@ CompileCacheKeyInputs compileCacheKeyInputs(const std::string &Source,
 /// This build's version (the CMake project version).
 std::string kilnVersion();
 
-/// SHA-256 of the embedded templates (paths and contents); computed once.
-std::string embeddedTemplatesDigest();
+/// SHA-256 of the device templates compiles use (paths and contents): the
+/// embedded copy, or KILN_TEMPLATE_DIR's (kiln/Runtime/TemplateSource.h).
+std::string activeTemplatesDigest();
 
 /// What one entry holds.
 struct CompileCacheEntry {

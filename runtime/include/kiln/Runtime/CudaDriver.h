@@ -11,8 +11,11 @@
 // cuEventElapsedTime is cuEventElapsedTime_v2, ...) and callers still write
 // the plain names: `Driver.api().cuMemAlloc(&Ptr, Bytes)`.
 //
-// KILN_CUDA_DRIVER_PATH overrides the library that is opened (a path, or a
-// name dlopen searches for); it is read once, by CudaDriver::instance().
+// KILN_DEVICE=emu opens kiln's emulator instead (libkiln-emu.so, a library
+// with the same entry points over an emulated GPU: emulator/); KILN_DEVICE
+// =gpu, or unset, the GPU driver. KILN_CUDA_DRIVER_PATH overrides either (a
+// path, or a name dlopen searches for). Both are read once, by
+// CudaDriver::instance().
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RUNTIME_CUDADRIVER_H
@@ -21,6 +24,7 @@
 #include <cuda.h>
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -100,7 +104,8 @@ public:
   /// everything else uses instance()). Never throws.
   static std::unique_ptr<CudaDriver> load(const std::string &Path);
 
-  /// $KILN_CUDA_DRIVER_PATH when set and non-empty, else "libcuda.so.1".
+  /// $KILN_CUDA_DRIVER_PATH when set and non-empty, else the emulator with
+  /// KILN_DEVICE=emu, else "libcuda.so.1".
   static std::string defaultLibraryPath();
 
   /// The library that was (or could not be) opened.
@@ -119,6 +124,16 @@ public:
   /// Launch entry points the library lacks (a driver older than the CUDA
   /// toolkit kiln was built with), by exported name.
   const std::vector<std::string> &missingFunctions() const { return Missing; }
+
+  /// True when the library is kiln's emulator (it exports kilnEmuDescribe).
+  bool emulated() const { return EmuDescribe != nullptr; }
+  /// "kiln emulator (sm_90a, H100 SXM-class)"; empty for a GPU driver.
+  std::string emulatorDescription() const;
+  /// The emulator's base seed (KILN_EMU_SEED or the one it chose); 0 for a
+  /// GPU driver.
+  unsigned long long emulatorSeed() const;
+  /// The emulator's explanation of the last failure; empty otherwise.
+  std::string emulatorLastError() const;
 
   /// Every entry point, for launching. Throws CudaError: the
   /// unavailableReason() when !available(), or a sentence naming the driver
@@ -155,7 +170,21 @@ private:
   int Devices = 0;
   std::vector<std::string> Missing;
   CudaDriverApi Api;
+  const char *(*EmuDescribe)() = nullptr;
+  unsigned long long (*EmuSeed)() = nullptr;
+  const char *(*EmuLastError)() = nullptr;
 };
+
+/// Which device the process uses: "gpu" or "emu" (KILN_DEVICE).
+enum class DeviceKind { Gpu, Emulator };
+
+/// KILN_DEVICE as a DeviceKind; nullopt (and *Error) for anything but
+/// "gpu", "emu" or unset.
+std::optional<DeviceKind> deviceKindFromEnvironment(std::string *Error);
+
+/// Where libkiln-emu.so is: $KILN_EMU_LIBRARY, else next to the kiln binary
+/// or library that runs (its directory or ../lib), else the build tree's.
+std::string emulatorLibraryPath();
 
 /// "Call failed: Name (Description)", the form of every Driver API error.
 std::string formatCudaError(const std::string &Call, const std::string &Name,

@@ -31,6 +31,9 @@ struct DeviceInfo {
   std::optional<int> MemoryBusWidthBits; ///< Global memory bus width.
   std::size_t TotalMemoryBytes = 0;
   int DriverVersion = 0; ///< cuDriverGetVersion: 13000 for CUDA 13.0.
+  /// True on kiln's emulator (KILN_DEVICE=emu): the facts are those of the
+  /// part it presents, and its timings are not meaningful.
+  bool Emulated = false;
 
   /// "9.0".
   std::string computeCapability() const;

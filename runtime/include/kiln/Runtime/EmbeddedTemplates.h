@@ -1,8 +1,11 @@
 //===- EmbeddedTemplates.h - templates/ compiled into the binary -*- C++
 //-*-===//
 //
-// Every header under templates/kiln/, embedded at build time
-// (cmake/EmbedTemplates.cmake), handed to NVRTC as in-memory headers.
+// Every header under templates/kiln/ (handed to NVRTC as in-memory
+// headers) and under templates/emu/kiln/ (the emulated arch/ layer for
+// kernels built for kiln's emulator), embedded at build time
+// (cmake/EmbedTemplates.cmake). kiln/Runtime/TemplateSource.h chooses
+// between these and KILN_TEMPLATE_DIR.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RUNTIME_EMBEDDEDTEMPLATES_H
@@ -18,6 +21,8 @@ struct EmbeddedFile {
 };
 
 const std::vector<EmbeddedFile> &embeddedTemplates();
+/// templates/emu/kiln/**, paths relative to templates/emu ("kiln/arch/...").
+const std::vector<EmbeddedFile> &embeddedEmulatorTemplates();
 
 } // namespace kiln
 

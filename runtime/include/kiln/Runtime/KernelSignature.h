@@ -61,7 +61,9 @@ struct CompiledKernel {
   GemmDims TunedFor;        ///< The shape the configuration was chosen for.
   GemmKernelShape Shape;
   std::string Entry; ///< The kernel's symbol in the cubin.
+  /// The image: a cubin, or (Emulated) a module for kiln's emulator.
   std::string Cubin;
+  bool Emulated = false;
 };
 
 /// "gemm_fp8(a: f8e4m3[M, K], b: f8e4m3[N, K], d: bf16[M, N])"

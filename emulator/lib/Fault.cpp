@@ -1,0 +1,44 @@
+//===- Fault.cpp - How an emulated launch fails ---------------------------===//
+#include "kiln/Emu/Fault.h"
+
+namespace kiln::emu {
+
+const char *faultKindName(FaultKind K) {
+  switch (K) {
+  case FaultKind::IllegalAddress:
+    return "illegal address";
+  case FaultKind::MisalignedAddress:
+    return "misaligned address";
+  case FaultKind::IllegalInstruction:
+    return "illegal instruction";
+  case FaultKind::Hazard:
+    return "hazard";
+  case FaultKind::Trap:
+    return "trap";
+  case FaultKind::Deadlock:
+    return "deadlock";
+  case FaultKind::Timeout:
+    return "watchdog timeout";
+  }
+  return "fault";
+}
+
+int faultResult(FaultKind K) {
+  switch (K) {
+  case FaultKind::IllegalAddress:
+    return 700; // CUDA_ERROR_ILLEGAL_ADDRESS
+  case FaultKind::MisalignedAddress:
+    return 716; // CUDA_ERROR_MISALIGNED_ADDRESS
+  case FaultKind::IllegalInstruction:
+    return 715; // CUDA_ERROR_ILLEGAL_INSTRUCTION
+  case FaultKind::Hazard:
+  case FaultKind::Trap:
+    return 719; // CUDA_ERROR_LAUNCH_FAILED
+  case FaultKind::Deadlock:
+  case FaultKind::Timeout:
+    return 702; // CUDA_ERROR_LAUNCH_TIMEOUT
+  }
+  return 719;
+}
+
+} // namespace kiln::emu

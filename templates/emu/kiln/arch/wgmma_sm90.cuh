@@ -1,0 +1,50 @@
+//===- kiln/arch/wgmma_sm90.cuh (emulator) - Warpgroup MMA -----*- C++ -*-===//
+//
+// Emulated counterpart of templates/kiln/arch/wgmma_sm90.cuh: wgmma.fence,
+// commit_group, wait_group and Wgmma<N>::mma<TA, TB>, all warpgroup
+// collectives. The emulator decodes both shared-memory descriptors itself,
+// poisons the accumulator registers while a group is in flight and writes
+// the results only at the wait_group that retires it; shared memory an
+// in-flight wgmma reads may not be written until then.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/arch/mma_sm80.cuh"
+#include "kiln/arch/wgmma_desc_sm90.cuh"
+#include "kiln/numeric/types.cuh"
+
+namespace kiln::arch {
+
+KILN_DEVICE void wgmma_fence(emu::SourceLoc L = KILN_EMU_HERE) {
+  kiln_emu_api->WgmmaFence(L);
+}
+
+KILN_DEVICE void wgmma_commit(emu::SourceLoc L = KILN_EMU_HERE) {
+  kiln_emu_api->WgmmaCommit(L);
+}
+
+template <int N> KILN_DEVICE void wgmma_wait(emu::SourceLoc L = KILN_EMU_HERE) {
+  kiln_emu_api->WgmmaWait(N, L);
+}
+
+/// A compiler barrier (the accumulators live in memory the emulator writes).
+KILN_DEVICE void fence_operand(float &r) { asm volatile("" : "+m"(r)::"memory"); }
+
+template <int N> struct Wgmma {
+  static_assert(N % 8 == 0 && N >= 8 && N <= 256, "wgmma: N is 8..256, step 8");
+  template <class TA, class TB>
+  static KILN_DEVICE void mma(float (&d)[N / 2], uint64_t desc_a,
+                              uint64_t desc_b, uint32_t scale_d,
+                              emu::SourceLoc L = KILN_EMU_HERE) {
+    static_assert((is_fp8_v<TA> && is_fp8_v<TB>) ||
+                      (is_same_v<TA, bf16> && is_same_v<TB, bf16>) ||
+                      (is_same_v<TA, f16> && is_same_v<TB, f16>),
+                  "kiln: wgmma operands must both be FP8, both bf16 or both "
+                  "f16");
+    kiln_emu_api->WgmmaMma(N, emu_detail::elem<TA>(), emu_detail::elem<TB>(),
+                           d, desc_a, desc_b, scale_d, 1, 1, 0, 0, L);
+  }
+};
+
+} // namespace kiln::arch
