@@ -15,8 +15,12 @@ namespace kiln::cli {
 /// characters escaped.
 std::string jsonString(const std::string &S);
 
-/// V with 6 significant digits ("%.6g"), or "null" when V is not finite.
+/// V with 6 significant digits ("%.6g"); a NaN or infinity as the strings
+/// "nan", "inf", "-inf" (JSON has no such numbers; null would hide them).
 std::string jsonNumber(double V);
+
+/// V as text reports print it: "%.6g", or nan / inf / -inf.
+std::string textNumber(double V);
 
 } // namespace kiln::cli
 

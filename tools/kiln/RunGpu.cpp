@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "RunGpu.h"
 
+#include "CheckReport.h"
 #include "CommandLine.h"
 #include "ConfigResolution.h"
 #include "Json.h"
@@ -116,7 +117,8 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
   GpuCheck Checked;
   if (Req.Check)
-    Checked = Problem.check();
+    Checked = Problem.check(accumulationFor(
+        isFloat8(Shape.A) && isFloat8(Shape.B), Shape.TmaWgmma, Size.K));
 
   Timing T;
   if (Req.Reps > 0) {
@@ -131,13 +133,18 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
       T.PeakTflops = densePeakTflops(Device.Name, Shape.A);
   }
 
-  const Comparison &C = Checked.C;
   const HostTensor &D = Problem.output();
-  size_t RowsChecked = Checked.RowsChecked;
-  int64_t NonFinite = Checked.NonFinite;
   bool Pass = Checked.Pass;
+  CheckView View;
+  View.C = &Checked.C;
+  View.Out = D.Type;
+  View.OutName = Op.Params[size_t(Op.D)].Name;
+  View.M = Size.M;
+  View.N = Size.N;
+  View.Rows = &Problem.rows();
+  View.NonFiniteAll = Checked.NonFinite;
+  View.Pass = Pass;
   LaunchDims Dims = launchDims(Shape, Size.M, Size.N);
-  std::string OutType(dtypeName(D.Type));
   std::string ArchName(archInfo(*Target).Name);
   if (Req.Json) {
     std::cout << "{\"op\": " << jsonString(Op.Name) << ", \"mode\": \""
@@ -157,13 +164,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
               << ", \"smem\": " << Dims.SmemBytes
               << ", \"cluster\": " << Dims.ClusterX << "}";
     if (Req.Check)
-      std::cout << ", \"check\": {\"dtype\": \"" << OutType
-                << "\", \"rows_checked\": " << RowsChecked
-                << ", \"nonfinite\": " << NonFinite
-                << ", \"max_abs\": " << jsonNumber(C.MaxAbs)
-                << ", \"rel\": " << jsonNumber(C.Rel)
-                << ", \"tolerance\": " << jsonNumber(C.Tolerance)
-                << ", \"pass\": " << (Pass ? "true" : "false") << "}";
+      std::cout << ", \"check\": " << checkJson(View);
     if (T.Reps)
       std::cout << ", \"timing\": {\"emulated\": "
                 << (Device.Emulated ? "true" : "false")
@@ -194,28 +195,18 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
               << "launch  grid " << Dims.GridX << ", block " << Dims.BlockX
               << ", smem " << Dims.SmemBytes << " B, cluster " << Dims.ClusterX
               << "\n";
-    if (Req.Check) {
-      std::cout << "check   max-abs " << jsonNumber(C.MaxAbs) << "  rel "
-                << jsonNumber(C.Rel) << "  tolerance "
-                << jsonNumber(C.Tolerance) << " (" << OutType << ")  "
-                << (Pass ? "PASS" : "FAIL");
-      if (int64_t(RowsChecked) != Size.M)
-        std::cout << "  (" << RowsChecked << " of " << Size.M << " rows)";
-      std::cout << "\n";
-      if (NonFinite)
-        std::cout << "        " << NonFinite << " of " << D.numElements()
-                  << " elements of D are NaN/inf (D was filled with NaN "
-                     "before the launch: unwritten elements stay NaN)\n";
-    }
+    if (Req.Check)
+      printCheckText(std::cout, View);
     if (T.Reps) {
-      std::cout << "time    " << jsonNumber(T.MedianMs * 1e3)
+      std::cout << "time    " << textNumber(T.MedianMs * 1e3)
                 << " us median of " << T.Reps << " launches, "
-                << jsonNumber(T.Tflops) << " TFLOP/s";
+                << textNumber(T.Tflops) << " TFLOP/s";
       if (Device.Emulated)
         std::cout << " (emulated: host time, not GPU time)";
       if (T.PeakTflops)
-        std::cout << " (" << jsonNumber(100 * T.Tflops / *T.PeakTflops)
-                  << "% of the dense peak " << jsonNumber(*T.PeakTflops) << ")";
+        std::cout << " (" << textNumber(100 * T.Tflops / *T.PeakTflops)
+                  << "% of the dense peak " << textNumber(*T.PeakTflops)
+                  << ")";
       std::cout << "\n";
     }
   }

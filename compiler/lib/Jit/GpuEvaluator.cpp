@@ -6,6 +6,8 @@
 #include "kiln/Tuner/Pruning.h"
 
 #include <atomic>
+#include <cmath>
+#include <cstdio>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -39,6 +41,15 @@ tuner::Measurement invalid(const std::string &Why) {
   return M;
 }
 
+/// V for a message: "%.6g", NaN without its (meaningless) sign.
+std::string number(double V) {
+  if (std::isnan(V))
+    return "nan";
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.6g", V);
+  return Buf;
+}
+
 std::string firstLine(const std::string &Text) {
   return Text.substr(0, Text.find('\n'));
 }
@@ -68,12 +79,21 @@ tuner::Measurement GpuEvaluator::Impl::measure(const OpModel &Op,
     Problem->poisonOutput();
     K.launch(Args.data(), Args.size(), Stream);
     KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
-    GpuCheck C = Problem->check();
+    GpuCheck C = Problem->check(accumulationFor(
+        isFloat8(Build.Kernel.Shape.A) && isFloat8(Build.Kernel.Shape.B),
+        Build.Kernel.Shape.TmaWgmma, Size.K));
     Report.Check = C;
     if (!C.Pass) {
       std::ostringstream OS;
-      OS << "WrongResultConfig: relative error " << C.C.Rel << " > "
-         << C.C.Tolerance;
+      OS << "WrongResultConfig: " << C.C.Failures << " of " << C.C.Checked
+         << " elements outside " << number(C.C.Tol.Atol) << " + "
+         << number(C.C.Tol.Rtol) << " |ref|";
+      if (C.C.Worst >= 0) {
+        int64_t Row = Problem->rows()[size_t(C.C.Worst / Size.N)];
+        OS << " (worst D[" << Row << ", " << C.C.Worst % Size.N
+           << "] = " << number(C.C.WorstValue) << ", reference "
+           << number(C.C.WorstRef) << ")";
+      }
       if (C.NonFinite)
         OS << ", " << C.NonFinite << " NaN/inf elements";
       return invalid(OS.str());

@@ -33,7 +33,7 @@ GpuProblem::GpuProblem(const CudaDriver &Driver, const OpModel &TheOp,
 
 void GpuProblem::poisonOutput() { Buffers[size_t(Op.D)].fill(0xFF); }
 
-GpuCheck GpuProblem::check() {
+GpuCheck GpuProblem::check(const AccumulationModel &Acc) {
   HostTensor &D = Params[size_t(Op.D)];
   Buffers[size_t(Op.D)].download(D.Bytes.data(), D.Bytes.size());
   if (Reference.empty())
@@ -43,8 +43,8 @@ GpuCheck GpuProblem::check() {
     R.NonFinite += !std::isfinite(D.get(I));
   R.RowsChecked = Rows.size();
   R.C = int64_t(Rows.size()) == Size.M
-            ? compareWithReference(D, Reference)
-            : compareWithReference(selectRows(D, Rows), Reference);
+            ? compareWithReference(D, Reference, Acc)
+            : compareWithReference(selectRows(D, Rows), Reference, Acc);
   R.Pass = R.C.Pass && R.NonFinite == 0;
   return R;
 }

@@ -49,20 +49,60 @@ int64_t effectiveBlockK(const OpModel &Op, const KernelConfig &Config);
 void interpretGemm(const OpModel &Op, const KernelConfig &Config,
                    std::vector<HostTensor> &Params, const GemmSize &Size);
 
-/// The documented tolerance on the relative error for an output of type T.
-double tolerance(DType T);
-
-struct Comparison {
-  double MaxAbs = 0; ///< max |out - ref|.
-  double Rel = 0;    ///< ||out - ref||_2 / ||ref||_2 (the absolute norm if
-                     ///< ref is all zero). NaN/inf in out make it infinite.
-  double Tolerance = 0;
-  bool Pass = false; ///< Rel <= Tolerance.
+/// How the kernel accumulates: the unit roundoff of its accumulator, for
+/// the part of the tolerance that grows with K.
+struct AccumulationModel {
+  int64_t K = 0;
+  /// Exact fp32 accumulation (the interpreter, mma.sync, bf16 wgmma).
+  bool Fp32 = true;
 };
 
-/// Compares Out (decoded) with the reference's pre-rounding values.
+/// The accumulation of Op's kernel on Target: FP8 operands on sm_90a go
+/// through wgmma, whose FP8 accumulator keeps about 14 bits (DeepSeek-V3's
+/// report); everything else accumulates in fp32.
+AccumulationModel accumulationFor(bool Fp8Operands, bool Sm90a, int64_t K);
+
+/// The per-element tolerance: |out - ref| <= Atol + Rtol * |ref|.
+struct Tolerance {
+  double Rtol = 0; ///< one ulp of D's type, relative (relativeTolerance)
+  double Atol = 0; ///< RMS(ref) * (Rtol + the accumulation term)
+};
+
+/// One ulp of T relative to a value at the bottom of its binade: bf16 2^-7,
+/// f16 2^-10, f32 2^-20 (fp32 rounding is dominated by accumulation),
+/// e4m3 2^-3, e5m2 2^-2 (twice the largest rounding error of the type).
+double relativeTolerance(DType T);
+
+/// The tolerance for an output of type T whose reference is Ref: the
+/// accumulation term is 8 sqrt(K) 2^-24 for fp32 accumulators and adds
+/// (K / 32) 2^-14 for Hopper's FP8 wgmma accumulator (an estimate from the
+/// published ~14-bit figure, not yet measured on a GPU). Atol scales with
+/// the RMS of the finite reference values, so that results which cancel
+/// to near zero are judged against the output's scale.
+Tolerance toleranceFor(DType T, const std::vector<double> &Ref,
+                       const AccumulationModel &Acc);
+
+struct Comparison {
+  Tolerance Tol;
+  double MaxAbs = 0; ///< max |out - ref| (infinite with a NaN/inf in out)
+  double Rel = 0;    ///< ||out - ref||_2 / ||ref||_2, for information
+  int64_t Checked = 0;
+  int64_t Failures = 0;  ///< elements outside the tolerance
+  int64_t NonFinite = 0; ///< NaN/inf elements where ref is finite
+  /// The element furthest outside (or closest to) its tolerance: flat index
+  /// into Out, its value, the reference, and |out - ref| / tolerance.
+  int64_t Worst = -1;
+  double WorstValue = 0, WorstRef = 0, WorstRatio = 0;
+  bool Pass = false; ///< no failures
+};
+
+/// Checks every element of Out (decoded) against the reference's
+/// pre-rounding values. A reference beyond the largest finite value of
+/// Out's type expects the saturated value (FP8, .satfinite) or the
+/// infinity the rounding gives (bf16, f16, f32).
 Comparison compareWithReference(const HostTensor &Out,
-                                const std::vector<double> &Ref);
+                                const std::vector<double> &Ref,
+                                const AccumulationModel &Acc = {});
 
 /// The rows of D checked against the float64 reference: all of them when
 /// M * N * K <= 2^34 (the interpreter's limit), else an evenly spaced sample

@@ -22,7 +22,7 @@
 namespace kiln {
 
 struct GpuCheck {
-  Comparison C;
+  Comparison C;          ///< Over the checked rows.
   int64_t NonFinite = 0; ///< NaN/inf elements anywhere in D.
   size_t RowsChecked = 0;
   bool Pass = false;
@@ -40,8 +40,11 @@ public:
   const std::vector<TensorArg> &args() const { return Args; }
   /// Fills D with 0xFF bytes (synchronously).
   void poisonOutput();
-  /// Downloads D (after the caller synchronized) and checks it.
-  GpuCheck check();
+  /// Downloads D (after the caller synchronized) and checks every element
+  /// of the checked rows against the reference (kiln/Interpreter/Execute.h:
+  /// compareWithReference), with the accumulation model of the kernel's
+  /// path (accumulationFor).
+  GpuCheck check(const AccumulationModel &Acc);
   /// D as last downloaded by check().
   const HostTensor &output() const { return Params[size_t(Op.D)]; }
   const std::vector<HostTensor> &params() const { return Params; }

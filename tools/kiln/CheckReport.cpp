@@ -1,0 +1,77 @@
+//===- CheckReport.cpp - How kiln run reports --check ---------------------===//
+#include "CheckReport.h"
+
+#include "Json.h"
+
+namespace kiln::cli {
+
+namespace {
+
+struct Worst {
+  bool Known = false;
+  int64_t M = 0, N = 0;
+};
+
+Worst worstElement(const CheckView &V) {
+  Worst W;
+  if (V.C->Worst < 0 || V.N <= 0)
+    return W;
+  int64_t Row = V.C->Worst / V.N;
+  W.Known = true;
+  W.M = V.Rows ? (*V.Rows)[size_t(Row)] : Row;
+  W.N = V.C->Worst % V.N;
+  return W;
+}
+
+} // namespace
+
+void printCheckText(std::ostream &OS, const CheckView &V) {
+  const Comparison &C = *V.C;
+  const std::string Type(dtypeName(V.Out));
+  OS << "check   " << (V.Pass ? "PASS" : "FAIL") << "  " << Type << ": ";
+  if (C.Failures)
+    OS << C.Failures << " of " << C.Checked << " elements outside ";
+  else
+    OS << "all " << C.Checked << " elements within ";
+  OS << textNumber(C.Tol.Atol) << " + " << textNumber(C.Tol.Rtol) << " |ref|";
+  if (V.Rows && int64_t(V.Rows->size()) != V.M)
+    OS << " (" << V.Rows->size() << " of " << V.M << " rows)";
+  Worst W = worstElement(V);
+  if (W.Known)
+    OS << "; worst " << V.OutName << "[" << W.M << ", " << W.N
+       << "] = " << textNumber(C.WorstValue) << ", reference "
+       << textNumber(C.WorstRef) << " (" << textNumber(C.WorstRatio)
+       << " x its tolerance)";
+  OS << "; max-abs " << textNumber(C.MaxAbs) << ", rel " << textNumber(C.Rel)
+     << "\n";
+  if (V.NonFiniteAll)
+    OS << "        " << V.NonFiniteAll << " of " << V.M * V.N
+       << " elements of " << V.OutName
+       << " are NaN/inf (D was filled with NaN before the launch: unwritten "
+          "elements stay NaN)\n";
+}
+
+std::string checkJson(const CheckView &V) {
+  const Comparison &C = *V.C;
+  std::string S = "{\"dtype\": \"" + std::string(dtypeName(V.Out)) + "\"";
+  S += ", \"rows_checked\": " +
+       std::to_string(V.Rows ? int64_t(V.Rows->size()) : V.M);
+  S += ", \"elements_checked\": " + std::to_string(C.Checked);
+  S += ", \"failures\": " + std::to_string(C.Failures);
+  S += ", \"nonfinite\": " + std::to_string(V.NonFiniteAll);
+  S += ", \"rtol\": " + jsonNumber(C.Tol.Rtol);
+  S += ", \"atol\": " + jsonNumber(C.Tol.Atol);
+  S += ", \"max_abs\": " + jsonNumber(C.MaxAbs);
+  S += ", \"rel\": " + jsonNumber(C.Rel);
+  Worst W = worstElement(V);
+  if (W.Known)
+    S += ", \"worst\": {\"m\": " + std::to_string(W.M) +
+         ", \"n\": " + std::to_string(W.N) +
+         ", \"value\": " + jsonNumber(C.WorstValue) +
+         ", \"reference\": " + jsonNumber(C.WorstRef) +
+         ", \"ratio\": " + jsonNumber(C.WorstRatio) + "}";
+  S += std::string(", \"pass\": ") + (V.Pass ? "true" : "false") + "}";
+  return S;
+}
+
+} // namespace kiln::cli

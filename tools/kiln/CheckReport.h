@@ -1,0 +1,42 @@
+//===- CheckReport.h - How kiln run reports --check --------------*- C++ -*-===//
+//
+// The check line (text) and the "check" object (--json) of `kiln run`, the
+// same for the interpreter, the GPU and the emulator: pass or fail, how
+// many elements are outside |out - ref| <= atol + rtol |ref|, NaN/inf
+// elements, the worst element (m, n) with its value and the reference.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TOOLS_KILN_CHECKREPORT_H
+#define KILN_TOOLS_KILN_CHECKREPORT_H
+
+#include "kiln/Frontend/DType.h"
+#include "kiln/Interpreter/Execute.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace kiln::cli {
+
+struct CheckView {
+  const Comparison *C = nullptr;
+  DType Out = DType::BF16;
+  std::string OutName = "D";
+  int64_t M = 0, N = 0;
+  /// The rows of D that were compared (null: all of them, in order).
+  const std::vector<int64_t> *Rows = nullptr;
+  /// NaN/inf elements in all of D (the rows not compared included).
+  int64_t NonFiniteAll = 0;
+  bool Pass = false;
+};
+
+/// "check   PASS  bf16: ... ; worst D[5, 17] = ..." and, when D holds NaN,
+/// the line about unwritten elements.
+void printCheckText(std::ostream &OS, const CheckView &V);
+
+/// "{\"dtype\": ..., \"pass\": true}".
+std::string checkJson(const CheckView &V);
+
+} // namespace kiln::cli
+
+#endif // KILN_TOOLS_KILN_CHECKREPORT_H
