@@ -7,7 +7,7 @@ config.name = "kiln"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".kiln", ".test"]
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "unit", "Inputs",
-                   "gpu", "nvrtc"]
+                   "gpu", "nvrtc", "broken", "sweep"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kiln_binary_dir, "tests")
 
@@ -18,7 +18,16 @@ config.substitutions.append(("%kiln-opt", os.path.join(config.kiln_bin_dir, "kil
 config.substitutions.append(("%kiln", os.path.join(config.kiln_bin_dir, "kiln")))
 config.substitutions.append(("%libkiln", os.path.join(os.path.dirname(config.kiln_bin_dir), "lib", "libkiln.so")))
 config.substitutions.append(("%examples", os.path.join(config.kiln_source_dir, "examples")))
+config.substitutions.append(("%templates", os.path.join(config.kiln_source_dir, "templates")))
+config.substitutions.append(("%break-templates", "python3 " + os.path.join(
+    config.kiln_source_dir, "tests", "emu", "broken", "break_templates.py")))
 # Tests never touch the user's compile cache.
 config.environment["KILN_CACHE_DIR"] = os.path.join(config.test_exec_root, "kiln-cache")
+# The emulator's hostile choices are reproducible in the tests (a run with
+# KILN_EMU_SEED unset draws a new seed and prints it).
+config.environment["KILN_EMU_SEED"] = "2026"
+config.environment["KILN_EMU_THREADS"] = "1"
+for name in ["KILN_DEVICE", "KILN_EMU_ARCH", "KILN_TEMPLATE_DIR", "KILN_EMU_CXX"]:
+    config.environment.pop(name, None)
 config.environment["PATH"] = os.pathsep.join(
     [config.kiln_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])

@@ -87,12 +87,14 @@ constexpr int64_t MaxElements = int64_t(1) << 27;
 /// --shape for the interpreter, whose limits are tighter than the GPU's.
 GemmSize parseRunShape(const std::string &Text, const OpModel &Op,
                        bool Interpret) {
-  GemmSize S = parseShapeArg(Text, Op, !Interpret);
+  GemmSize S = parseShapeArg(Text, Op, !Interpret, /*AllowEmptyK=*/true);
   if (!Interpret)
     return S;
-  auto TooBig = [](int64_t X, int64_t Y) { return X > MaxElements / Y; };
+  auto TooBig = [](int64_t X, int64_t Y) {
+    return Y > 0 && X > MaxElements / Y;
+  };
   if (TooBig(S.M, S.N) || TooBig(S.M, S.K) || TooBig(S.N, S.K) ||
-      S.M * S.N > MaxWork / S.K)
+      (S.K > 0 && S.M * S.N > MaxWork / S.K))
     throw UsageError("--shape " + Text +
                      ": too large for the interpreter (limits: M*N*K <= "
                      "2^34, every operand <= 2^27 elements)");

@@ -10,11 +10,11 @@
 namespace kiln::cli {
 
 GemmSize parseShapeArg(const std::string &Text, const OpModel &Op,
-                       bool ForGpu) {
+                       bool ForGpu, bool AllowEmptyK) {
   const std::string Syms[3] = {Op.MSym, Op.NSym, Op.KSym};
   const std::string Expected =
       Syms[0] + "=..," + Syms[1] + "=..," + Syms[2] + "=..";
-  int64_t Values[3] = {0, 0, 0};
+  int64_t Values[3] = {-1, -1, -1};
   std::stringstream SS(Text);
   std::string Part;
   while (std::getline(SS, Part, ',')) {
@@ -30,25 +30,31 @@ GemmSize parseShapeArg(const std::string &Text, const OpModel &Op,
       throw UsageError("--shape: unknown size '" + Name + "' (op '" + Op.Name +
                        "' has " + Syms[0] + ", " + Syms[1] + ", " + Syms[2] +
                        ")");
-    if (Values[Which] != 0)
+    if (Values[Which] != -1)
       throw UsageError("--shape: " + Name + " given twice");
     char *End = nullptr;
     errno = 0;
     long long V = std::strtoll(Value.c_str(), &End, 10);
-    if (Value.empty() || *End || errno == ERANGE || V <= 0)
+    const bool Empty = V == 0 && Which == 2 && AllowEmptyK;
+    if (Value.empty() || *End || errno == ERANGE || (V <= 0 && !Empty))
       throw UsageError("--shape: " + Name + "=" + Value +
-                       ": sizes must be positive integers");
+                       (Which == 2 && AllowEmptyK
+                            ? ": sizes must be positive integers (" + Name +
+                                  " may be 0)"
+                            : std::string(": sizes must be positive integers")));
     Values[Which] = V;
   }
   for (int I = 0; I < 3; ++I)
-    if (Values[I] == 0)
+    if (Values[I] == -1)
       throw UsageError("--shape: missing " + Syms[I] + " (expected " +
                        Expected + ")");
   GemmSize S{Values[0], Values[1], Values[2]};
   if (!ForGpu)
     return S;
   constexpr int64_t GpuMaxElements = int64_t(1) << 31;
-  auto TooBig = [](int64_t X, int64_t Y) { return X > GpuMaxElements / Y; };
+  auto TooBig = [](int64_t X, int64_t Y) {
+    return Y > 0 && X > GpuMaxElements / Y;
+  };
   if (TooBig(S.M, S.N) || TooBig(S.M, S.K) || TooBig(S.N, S.K))
     throw UsageError("--shape " + Text +
                      ": too large (every operand <= 2^31 elements)");

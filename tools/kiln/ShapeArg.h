@@ -10,10 +10,11 @@
 namespace kiln::cli {
 
 /// Parses "M=..,N=..,K=.." by the op's own symbols: every size given once,
-/// a positive integer, and, ForGpu, every operand at most 2^31 elements (the
-/// kernels' 32-bit indexing). Throws UsageError naming the problem.
+/// a positive integer (K may be 0 with AllowEmptyK: D = epilogue(0)), and,
+/// ForGpu, every operand at most 2^31 elements (the kernels' 32-bit
+/// indexing). Throws UsageError naming the problem.
 GemmSize parseShapeArg(const std::string &Text, const OpModel &Op,
-                       bool ForGpu = true);
+                       bool ForGpu = true, bool AllowEmptyK = false);
 
 } // namespace kiln::cli
 

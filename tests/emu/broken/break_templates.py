@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Copies kiln's templates/ to DEST and breaks them in one deliberate way.
+
+usage: break_templates.py TEMPLATES DEST NAME
+
+Each break is a textual substitution in one header; an anchor that is no
+longer found is an error, so a template change that moves the code these
+breaks target fails the suite loudly instead of testing nothing. The
+emulator must catch every one of them (tests/lit/Emu/broken-templates.test).
+"""
+import shutil
+import sys
+
+BREAKS = {
+    # The wgmma descriptor's stride byte offset: 512 instead of the 1024
+    # bytes between 8-row swizzle atoms.
+    "wrong-sbo": ("kiln/arch/wgmma_desc_sm90.cuh",
+                  "(uint64_t(1024 >> 4) << 32)",
+                  "(uint64_t(512 >> 4) << 32)"),
+    # A stage handed back to the producer right after its wgmma was issued,
+    # before wgmma.wait_group retired it.
+    "early-release": ("kiln/gemm/mainloop_sm90_tma_wgmma.cuh",
+                      """    mma_stage<Cfg>(smem, acc, wg, pos.stage, kt > 0 ? 1u : 0u);
+    arch::wgmma_wait<1>(); // K-tile kt-1 has retired: its stage may be refilled
+    acc.fence();
+    if (kt > 0)
+      release_stage(smem.empty(prev_stage), multicast, peer);""",
+                      """    mma_stage<Cfg>(smem, acc, wg, pos.stage, kt > 0 ? 1u : 0u);
+    release_stage(smem.empty(pos.stage), multicast, peer);
+    arch::wgmma_wait<1>(); // K-tile kt-1 has retired: its stage may be refilled
+    acc.fence();
+    if (false)
+      release_stage(smem.empty(prev_stage), multicast, peer);"""),
+    # The full barrier expects 16 more transaction bytes than TMA delivers.
+    "wrong-expect-tx": ("kiln/gemm/mainloop_sm90_tma_wgmma.cuh",
+                        "arch::mbar_arrive_expect_tx(full, Cfg::kStageBytes);",
+                        "arch::mbar_arrive_expect_tx(full, Cfg::kStageBytes + 16);"),
+    # The two accumulator registers of a column pair swapped in the epilogue.
+    "swapped-fragment": ("kiln/gemm/gemm_sm90.cuh",
+                         "acc.v[i][4 * j + 2 * h], acc.v[i][4 * j + 2 * h + 1]);",
+                         "acc.v[i][4 * j + 2 * h + 1], acc.v[i][4 * j + 2 * h]);"),
+    # The ragged-N predicate of the staged store off by one.
+    "ragged-predicate": ("kiln/gemm/epilogue.cuh",
+                         "if (lane >= width || n >= N)",
+                         "if (lane >= width || n > N)"),
+    # The empty barrier not doubled for the peer CTA's arrivals under
+    # multicast.
+    "multicast-count": ("kiln/gemm/mainloop_sm90_tma_wgmma.cuh",
+                        "4 * Cfg::kConsumers * (multicast ? 2 : 1)",
+                        "4 * Cfg::kConsumers"),
+    # sm80: the cp.async pipeline's wait leaves one group too many in flight.
+    "cp-async-wait": ("kiln/gemm/mainloop_sm80_cp_async_mma.cuh",
+                      "arch::cp_async_wait<S - 2>();",
+                      "arch::cp_async_wait<S - 1>();"),
+}
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[3] not in BREAKS:
+        sys.exit("usage: break_templates.py TEMPLATES DEST {%s}" %
+                 "|".join(sorted(BREAKS)))
+    src, dest, name = sys.argv[1:]
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(src, dest)
+    path, old, new = BREAKS[name]
+    try:
+        with open(dest + "/" + path) as f:
+            text = f.read()
+    except OSError:
+        text = ""
+    if text.count(old) != 1:
+        sys.exit("break_templates.py: %s: the code to break was not found "
+                 "exactly once in %s; update the break" % (name, path))
+    with open(dest + "/" + path, "w") as f:
+        f.write(text.replace(old, new))
+
+
+if __name__ == "__main__":
+    main()
