@@ -196,6 +196,7 @@ void landOneAsync(Cluster &Cl) {
   if (!Total)
     return;
   size_t I = Cl.R.below(Total);
+  ++Cl.Progress;
   if (I < Cl.Tma.size()) {
     TmaOp Op = Cl.Tma[I];
     Cl.Tma[I] = Cl.Tma.back();
@@ -318,6 +319,7 @@ void mbarArrive(uint32_t Bar, uint32_t Rank, uint32_t ExpectTx, SourceLoc L) {
   Mbarrier &B = barrierAt(C, Bar, Op, L);
   if (ExpectTx)
     addTx(C, B, ExpectTx, Bar, Op, L);
+  ++C.Cl->Progress;
   if (B.Pending == 0)
     faultAt(FaultKind::IllegalInstruction, L,
             std::string(Op) + " on the mbarrier at " + sharedName(C, Bar) +
@@ -338,8 +340,12 @@ int mbarTryWait(uint32_t Bar, uint32_t Parity, SourceLoc L) {
   Mbarrier &B = barrierAt(C, Bar, "mbarrier.try_wait.parity", L);
   if ((B.Phase & 1) != Parity)
     return 1;
+  // Suspend until the phase completes, or until the time limit (when
+  // nothing else can run): then false, and the caller decides.
+  T.TimedOut = false;
   block(B.Q, WaitKind::Mbarrier, "mbarrier.try_wait.parity", L, Bar, Parity);
-  return 0; // the caller retries
+  Mbarrier &After = barrierAt(C, Bar, "mbarrier.try_wait.parity", L);
+  return !T.TimedOut && (After.Phase & 1) != Parity;
 }
 
 void tmaLoad(uint32_t Dst, const void *Desc, uint32_t Bar,

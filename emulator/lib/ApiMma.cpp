@@ -57,15 +57,16 @@ void requireWholeGroup(const Thread &T, const char *Op, SourceLoc L) {
               std::string(Op) + " after threads of the warpgroup exited");
 }
 
-/// Reads one 16-byte chunk an async-proxy instruction consumes.
+/// Reads one 16-byte chunk an instruction consumes; AsyncProxy for wgmma
+/// (generic-proxy writes need a fence.proxy.async before it), not ldmatrix.
 void readChunk(Cta &C, uint32_t Addr, const char *Op, SourceLoc L,
-               uint8_t *Out) {
+               bool AsyncProxy, uint8_t *Out) {
   if (!C.Smem.contains(Addr, 16))
     faultAt(FaultKind::IllegalAddress, L,
             std::string(Op) + " reads 16 bytes at shared address " + hex(Addr) +
                 " outside the CTA's dynamic shared memory [" +
                 hex(C.Smem.base()) + ", " + hex(C.Smem.end()) + ")");
-  checkSharedRead(C, Addr, 16, Op, L, true);
+  checkSharedRead(C, Addr, 16, Op, L, AsyncProxy);
   std::memcpy(Out, C.Smem.data() + Addr, 16);
 }
 
@@ -119,7 +120,7 @@ void gatherOperand(Cta &C, const WgmmaDescriptor &D, uint32_t Rows, Elem T,
                 "wgmma.mma_async operand row at shared address " + hex(A) +
                     ", not 16-byte aligned (descriptor start " +
                     hex(D.Start) + ")");
-      readChunk(C, A, "wgmma.mma_async", L, Bytes);
+      readChunk(C, A, "wgmma.mma_async", L, true, Bytes);
       Chunks.push_back(A);
       for (uint32_t E = 0; E < 16 / EB; ++E)
         Out[R * K + Half * (16 / EB) + E] = decodeElem(T, Bytes + E * EB);
@@ -154,7 +155,7 @@ void ldmatrix(uint32_t *Regs, uint32_t Count, int Trans, uint32_t Addr,
                   std::string(Op) + " row address " + hex(From.Addr) +
                       " (lane " + std::to_string(8 * M + R) +
                       ") is not 16-byte aligned");
-        readChunk(*T.C, From.Addr, Op, L, Rows[M][R]);
+        readChunk(*T.C, From.Addr, Op, L, false, Rows[M][R]);
       }
     for (uint32_t Lane = 0; Lane < 32; ++Lane) {
       RowCol E = ldmatrixElement(Trans != 0, Lane);

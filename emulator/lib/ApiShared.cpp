@@ -39,6 +39,17 @@ std::string describeLog(const Cta &C, uint32_t Id) {
   return S;
 }
 
+/// A fault at L, or at the module's program counter Pc when known.
+[[noreturn]] void faultWhere(FaultKind K, SourceLoc L, const void *Pc,
+                             const std::string &What) {
+  if (!Pc)
+    faultAt(K, L, What);
+  Thread &T = self();
+  std::string Where = T.C->Cl->L->module().describePc(Pc);
+  fault(K, What + " by " + threadName(T) +
+               (Where.empty() ? std::string("") : " at " + Where));
+}
+
 } // namespace
 
 std::string sharedName(const Cta &C, uint32_t Addr) {
@@ -66,16 +77,16 @@ void checkSharedRange(Thread &T, uint32_t Addr, uint32_t Bytes, uint32_t Align,
 }
 
 void checkSharedRead(Cta &C, uint32_t Addr, uint32_t Bytes, const char *Op,
-                     SourceLoc L, bool AsyncProxy) {
+                     SourceLoc L, bool AsyncProxy, const void *Pc) {
   uint32_t Bar = C.Smem.barrierIn(Addr, Bytes);
   if (Bar != ~0u)
-    faultAt(FaultKind::IllegalInstruction, L,
+    faultWhere(FaultKind::IllegalInstruction, L, Pc,
             std::string(Op) + " reads the mbarrier at " + sharedName(C, Bar) +
                 " as data");
   for (uint32_t A = Addr & ~15u; A < Addr + Bytes; A += 16) {
     ChunkShadow &S = C.Smem.chunk(A);
     if (S.PendingWrites)
-      faultAt(FaultKind::Hazard, L,
+      faultWhere(FaultKind::Hazard, L, Pc,
               std::string(Op) + " reads " + sharedName(C, A) + " before " +
                   describeLog(C, S.PendingLog) +
                   " into it is complete (wait on its mbarrier or "
@@ -83,7 +94,7 @@ void checkSharedRead(Cta &C, uint32_t Addr, uint32_t Bytes, const char *Op,
     if (AsyncProxy && S.GenericWriter) {
       Thread &Writer = *C.Threads[S.GenericWriter - 1];
       if (Writer.FenceEpoch == S.WriterEpoch)
-        faultAt(FaultKind::Hazard, L,
+        faultWhere(FaultKind::Hazard, L, Pc,
                 std::string(Op) + " (async proxy) reads " + sharedName(C, A) +
                     ", written with st.shared by " + threadName(Writer) +
                     " with no fence.proxy.async since");
@@ -92,22 +103,22 @@ void checkSharedRead(Cta &C, uint32_t Addr, uint32_t Bytes, const char *Op,
 }
 
 void checkSharedWrite(Cta &C, uint32_t Addr, uint32_t Bytes, const char *Op,
-                      SourceLoc L) {
+                      SourceLoc L, const void *Pc) {
   uint32_t Bar = C.Smem.barrierIn(Addr, Bytes);
   if (Bar != ~0u)
-    faultAt(FaultKind::IllegalInstruction, L,
+    faultWhere(FaultKind::IllegalInstruction, L, Pc,
             std::string(Op) + " overwrites the mbarrier at " +
                 sharedName(C, Bar));
   for (uint32_t A = Addr & ~15u; A < Addr + Bytes; A += 16) {
     ChunkShadow &S = C.Smem.chunk(A);
     if (S.AsyncReaders)
-      faultAt(FaultKind::Hazard, L,
+      faultWhere(FaultKind::Hazard, L, Pc,
               std::string(Op) + " writes " + sharedName(C, A) + " while " +
                   describeLog(C, S.ReaderLog) +
                   " still reads it (release a stage only after "
                   "wgmma.wait_group retired the wgmma reading it)");
     if (S.PendingWrites)
-      faultAt(FaultKind::Hazard, L,
+      faultWhere(FaultKind::Hazard, L, Pc,
               std::string(Op) + " writes " + sharedName(C, A) + " while " +
                   describeLog(C, S.PendingLog) + " into it is in flight");
   }
@@ -181,6 +192,13 @@ void checkAccess(uintptr_t A, size_t Bytes, int IsStore, void *Pc) {
                 " bytes through a generic pointer at shared address " +
                 hex(Off) + ", outside the dynamic shared memory, by " +
                 threadName(T) + Where());
+    if (IsStore) {
+      checkSharedWrite(*T.C, Off, uint32_t(Bytes), "a generic store", {}, Pc);
+      noteGenericWrite(T, Off, uint32_t(Bytes));
+    } else {
+      checkSharedRead(*T.C, Off, uint32_t(Bytes), "a generic load", {}, false,
+                      Pc);
+    }
     return;
   }
   if (L.module().contains(A))

@@ -71,6 +71,7 @@ void barrier(uint32_t Id, uint32_t Count, bool Wait, SourceLoc L) {
     B.Loc = L;
   }
   ++T.W->BarArrivals[Id];
+  ++C.Cl->Progress;
   if (countWarpArrival(C, *T.W, Id) || !Wait)
     return;
   block(B.Q, WaitKind::NamedBarrier, Op, L, Id);
@@ -240,6 +241,7 @@ void clusterArrive(SourceLoc L) {
     faultAt(FaultKind::IllegalInstruction, L,
             "barrier.cluster.arrive twice without a barrier.cluster.wait");
   T.ClusterArrivals = Cl.ClusterPhase + 1;
+  ++Cl.Progress;
   if (++Cl.ClusterArrived >= Cl.LiveThreads) {
     ++Cl.ClusterPhase;
     Cl.ClusterArrived = 0;

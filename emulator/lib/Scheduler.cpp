@@ -14,6 +14,7 @@
 #include "kiln/Emu/Instructions.h"
 #include "kiln/Emu/Launch.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -138,6 +139,7 @@ void wakeAll(WaitQueue &Q) {
   if (Q.Waiters.empty())
     return;
   Cluster &Cl = *TlsWorker->Current;
+  ++Cl.Progress;
   for (Thread *T : Q.Waiters) {
     T->St = Thread::State::Runnable;
     T->Wait = WaitKind::None;
@@ -153,6 +155,7 @@ void threadExited(Thread &T) {
   Cta &C = *T.C;
   --C.LiveThreads;
   --C.Cl->LiveThreads;
+  ++C.Cl->Progress;
   if (T.W->live() == 0)
     --C.LiveWarps;
   exitFromBarriers(T);
@@ -211,6 +214,32 @@ std::string deadlockReport(Cluster &Cl) {
 
 } // namespace
 
+/// try_wait's time limit: when every thread is blocked, the ones in
+/// mbarrier.try_wait return false, once per state of the cluster. False
+/// when nothing changed since the last time (a deadlock).
+bool timeOutTryWaits(Cluster &Cl) {
+  if (Cl.Progress == Cl.ProgressAtTimeout)
+    return false;
+  Cl.ProgressAtTimeout = Cl.Progress;
+  bool Any = false;
+  for (auto &C : Cl.Ctas)
+    for (auto &T : C->Threads) {
+      if (T->St != Thread::State::Blocked || T->Wait != WaitKind::Mbarrier)
+        continue;
+      auto It = C->Barriers.find(uint32_t(T->WaitObj));
+      if (It != C->Barriers.end()) {
+        std::vector<Thread *> &Q = It->second.Q.Waiters;
+        Q.erase(std::remove(Q.begin(), Q.end(), T.get()), Q.end());
+      }
+      T->St = Thread::State::Runnable;
+      T->Wait = WaitKind::None;
+      T->TimedOut = true;
+      Cl.Runnable.push_back(T.get());
+      Any = true;
+    }
+  return Any;
+}
+
 void runCluster(Worker &W, Cluster &Cl) {
   W.Current = &Cl;
   try {
@@ -223,6 +252,8 @@ void runCluster(Worker &W, Cluster &Cl) {
         }
         if (Cl.LiveThreads == 0)
           break;
+        if (timeOutTryWaits(Cl))
+          continue;
         fault(FaultKind::Deadlock,
               "every live thread of cluster " + std::to_string(Cl.Index) +
                   " is blocked and nothing asynchronous is in flight:" +

@@ -33,10 +33,12 @@ void checkCtaEnd(Cta &C);
 /// Shared-memory hazard checks and accesses (ApiShared.cpp).
 void checkSharedRange(Thread &T, uint32_t Addr, uint32_t Bytes, uint32_t Align,
                       const char *Op, SourceLoc L);
+/// Pc: for accesses of the module's own code, the program counter that
+/// names the source line (else L does).
 void checkSharedRead(Cta &C, uint32_t Addr, uint32_t Bytes, const char *Op,
-                     SourceLoc L, bool AsyncProxy);
+                     SourceLoc L, bool AsyncProxy, const void *Pc = nullptr);
 void checkSharedWrite(Cta &C, uint32_t Addr, uint32_t Bytes, const char *Op,
-                      SourceLoc L);
+                      SourceLoc L, const void *Pc = nullptr);
 /// Marks Bytes at Addr as written by the generic proxy (st.shared).
 void noteGenericWrite(Thread &T, uint32_t Addr, uint32_t Bytes);
 /// "byte 0x1a08 of CTA (1, 0, 0)'s shared memory (offset 6656 of the

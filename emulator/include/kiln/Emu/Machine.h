@@ -62,6 +62,7 @@ struct Thread {
   enum class State { Runnable, Blocked, Exited } St = State::Runnable;
 
   WaitKind Wait = WaitKind::None;
+  bool TimedOut = false; ///< woken by try_wait's time limit, not the phase
   const char *WaitOp = nullptr;
   SourceLoc WaitLoc{};
   uint64_t WaitObj = 0;
@@ -200,6 +201,11 @@ struct Cluster {
   std::vector<uint32_t> UnlandedCopies;
   std::vector<AsyncLog> Log;
   uint64_t Steps = 0;
+  /// Counts events that could unblock a waiting thread (arrivals, wake-ups,
+  /// exits, landings): when every thread is blocked, threads in try_wait
+  /// time out (return false) once per value; if nothing changed since, the
+  /// cluster is deadlocked.
+  uint64_t Progress = 0, ProgressAtTimeout = ~uint64_t(0);
 };
 
 } // namespace kiln::emu

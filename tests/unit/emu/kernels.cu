@@ -1,0 +1,313 @@
+// Test kernels for tests/unit/EmuKernelTest.cpp: each exercises a few
+// emulated instructions through kiln's arch/ API, exactly as the GEMM
+// templates call them, and writes what it observed to global memory.
+// Built for kiln's emulator only (by compileForEmulator).
+#include "kiln/arch/barrier.cuh"
+#include "kiln/arch/cluster_sm90.cuh"
+#include "kiln/arch/copy_sm80.cuh"
+#include "kiln/arch/cvt.cuh"
+#include "kiln/arch/mbarrier_sm90.cuh"
+#include "kiln/arch/mma_sm80.cuh"
+#include "kiln/arch/setmaxnreg_sm90.cuh"
+#include "kiln/arch/smem.cuh"
+#include "kiln/arch/tma_sm90.cuh"
+#include "kiln/arch/wgmma_sm90.cuh"
+#include "kiln/tile/fragment.cuh"
+#include "kiln/tile/swizzle.cuh"
+
+#include "kiln/emu/entry.cuh"
+
+using namespace kiln;
+
+/// The first 1024-byte aligned byte of dynamic shared memory: its shared
+/// address and a generic pointer to it.
+struct Aligned {
+  uint32_t addr;
+  unsigned char *ptr;
+};
+KILN_DEVICE Aligned aligned_smem() {
+  unsigned char *p = arch::dynamic_smem();
+  uint32_t a = arch::smem_u32(p);
+  uint32_t up = (a + 1023) & ~1023u;
+  return {up, p + (up - a)};
+}
+
+// wgmma m64nNk32 e4m3 (N = 64): one warpgroup. A [64][32] and B [64][32]
+// bytes (K contiguous) are written to shared memory in the 128B-swizzled
+// K-major layout (then fence.proxy.async unless FENCE is 0), multiplied,
+// and thread t's accumulator register r is stored at D[t * 32 + r]. Early[t]
+// gets acc[0] read between commit_group and wait_group.
+extern "C" __global__ void wgmma_n64(const uint8_t *A, const uint8_t *B,
+                                     float *D, float *Early, int fence,
+                                     int scale_d, float init) {
+  const Aligned s = aligned_smem();
+  const uint32_t a_tile = s.addr, b_tile = s.addr + 64 * 128;
+  for (int i = threadIdx.x; i < 64 * 32; i += 128) {
+    int row = i / 32, kb = i % 32;
+    uint32_t off = tile::swizzle128((row / 8) * 1024 + (row % 8) * 128 + kb);
+    s.ptr[off] = A[i];
+    s.ptr[64 * 128 + off] = B[i];
+  }
+  if (fence)
+    arch::fence_proxy_async_shared();
+  __syncthreads();
+  float acc[32];
+  for (int r = 0; r < 32; ++r)
+    acc[r] = init;
+  arch::wgmma_fence();
+  arch::Wgmma<64>::mma<f8e4m3, f8e4m3>(acc, arch::wgmma_desc_k128b(a_tile),
+                                       arch::wgmma_desc_k128b(b_tile),
+                                       uint32_t(scale_d));
+  arch::wgmma_commit();
+  Early[threadIdx.x] = acc[0];
+  arch::wgmma_wait<0>();
+  for (int r = 0; r < 32; ++r)
+    D[threadIdx.x * 32 + r] = acc[r];
+}
+
+// Thread 5 uses a different B descriptor: not warpgroup-uniform.
+extern "C" __global__ void wgmma_nonuniform(float *D) {
+  const uint32_t base = arch::dynamic_smem_aligned<1024>();
+  for (int i = threadIdx.x; i < 2 * 64 * 128 / 8; i += 128)
+    arch::st_shared_v2(base + 8 * i, 0.0f, 0.0f);
+  arch::fence_proxy_async_shared();
+  __syncthreads();
+  float acc[4] = {};
+  arch::wgmma_fence();
+  arch::Wgmma<8>::mma<bf16, bf16>(
+      acc, arch::wgmma_desc_k128b(base),
+      arch::wgmma_desc_k128b(base + 8192 + (threadIdx.x == 5 ? 1024 : 0)), 0);
+  arch::wgmma_commit();
+  arch::wgmma_wait<0>();
+  D[threadIdx.x] = acc[0];
+}
+
+// One warp: A [16][32] and B [8][32] bytes row-major in shared memory,
+// ldmatrix.x4 (A) and .x4 (B: rows 8..15 zero), one mma.sync m16n8k32
+// e4m3 (or m16n8k16 bf16 when IS_BF16), D [16][8] f32 stored by
+// tile::mma_acc_coord.
+extern "C" __global__ void mma_one(const uint8_t *A, const uint8_t *B,
+                                   float *D, int is_bf16) {
+  const Aligned s = aligned_smem();
+  const int lane = threadIdx.x;
+  for (int i = lane; i < 16 * 32; i += 32) {
+    s.ptr[i] = A[i];
+    s.ptr[512 + i] = i < 8 * 32 ? B[i] : 0;
+  }
+  __syncwarp();
+  tile::Coord as = tile::ldsm_a_src(lane), bs = tile::ldsm_b_src(lane);
+  uint32_t a[4], r[4];
+  arch::ldmatrix_x4(a, s.addr + as.row * 32 + as.col * 16);
+  arch::ldmatrix_x4(r, s.addr + 512 + bs.row * 32 + bs.col * 16);
+  const uint32_t b[2] = {r[0], r[1]};
+  float d[4] = {0, 0, 0, 0};
+  if (is_bf16)
+    arch::mma_16x8x32B<bf16, bf16>(d, a, b);
+  else
+    arch::mma_16x8x32B<f8e4m3, f8e4m3>(d, a, b);
+  for (int i = 0; i < 4; ++i) {
+    tile::Coord c = tile::mma_acc_coord(lane, i);
+    D[c.row * 8 + c.col] = d[i];
+  }
+}
+
+// cp.async: 16-byte copies of Src into shared memory, every other one
+// zero-filled (src-size 0); with WAIT, cp.async.wait_group 0 and a
+// __syncthreads before every thread reads back all chunks into Out.
+extern "C" __global__ void cp_async_copy(const uint8_t *Src, uint32_t *Out,
+                                         int wait) {
+  const uint32_t base = arch::dynamic_smem_aligned<128>();
+  const int t = threadIdx.x;
+  arch::cp_async_16(base + 16 * t, Src + 16 * t, t % 2 == 0);
+  arch::cp_async_commit();
+  if (wait)
+    arch::cp_async_wait<0>();
+  __syncthreads();
+  for (int w = 0; w < 4; ++w) {
+    float v = arch::ld_shared_f32(base + 16 * t + 4 * w);
+    __builtin_memcpy(&Out[4 * t + w], &v, 4);
+  }
+}
+
+// mbarrier: parities of a fresh barrier, a phase completed by COUNT
+// arrivals, then (MODE 1) one arrival too many with a pending tx-count,
+// (MODE 2) an arrive on an uninitialised barrier, (MODE 3) an expect_tx
+// past 2^20 - 1.
+extern "C" __global__ void mbarrier_rules(int *Out, int mode) {
+  const uint32_t bar = arch::dynamic_smem_aligned<8>();
+  if (threadIdx.x == 0) {
+    arch::mbar_init(bar, 2);
+    arch::fence_mbar_init();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    Out[0] = arch::mbar_try_wait(bar, 1); // the phase before the first: done
+    Out[1] = arch::mbar_try_wait(bar, 0); // the first: pending
+  }
+  __syncthreads();
+  if (threadIdx.x < 2)
+    arch::mbar_arrive(bar);
+  arch::mbar_wait(bar, 0);
+  if (threadIdx.x == 0) {
+    Out[2] = arch::mbar_try_wait(bar, 0); // completed
+    Out[3] = arch::mbar_try_wait(bar, 1); // the second phase: pending
+    if (mode == 1) {
+      arch::mbar_arrive_expect_tx(bar, 64); // tx pending, 1 arrival left
+      arch::mbar_arrive(bar);               // pending arrivals now 0
+      arch::mbar_arrive(bar);               // over-arrival
+    } else if (mode == 2) {
+      arch::mbar_arrive(bar + 64);
+    } else if (mode == 3) {
+      arch::mbar_arrive_expect_tx(bar, 1u << 20);
+    }
+  }
+}
+
+// TMA: one 2D box of the tensor map at (C0, C1) into shared memory,
+// completing on an mbarrier with an expected count of BYTES; one thread
+// copies the landed shared bytes to Out.
+extern "C" __global__ void tma_box(const __grid_constant__ TmaDescriptor map,
+                                   uint8_t *Out, int c0, int c1, int bytes) {
+  const uint32_t base = arch::dynamic_smem_aligned<1024>();
+  const uint32_t bar = base + 16384;
+  if (threadIdx.x == 0) {
+    arch::mbar_init(bar, 1);
+    arch::fence_mbar_init();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    arch::mbar_arrive_expect_tx(bar, uint32_t(bytes));
+    arch::tma_load_2d(base, &map, bar, c0, c1);
+  }
+  arch::mbar_wait(bar, 0);
+  if (threadIdx.x == 0)
+    for (int i = 0; i < bytes; i += 4) {
+      float v = arch::ld_shared_f32(base + i);
+      __builtin_memcpy(Out + i, &v, 4);
+    }
+}
+
+// A TMA load whose destination is read before its barrier completes.
+extern "C" __global__ void tma_early_read(const __grid_constant__ TmaDescriptor map,
+                                         float *Out) {
+  const uint32_t base = arch::dynamic_smem_aligned<1024>();
+  const uint32_t bar = base + 16384;
+  arch::mbar_init(bar, 1);
+  arch::mbar_arrive_expect_tx(bar, 64 * 32);
+  arch::tma_load_2d(base, &map, bar, 0, 0);
+  Out[0] = arch::ld_shared_f32(base);
+}
+
+// Named barriers: warps 0 and 1 meet at barrier 1 (64 threads); with
+// HANG, warp 1 goes to barrier 2 instead and nobody else comes.
+extern "C" __global__ void named_barriers(int *Out, int hang) {
+  const int warp = threadIdx.x / 32;
+  if (warp == 0)
+    arch::named_barrier_sync<1, 64>();
+  else if (hang)
+    arch::named_barrier_sync<2, 64>();
+  else
+    arch::named_barrier_sync<1, 64>();
+  Out[threadIdx.x] = warp + 1;
+}
+
+// setmaxnreg over two warpgroups of a 256-thread CTA that starts at 168
+// registers per thread: warpgroup 1 gives some up, warpgroup 0 takes them.
+// With GREEDY both ask for more and neither gives any: the pool is empty.
+extern "C" __global__ __launch_bounds__(256, 1) void registers(int *Out,
+                                                               int greedy) {
+  if (greedy)
+    arch::setmaxnreg_inc<232>();
+  else if (threadIdx.x / 128 == 1)
+    arch::setmaxnreg_dec<40>();
+  else
+    arch::setmaxnreg_inc<232>();
+  Out[threadIdx.x] = 1;
+}
+
+// Plain global accesses of the kernel's own code: OFFSET past the end of
+// Data (an out-of-bounds store), or a misaligned 4-byte store.
+extern "C" __global__ void global_store(float *Data, int n, int offset,
+                                        int misalign) {
+  if (threadIdx.x == 0) {
+    if (misalign)
+      *reinterpret_cast<float *>(reinterpret_cast<char *>(Data) + 2) = 1.0f;
+    else
+      Data[n + offset] = 1.0f;
+  }
+}
+
+extern "C" __global__ void trap_now() {
+  if (threadIdx.x == 3)
+    __trap();
+}
+
+__attribute__((noinline)) int deep(volatile int *p, int n) {
+  volatile char pad[4096];
+  pad[0] = char(n);
+  return n == 0 ? *p : deep(p, n - 1) + pad[0];
+}
+extern "C" __global__ void stack_overflow(int *Out) {
+  Out[threadIdx.x] = deep(Out, 1 << 20);
+}
+
+// Shuffles and votes in one warp.
+extern "C" __global__ void warp_ops(int *Out) {
+  const int lane = threadIdx.x;
+  int v = lane;
+  for (int m = 16; m > 0; m /= 2)
+    v += __shfl_xor_sync(0xffffffffu, v, m);
+  Out[lane] = v;                                     // 496 everywhere
+  Out[32 + lane] = __shfl_sync(0xffffffffu, lane * 3, 7); // 21
+  Out[64 + lane] = __shfl_down_sync(0xffffffffu, lane, 1); // lane+1, 31 last
+  Out[96 + lane] = int(__ballot_sync(0xffffffffu, lane % 2)); // 0xAAAAAAAA
+}
+
+// A 2-CTA cluster: each CTA arrives on the other's barrier, then both
+// synchronize at the cluster barrier before leaving.
+extern "C" __global__ void __cluster_dims__(2, 1, 1)
+    cluster_pair(int *Out) {
+  const uint32_t bar = arch::dynamic_smem_aligned<8>();
+  const uint32_t rank = arch::cluster_ctarank();
+  if (threadIdx.x == 0) {
+    arch::mbar_init(bar, 1);
+    arch::fence_mbar_init();
+  }
+  arch::cluster_sync();
+  if (threadIdx.x == 0)
+    arch::mbar_arrive_cluster(bar, rank ^ 1);
+  arch::mbar_wait(bar, 0);
+  Out[blockIdx.x * 2] = int(rank);
+  Out[blockIdx.x * 2 + 1] = int(arch::cluster_nctarank());
+  arch::cluster_sync();
+}
+
+// The cvt forms, on the bit patterns in In (pairs of floats).
+extern "C" __global__ void conversions(const float *In, uint32_t *Out) {
+  const int i = threadIdx.x;
+  const float a = In[2 * i], b = In[2 * i + 1];
+  Out[8 * i + 0] = arch::cvt_satfinite_e4m3x2_f32(a, b);
+  Out[8 * i + 1] = arch::cvt_satfinite_e5m2x2_f32(a, b);
+  Out[8 * i + 2] = arch::cvt_bf16x2_f32(a, b);
+  Out[8 * i + 3] = arch::cvt_f16x2_f32(a, b);
+  Out[8 * i + 4] = arch::cvt_bf16_f32(a);
+  Out[8 * i + 5] = arch::cvt_f16_f32(a);
+  Out[8 * i + 6] = arch::cvt_f16x2_e4m3x2(uint16_t(i * 257));
+  float f = arch::cvt_f32_f16(uint16_t(Out[8 * i + 5]));
+  __builtin_memcpy(&Out[8 * i + 7], &f, 4);
+}
+
+KILN_EMU_ENTRY(wgmma_nonuniform, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(mma_one, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(cp_async_copy, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(mbarrier_rules, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(tma_box, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(tma_early_read, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(named_barriers, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(registers, 256, 0, 0, 0, 168)
+KILN_EMU_ENTRY(global_store, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(trap_now, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(stack_overflow, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(warp_ops, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(cluster_pair, 0, 2, 1, 1, 0)
+KILN_EMU_ENTRY(conversions, 0, 0, 0, 0, 0)
