@@ -54,7 +54,7 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
       OS << ' ' << dimText(D);
     OS << '\n';
   }
-  OS << "target " << K.Target << '\n'
+  OS << "target " << K.Target << (K.Emulated ? " emu" : "") << '\n'
      << "config " << K.Config << '\n'
      << "config-source " << K.ConfigSource << '\n'
      << "tuned-for " << K.TunedFor.M << ' ' << K.TunedFor.N << ' '
@@ -205,7 +205,11 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
              "' parameter");
   }
   W = R.expect("target");
-  R.count(W, 2);
+  // "target sm_90a", or "target sm_90a emu" for kiln's emulator.
+  if (W.size() == 3 && W[2] == "emu")
+    K.Emulated = true;
+  else
+    R.count(W, 2);
   K.Target = W[1];
   W = R.expect("config");
   R.count(W, 2);

@@ -94,6 +94,14 @@ std::optional<DeviceKind> deviceKindFromEnvironment(std::string *Error) {
   return std::nullopt;
 }
 
+bool usesEmulator() {
+  const CudaDriver &D = CudaDriver::instance();
+  if (D.loaded())
+    return D.emulated();
+  std::optional<DeviceKind> Kind = deviceKindFromEnvironment(nullptr);
+  return Kind && *Kind == DeviceKind::Emulator;
+}
+
 std::string emulatorLibraryPath() {
   const char *Env = std::getenv("KILN_EMU_LIBRARY");
   if (Env && *Env)

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
+#include "DeviceOption.h"
 #include "Commands.h"
 #include "LoadOps.h"
 #include "OutputFile.h"
@@ -21,13 +22,18 @@ namespace kiln::cli {
 
 const char *BundleHelp =
     R"(usage: kiln bundle FILE [--op NAME] --arch ARCH --shape M=..,N=..,K=..
-                   [--shape ...] [--set k=v[,k=v...]]... [--no-cache] -o OUT
+                   [--shape ...] [--set k=v[,k=v...]]... [--device gpu|emu]
+                   [--no-cache] -o OUT
 
 Compiles the op for ARCH once per --shape and writes the cubins with their
 launch metadata (signature, configuration, launch shape) into OUT. An
 application loads OUT with the runtime alone, without kiln's compiler:
 kiln::Bundle::load (C++) or kiln_bundle_load (kiln.h), then picks the kernel
 tuned for a shape (or the nearest one) and launches it.
+
+With --device emu (or KILN_DEVICE=emu) the kernels are built for kiln's
+emulator instead (ARCH: sm_90a, sm_89 or sm_80), for applications that run
+with KILN_DEVICE=emu.
 
 Each shape's configuration comes from the tuning cache (KILN_TUNING_CACHE,
 else <cache dir>/tuning.toml), else kiln's default choice; --set overrides it
@@ -40,6 +46,7 @@ int runBundle(const Args &A) {
                    {"--shape", true, true},
                    {"--set", true, true},
                    {"--no-cache", false},
+                   deviceOptionSpec(),
                    {"-o", true}});
   if (P.positionals().size() != 1)
     throw UsageError("bundle takes exactly one FILE");
@@ -57,8 +64,14 @@ int runBundle(const Args &A) {
   for (const std::string &S : P.getAll("--set"))
     Config += (Config.empty() ? "" : ",") + S;
 
+  const bool Emulated = applyDeviceOption(P);
+  if (Emulated && Target != Arch::SM90a && Target != Arch::SM89 &&
+      Target != Arch::SM80)
+    throw UsageError("--arch " + *P.get("--arch") +
+                     ": kiln's emulator presents sm_90a, sm_89 or sm_80");
   JitOptions Options;
   Options.Target = Target;
+  Options.Emulator = Emulated;
   Options.UseCompileCache = !P.has("--no-cache");
   Jit J(Options);
   std::vector<CompiledKernel> Kernels;
@@ -71,7 +84,7 @@ int runBundle(const Args &A) {
       std::cout << "kiln: " << Op.Name << " " << Op.MSym << "=" << S.M << ","
                 << Op.NSym << "=" << S.N << "," << Op.KSym << "=" << S.K << ": "
                 << K.Config << " (" << K.ConfigSource << "), " << K.Cubin.size()
-                << " B cubin\n";
+                << (K.Emulated ? " B emulator module\n" : " B cubin\n");
       Kernels.push_back(std::move(K));
     }
   } catch (const JitError &E) {
@@ -86,7 +99,9 @@ int runBundle(const Args &A) {
   }
   std::cout << "kiln: wrote " << Kernels.size() << " kernel"
             << (Kernels.size() == 1 ? "" : "s") << " for "
-            << archInfo(Target).Name << " to " << *P.get("-o") << '\n';
+            << archInfo(Target).Name
+            << (Emulated ? " (kiln's emulator)" : "") << " to " << *P.get("-o")
+            << '\n';
   return ExitOk;
 }
 

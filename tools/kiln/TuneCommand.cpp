@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "TuneCommand.h"
 #include "CacheCommand.h"
+#include "DeviceOption.h"
 #include "Commands.h"
 #include "LoadOps.h"
 #include "ShapeArg.h"
@@ -35,7 +36,8 @@ namespace kiln::cli {
 
 const char *TuneHelp =
     R"(usage: kiln tune FILE [--op NAME] --shape M=..,N=..,K=.. [--backend gpu|model]
-                 [--arch ARCH] [--strategy S] [--budget N] [--time-limit SEC]
+                 [--device gpu|emu] [--arch ARCH] [--strategy S] [--budget N]
+                 [--time-limit SEC]
                  [--seed S] [--jobs N] [--cache PATH] [--no-store] [--quiet] [--json]
        kiln tune --replay FILE [--strategy S] [--budget N] [--time-limit SEC]
                  [--seed S] [--quiet] [--json]
@@ -49,6 +51,11 @@ the right answer, for one problem size on this machine's GPU 0.
                     median of repeated launches); the default with a GPU
   --backend model   answer with the cost model alone (no GPU; --arch,
                     default sm_90a); nothing is stored
+  --device emu      run the GPU backend on kiln's emulator (--arch: the GPU it
+                    presents, sm_90a, sm_89 or sm_80): every candidate is
+                    built, launched and checked as on a GPU, failures are
+                    isolated; its times are host time, not GPU time, so the
+                    ranking means nothing and nothing is stored
   --strategy S      exhaustive, random, annealing, genetic or model (the
                     default: the cost model's best first, then local search)
   --budget N        at most N evaluations (default 100; 0: no limit)
@@ -121,6 +128,7 @@ int runTune(const Args &A) {
                    {"--shape", true},
                    {"--backend", true},
                    {"--arch", true},
+                   deviceOptionSpec(),
                    {"--strategy", true},
                    {"--budget", true},
                    {"--time-limit", true},
@@ -138,7 +146,11 @@ int runTune(const Args &A) {
   if (!P.get("--shape"))
     throw UsageError("--shape is required (e.g. --shape M=4096,N=2112,K=7168)");
   SearchArgs S = parseSearchArgs(P);
+  const bool Emulated = applyDeviceOption(P);
   std::string Backend = P.get("--backend").value_or("");
+  if (Emulated && Backend == "model")
+    throw UsageError("--device emu runs the GPU backend on the emulator; "
+                     "--backend model needs no device");
   if (!Backend.empty() && Backend != "gpu" && Backend != "model")
     throw UsageError("--backend " + Backend + ": expected gpu or model");
   unsigned Jobs = 0;
@@ -167,9 +179,9 @@ int runTune(const Args &A) {
     Backend = "gpu";
   }
   bool Gpu = Backend == "gpu";
-  if (Gpu && P.has("--arch"))
-    throw UsageError("--arch is for --backend model; the GPU backend tunes "
-                     "for GPU 0's target");
+  if (Gpu && P.has("--arch") && !Emulated)
+    throw UsageError("--arch is for --backend model (or --device emu); the GPU "
+                     "backend tunes for GPU 0's target");
   std::optional<DeviceInfo> Device;
   std::optional<PrimaryContext> Context;
   std::string CachePath;
@@ -186,7 +198,8 @@ int runTune(const Args &A) {
       }
       Target = *A;
       Context.emplace(Driver, 0);
-      if (!P.has("--no-store"))
+      // The emulator's times are host time: never a tuning result.
+      if (!P.has("--no-store") && !Device->Emulated)
         CachePath = tuningCachePathOption(P.get("--cache"));
     } else {
       if (P.has("--no-store") || P.has("--cache") || P.has("--jobs"))
@@ -343,6 +356,7 @@ int runTune(const Args &A) {
   O.BestSeconds = W.Seconds;
   O.BestTflops = W.Tflops;
   O.Predicted = !Gpu;
+  O.Emulated = Device && Device->Emulated;
   if (W.Check)
     O.RelError = W.Check->C.Rel;
   O.ModelRank = Rank;

@@ -16,7 +16,8 @@ void printJson(const TuneOutcome &O, std::ostream &OS) {
      << ", \"shape\": {\"M\": " << O.Size.M << ", \"N\": " << O.Size.N
      << ", \"K\": " << O.Size.K << "}, \"device\": " << jsonString(O.DeviceName)
      << ", \"arch\": \"" << O.ArchName << "\", \"backend\": \"" << O.Backend
-     << "\", \"strategy\": " << jsonString(O.Search.Strategy)
+     << "\", \"emulated\": " << (O.Emulated ? "true" : "false")
+     << ", \"strategy\": " << jsonString(O.Search.Strategy)
      << ", \"seed\": " << O.Search.Seed
      << ", \"space\": {\"declared\": " << O.Declared
      << ", \"constrained\": " << O.Constrained << ", \"valid\": " << O.Valid
@@ -60,7 +61,8 @@ void printText(const TuneOutcome &O, std::ostream &OS) {
      << "best      " << O.Best.str() << "\n"
      << "          " << formatSeconds(O.BestSeconds) << ", "
      << jsonNumber(O.BestTflops) << " TFLOP/s"
-     << (O.Predicted ? " (predicted)" : "");
+     << (O.Predicted ? " (predicted)" : "")
+     << (O.Emulated ? " (emulated: host time, not GPU time)" : "");
   if (O.RelError)
     OS << ", relative error " << jsonNumber(*O.RelError);
   OS << "\n"
@@ -71,13 +73,17 @@ void printText(const TuneOutcome &O, std::ostream &OS) {
        << ")\n          ";
     if (O.UntunedSeconds)
       OS << formatSeconds(*O.UntunedSeconds) << ": the tuned configuration is "
-         << jsonNumber(*O.UntunedSeconds / O.BestSeconds) << "x as fast\n";
+         << jsonNumber(*O.UntunedSeconds / O.BestSeconds) << "x as fast"
+         << (O.Emulated ? " (emulated: not meaningful)" : "") << "\n";
     else
       OS << "not measured"
          << (O.UntunedFailure.empty() ? "" : ": " + O.UntunedFailure) << "\n";
   }
   if (!O.StoredPath.empty())
     OS << "stored    " << O.StoredPath << "\n";
+  else if (O.Emulated)
+    OS << "stored    nothing: the emulator's times are not GPU times (every "
+          "candidate above was checked on it)\n";
 }
 
 } // namespace

@@ -29,6 +29,7 @@ struct TuneOutcome {
   KernelConfig Best;
   double BestSeconds = 0, BestTflops = 0;
   bool Predicted = false; ///< Times are the cost model's, not measured.
+  bool Emulated = false;  ///< Times are the emulator's host time.
   std::optional<double> RelError;
   size_t ModelRank = 0;
   std::optional<ChosenConfig> Untuned; ///< The configuration used untuned.

@@ -137,6 +137,13 @@ GpuEvaluator::GpuEvaluator(const tuner::OpSearchSpace &TheSpace,
   P->Options = Options;
   if (!P->Options.Jobs)
     P->Options.Jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (P->Driver.emulated()) {
+    // Every launch emulates the whole kernel, and its time is host time:
+    // one timed launch, no warm-up, no L2 flush.
+    P->Options.Timing.Warmup = 0;
+    P->Options.Timing.MinReps = P->Options.Timing.MaxReps = 1;
+    P->Options.FlushL2 = false;
+  }
   P->Problem =
       std::make_unique<GpuProblem>(P->Driver, Space.op(), Size, Options.Seed);
   if (Options.FlushL2 && Device.L2CacheBytes > 0)
@@ -171,6 +178,7 @@ GpuEvaluator::evaluate(const std::vector<size_t> &Batch) {
       R.Target = Space.target();
       R.Config = Space.config(Batch[I]);
       R.ConfigSource = "tuner";
+      R.ForEmulator = P->Driver.emulated();
       R.TunedFor = {P->Size.M, P->Size.N, P->Size.K};
       R.Cache = P->Cache;
       KernelBuildResult B;
@@ -224,6 +232,7 @@ tuner::Measurement GpuEvaluator::measureConfig(const KernelConfig &Config,
   R.Target = Space.target();
   R.Config = Config;
   R.ConfigSource = "default";
+  R.ForEmulator = P->Driver.emulated();
   R.TunedFor = {P->Size.M, P->Size.N, P->Size.K};
   R.Cache = P->Cache;
   return P->measure(Space.op(), Config, buildKernel(Space.op(), R), Report);

@@ -216,9 +216,11 @@ Jit::compile(const JitOp &Op, const GemmDims &Size, const std::string &Config) {
                          Op.P->Source, Problem.Loc, Problem.Message);
     Chosen = {*C, "given"};
   }
+  const bool Emulator =
+      S->Options.Emulator ? *S->Options.Emulator : usesEmulator();
   std::string Key = Op.P->SourceHash + "/" + Op.name() + "/" +
-                    std::string(archInfo(Target).Name) + "/" +
-                    Chosen.Config.str();
+                    std::string(archInfo(Target).Name) +
+                    (Emulator ? "+emu/" : "/") + Chosen.Config.str();
   {
     std::lock_guard<std::mutex> Guard(S->Lock);
     auto It = S->Kernels.find(Key);
@@ -233,6 +235,7 @@ Jit::compile(const JitOp &Op, const GemmDims &Size, const std::string &Config) {
   R.ConfigSource = Chosen.Source;
   R.TunedFor = Size;
   R.Cache = S->Cache.get();
+  R.ForEmulator = Emulator;
   KernelBuildResult B = buildKernel(Model, R);
   warn(B.Warnings);
   if (!B.Ok)

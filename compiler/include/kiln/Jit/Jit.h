@@ -64,6 +64,10 @@ struct JitOptions {
   std::optional<std::string> TuningCache;
   /// Use the on-disk compile cache (KILN_CACHE_DIR, ...).
   bool UseCompileCache = true;
+  /// Build kernels for kiln's emulator (the module it runs) instead of
+  /// cubins for a GPU. Default: when this process uses the emulator
+  /// (KILN_DEVICE=emu; usesEmulator() in kiln/Runtime/CudaDriver.h).
+  std::optional<bool> Emulator;
 };
 
 /// A loaded, checked op. Cheap to copy.

@@ -182,6 +182,10 @@ enum class DeviceKind { Gpu, Emulator };
 /// "gpu", "emu" or unset.
 std::optional<DeviceKind> deviceKindFromEnvironment(std::string *Error);
 
+/// True when this process runs kernels on kiln's emulator: the driver it
+/// loaded is the emulator, or (no driver loaded) KILN_DEVICE=emu.
+bool usesEmulator();
+
 /// Where libkiln-emu.so is: $KILN_EMU_LIBRARY, else next to the kiln binary
 /// or library that runs (its directory or ../lib), else the build tree's.
 std::string emulatorLibraryPath();
