@@ -5,8 +5,9 @@ usage: report.py RUNS_DIR CUBLAS_JSONL [TUNE_DIR]
 
 RUNS_DIR holds, per run, OP.M.N.K.json (kiln run --json's stdout),
 OP.M.N.K.err and OP.M.N.K.rc (exit status), as tests/gpu/run.sh writes them.
-Columns: op, shape, kiln max-abs / rel / PASS|FAIL, kiln TFLOP/s (and % of
-the dense peak), cuBLAS(Lt) TFLOP/s, kiln / cuBLAS. Exits 1 when any kiln run
+Columns: op, shape, kiln max-abs / rel / the worst element's error as a
+fraction of its tolerance / PASS|FAIL, kiln TFLOP/s (and % of the dense
+peak), cuBLAS(Lt) TFLOP/s, kiln / cuBLAS. Exits 1 when any kiln run
 failed its check, exited non-zero or was not run; 0 otherwise.
 
 TUNE_DIR holds OP.M.N.K.tune.json (kiln tune --json) and OP.M.N.K.run.json
@@ -126,15 +127,18 @@ def main():
         ct = cb.get("tflops")
         ratio = kt / ct if kt and ct else None
         order = (op != "gemm_fp8", m, n, k)
+        worst = (check.get("worst") or {}).get("ratio")
         rows.append((order, op, "%dx%dx%d" % (m, n, k),
                      fmt(check.get("max_abs"), ".3g"), fmt(check.get("rel"), ".2e"),
+                     fmt(worst if isinstance(worst, (int, float)) else None, ".2f"),
                      verdict,
                      fmt(kt, ".1f") + ("" if frac is None else " (%.0f%%)" % (100 * frac)),
                      fmt(ct, ".1f") if "error" not in cb else "n/a",
                      fmt(ratio, ".2f")))
     rows.sort(key=lambda r: r[0])
-    head = ("op", "MxNxK", "max-abs", "rel", "check", "kiln TF/s", "cuBLAS TF/s", "ratio")
-    widths = [34, 16, 9, 9, 6, 14, 11, 5]
+    head = ("op", "MxNxK", "max-abs", "rel", "worst/tol", "check", "kiln TF/s",
+            "cuBLAS TF/s", "ratio")
+    widths = [34, 16, 9, 9, 9, 6, 14, 11, 5]
     print("\n" + "  ".join(h.ljust(w) for h, w in zip(head, widths)))
     for r in rows:
         print("  ".join(str(c).ljust(w) for c, w in zip(r[1:], widths)))
