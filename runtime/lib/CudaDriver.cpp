@@ -123,8 +123,11 @@ std::string emulatorLibraryPath() {
   for (const std::string &D : Dirs)
     for (const char *Rel : {"/libkiln-emu.so", "/../lib/libkiln-emu.so"}) {
       std::string Candidate = D + Rel;
-      if (access(Candidate.c_str(), R_OK) == 0)
-        return Candidate;
+      if (access(Candidate.c_str(), R_OK) == 0) {
+        char Real[4096];
+        return realpath(Candidate.c_str(), Real) ? std::string(Real)
+                                                 : Candidate;
+      }
     }
   return KILN_EMU_LIBRARY_DEFAULT;
 }

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
+#include "DeviceOption.h"
 #include "Commands.h"
 #include "Json.h"
 
@@ -24,7 +25,7 @@
 
 namespace kiln::cli {
 
-const char *InfoHelp = R"help(usage: kiln info [--json]
+const char *InfoHelp = R"help(usage: kiln info [--json] [--device gpu|emu [--arch ARCH]]
 
 Prints kiln's version and those of LLVM/MLIR and NVRTC, the cache directory,
 the CUDA driver, and for each GPU: name, compute capability (and the target
@@ -38,6 +39,9 @@ Environment: KILN_CACHE_DIR (the cache directory; default
 $XDG_CACHE_HOME/kiln, else ~/.cache/kiln), KILN_TUNING_CACHE (the tuning
 cache file; default <cache directory>/tuning.toml), KILN_CUDA_DRIVER_PATH (the driver
 library to open instead of libcuda.so.1).
+
+With --device emu (or KILN_DEVICE=emu), the device is kiln's emulator: the
+GPU of --arch (sm_90a, sm_89 or sm_80) it presents, run on the CPU.
 
 Exit status: 0, or 1 when a GPU was found but could not be queried.
 )help";
@@ -175,6 +179,9 @@ void printText(const Facts &F, std::ostream &OS) {
   if (!D.missingFunctions().empty())
     OS << " (too old to launch kiln's kernels: lacks "
        << D.missingFunctions().front() << ")";
+  if (D.emulated())
+    OS << " (kiln's emulator, seed " << D.emulatorSeed()
+       << "; its times are not GPU times)";
   OS << "\n";
   if (F.Devices.empty()) {
     OS << (F.QueryFailed ? "GPU: error (" : "GPU: none (") << F.GpuError
@@ -227,7 +234,9 @@ void printJson(const Facts &F, std::ostream &OS) {
      << ", \"source\": " << json(F.Cache.Source)
      << ", \"tuning_cache\": " << jsonOrNull(F.Cache.TuningCache) << "},\n"
      << "  \"driver\": {\"library\": " << json(D.libraryPath())
-     << ", \"loaded\": " << (D.loaded() ? "true" : "false") << ", \"version\": "
+     << ", \"loaded\": " << (D.loaded() ? "true" : "false")
+     << ", \"emulator\": " << (D.emulated() ? "true" : "false")
+     << ", \"version\": "
      << (D.driverVersion() > 0 ? json(formatCudaVersion(D.driverVersion()))
                                : "null")
      << ", \"missing_functions\": [";
@@ -259,9 +268,12 @@ void printJson(const Facts &F, std::ostream &OS) {
 } // namespace
 
 int runInfo(const Args &A) {
-  ParsedArgs P(A, {{"--json", false}});
+  ParsedArgs P(A, {{"--json", false}, deviceOptionSpec(), {"--arch", true}});
   if (!P.positionals().empty())
-    throw UsageError("info takes no arguments other than --json");
+    throw UsageError("info takes no arguments other than --json, --device "
+                     "and --arch");
+  if (!applyDeviceOption(P) && P.get("--arch"))
+    throw UsageError("--arch is for --device emu: the emulated GPU");
   Facts F = gather();
   std::istringstream Warnings(F.Cache.Warning);
   for (std::string Line; std::getline(Warnings, Line);)
