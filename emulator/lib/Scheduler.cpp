@@ -110,6 +110,10 @@ void maybePreempt() {
     yieldThread();
 }
 
+namespace {
+std::string deadlockReport(Cluster &Cl);
+} // namespace
+
 void instructionEntry() {
   Worker &W = *TlsWorker;
   if ((++TlsTicks & 255) == 0 &&
@@ -117,7 +121,9 @@ void instructionEntry() {
     fault(FaultKind::Timeout,
           "the launch ran longer than the watchdog's " +
               std::to_string(int(W.L->options().TimeoutSeconds)) +
-              " s (KILN_EMU_TIMEOUT)");
+              " s (KILN_EMU_TIMEOUT); " + threadName(*W.Running) +
+              " was running, the threads of its cluster are at:" +
+              deadlockReport(*W.Current));
   maybePreempt();
 }
 

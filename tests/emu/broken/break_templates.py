@@ -48,6 +48,11 @@ BREAKS = {
     "multicast-count": ("kiln/gemm/mainloop_sm90_tma_wgmma.cuh",
                         "4 * Cfg::kConsumers * (multicast ? 2 : 1)",
                         "4 * Cfg::kConsumers"),
+    # A consumer that spins forever instead of consuming (for the watchdog).
+    "livelock": ("kiln/gemm/mainloop_sm90_tma_wgmma.cuh",
+                 "  RingPos<Cfg::kStages> pos;\n  int prev_stage = 0;",
+                 "  RingPos<Cfg::kStages> pos;\n  int prev_stage = 0;\n"
+                 "  while (ktiles > 0)\n    arch::fence_proxy_async_shared();"),
     # sm80: the cp.async pipeline's wait leaves one group too many in flight.
     "cp-async-wait": ("kiln/gemm/mainloop_sm80_cp_async_mma.cuh",
                       "arch::cp_async_wait<S - 2>();",
