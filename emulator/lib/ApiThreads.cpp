@@ -22,13 +22,15 @@ uint32_t expectedThreads(const Cta &C, const NamedBarrier &B) {
   return B.Expected ? B.Expected : 32 * C.LiveWarps;
 }
 
-/// Counts warp W's arrival at barrier Id once all its live lanes arrived;
-/// completes the barrier when enough warps did. True when it completed.
+/// Counts warp W's arrival at barrier Id once every lane arrived or exited
+/// (a lane that arrived and then exited counts once); completes the barrier
+/// when enough warps did. True when it completed.
 bool countWarpArrival(Cta &C, Warp &W, uint32_t Id) {
   NamedBarrier &B = C.Named[Id];
-  if (W.BarArrivals[Id] == 0 || W.BarArrivals[Id] < W.live())
+  if (W.BarArrived[Id] == 0 ||
+      (W.BarArrived[Id] | W.ExitedMask) != W.laneMask())
     return false;
-  W.BarArrivals[Id] = 0;
+  W.BarArrived[Id] = 0;
   B.Arrived += 32;
   if (B.Arrived < expectedThreads(C, B))
     return false;
@@ -58,7 +60,7 @@ void barrier(uint32_t Id, uint32_t Count, bool Wait, SourceLoc L) {
   NamedBarrier &B = C.Named[Id];
   bool Busy = B.Arrived != 0 || !B.Q.Waiters.empty();
   for (auto &W : C.Warps)
-    Busy |= W->BarArrivals[Id] != 0;
+    Busy |= W->BarArrived[Id] != 0;
   if (Busy && B.Expected != Count)
     faultAt(FaultKind::IllegalInstruction, L,
             std::string(Op) + " " + std::to_string(Id) + " expecting " +
@@ -70,16 +72,18 @@ void barrier(uint32_t Id, uint32_t Count, bool Wait, SourceLoc L) {
     B.Expected = Count;
     B.Loc = L;
   }
-  ++T.W->BarArrivals[Id];
+  if (T.W->BarArrived[Id] >> T.Regs.Laneid & 1)
+    faultAt(FaultKind::IllegalInstruction, L,
+            std::string(Op) + " " + std::to_string(Id) +
+                " again before the barrier completed");
+  T.W->BarArrived[Id] |= 1u << T.Regs.Laneid;
   ++C.Cl->Progress;
   if (countWarpArrival(C, *T.W, Id) || !Wait)
     return;
   block(B.Q, WaitKind::NamedBarrier, Op, L, Id);
 }
 
-uint32_t laneMaskOf(const Warp &W) {
-  return W.Lanes == 32 ? ~0u : (1u << W.Lanes) - 1;
-}
+uint32_t laneMaskOf(const Warp &W) { return W.laneMask(); }
 
 /// A member-mask warp collective: every lane named in Mask arrives.
 struct WarpOp {

@@ -158,6 +158,7 @@ void threadExited(Thread &T) {
   Worker &W = *TlsWorker;
   T.St = Thread::State::Exited;
   ++T.W->Exited;
+  T.W->ExitedMask |= 1u << T.Regs.Laneid;
   Cta &C = *T.C;
   --C.LiveThreads;
   --C.Cl->LiveThreads;

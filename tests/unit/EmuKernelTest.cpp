@@ -202,6 +202,35 @@ TEST_CASE("Emulator: ldmatrix and mma.sync m16n8k32 e4m3 / m16n8k16 bf16",
   }
 }
 
+TEST_CASE("Emulator: ldmatrix .x1/.x2/.x4 and .trans", "[emu]") {
+  Emu &E = theEmulator();
+  std::vector<uint16_t> M(4 * 64);
+  for (size_t I = 0; I < M.size(); ++I)
+    M[I] = uint16_t(0x1000 + I * 3);
+  auto At = [&](uint32_t J, uint32_t R, uint32_t C) {
+    return uint32_t(M[J * 64 + R * 8 + C]);
+  };
+  CUdeviceptr dM = E.upload(M), dO = E.alloc(32 * 4 * 4);
+  for (int Count : {1, 2, 4})
+    for (int Trans : {0, 1}) {
+      REQUIRE(E.launch("ldmatrix_forms", 1, 32, 2048,
+                       {&dM, &dO, &Count, &Trans}) == "");
+      std::vector<uint32_t> O = E.download<uint32_t>(dO, 32 * 4);
+      for (uint32_t L = 0; L < 32; ++L)
+        for (uint32_t I = 0; I < uint32_t(Count); ++I) {
+          // PTX ISA: lane l holds the pair at row l/4, columns 2(l%4) and
+          // 2(l%4)+1; transposed, rows 2(l%4) and 2(l%4)+1 of column l/4.
+          uint32_t Lo = Trans ? At(I, 2 * (L % 4), L / 4)
+                              : At(I, L / 4, 2 * (L % 4));
+          uint32_t Hi = Trans ? At(I, 2 * (L % 4) + 1, L / 4)
+                              : At(I, L / 4, 2 * (L % 4) + 1);
+          INFO("x" << Count << (Trans ? ".trans" : "") << " lane " << L
+                   << " register " << I);
+          REQUIRE(O[L * 4 + I] == (Lo | Hi << 16));
+        }
+    }
+}
+
 TEST_CASE("Emulator: cp.async zero fill and the wait it needs", "[emu]") {
   Emu &E = theEmulator();
   std::vector<uint8_t> Src(32 * 16);
@@ -333,6 +362,10 @@ TEST_CASE("Emulator: named barriers count warps; a missing one is a deadlock",
                       Catch::Contains("warp 0: bar.sync 1 at kernels.cu:") &&
                       Catch::Contains("(32 of 64 threads arrived") &&
                       Catch::Contains("warp 1: bar.sync 2 at kernels.cu:"));
+  // bar.arrive counts without waiting: warp 0 signals, warp 1 waits.
+  Hang = 2;
+  REQUIRE(E.launch("named_barriers", 1, 64, 0, {&dO, &Hang}) == "");
+  CHECK(E.download<int>(dO, 64)[40] == 2);
 }
 
 TEST_CASE("Emulator: setmaxnreg against the CTA's register pool", "[emu]") {
@@ -346,6 +379,11 @@ TEST_CASE("Emulator: setmaxnreg against the CTA's register pool", "[emu]") {
                  Catch::Contains("setmaxnreg.inc 232 at kernels.cu:") &&
                  Catch::Contains("the CTA's pool has 0 free registers, the "
                                  "increase needs 8192"));
+  CHECK_THAT(E.launch("registers_nonuniform", 1, 128, 0, {}),
+             Catch::Contains("CUDA_ERROR_ILLEGAL_INSTRUCTION") &&
+                 Catch::Contains("setmaxnreg.inc with 232 registers in one "
+                                 "thread and 224 in another of the warpgroup "
+                                 "(must be uniform)"));
   // More threads than __launch_bounds__ allows: refused at launch.
   CHECK_THAT(E.launch("registers", 1, 288, 0, {&dO, &Greedy}),
              Catch::Contains("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES") &&

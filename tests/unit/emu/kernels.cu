@@ -111,6 +111,31 @@ extern "C" __global__ void mma_one(const uint8_t *A, const uint8_t *B,
   }
 }
 
+// ldmatrix .x1/.x2/.x4, with and without .trans, through the emulator's
+// entry (kiln's arch/ wraps only .x4): four 8x8 b16 matrices M[j][r][c] at
+// 128 bytes apart, rows 16 bytes; lane l supplies row l % 8 of matrix
+// (l % (8 COUNT)) / 8. Out[4 l + i] = register i of lane l.
+extern "C" __global__ void ldmatrix_forms(const uint16_t *M, uint32_t *Out,
+                                          int count, int trans) {
+  const Aligned s = aligned_smem();
+  for (int i = threadIdx.x; i < 4 * 64; i += 32)
+    reinterpret_cast<uint16_t *>(s.ptr)[i] = M[i];
+  __syncwarp();
+  const uint32_t lane = threadIdx.x;
+  uint32_t regs[4] = {0, 0, 0, 0};
+  const uint32_t row = lane % (8 * uint32_t(count));
+  kiln_emu_api->Ldmatrix(regs, uint32_t(count), trans,
+                         s.addr + row / 8 * 128 + row % 8 * 16, KILN_EMU_HERE);
+  for (int i = 0; i < 4; ++i)
+    Out[lane * 4 + i] = regs[i];
+}
+
+// Warpgroups 0 and 1 ask setmaxnreg for different counts in one
+// instruction's threads: warps 0-1 for 232, warps 2-3 for 224.
+extern "C" __global__ __launch_bounds__(128, 1) void registers_nonuniform() {
+  kiln_emu_api->SetMaxNReg(threadIdx.x < 64 ? 232 : 224, 1, KILN_EMU_HERE);
+}
+
 // cp.async: 16-byte copies of Src into shared memory, every other one
 // zero-filled (src-size 0); with WAIT, cp.async.wait_group 0 and a
 // __syncthreads before every thread reads back all chunks into Out.
@@ -202,9 +227,11 @@ extern "C" __global__ void tma_early_read(const __grid_constant__ TmaDescriptor 
 // HANG, warp 1 goes to barrier 2 instead and nobody else comes.
 extern "C" __global__ void named_barriers(int *Out, int hang) {
   const int warp = threadIdx.x / 32;
-  if (warp == 0)
+  if (warp == 0 && hang == 2)
+    kiln_emu_api->BarArrive(1, 64, KILN_EMU_HERE); // signal, don't wait
+  else if (warp == 0)
     arch::named_barrier_sync<1, 64>();
-  else if (hang)
+  else if (hang == 1)
     arch::named_barrier_sync<2, 64>();
   else
     arch::named_barrier_sync<1, 64>();
@@ -299,6 +326,8 @@ extern "C" __global__ void conversions(const float *In, uint32_t *Out) {
 
 KILN_EMU_ENTRY(wgmma_nonuniform, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(mma_one, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(ldmatrix_forms, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(registers_nonuniform, 128, 0, 0, 0, 168)
 KILN_EMU_ENTRY(cp_async_copy, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(mbarrier_rules, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(tma_box, 0, 0, 0, 0, 0)

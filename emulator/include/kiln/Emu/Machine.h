@@ -89,10 +89,13 @@ struct Warp {
   uint32_t Index = 0;
   uint32_t Lanes = 0;  ///< threads in this warp (32 unless the CTA is ragged)
   uint32_t Exited = 0; ///< of them, exited
+  uint32_t ExitedMask = 0;
   Thread *Lane[32] = {};
   Collective Coll;
-  uint32_t BarArrivals[16] = {}; ///< lanes arrived at each named barrier
+  /// Lanes arrived at each named barrier in its current generation.
+  uint32_t BarArrived[16] = {};
   uint32_t live() const { return Lanes - Exited; }
+  uint32_t laneMask() const { return Lanes == 32 ? ~0u : (1u << Lanes) - 1; }
 };
 
 /// One wgmma.mma_async: its result waits for the wait_group that retires it.
