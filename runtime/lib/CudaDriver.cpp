@@ -155,6 +155,12 @@ const CudaDriver &CudaDriver::instance() {
       return;
     }
     Driver->open(defaultLibraryPath());
+    const char *Explicit = std::getenv("KILN_CUDA_DRIVER_PATH");
+    if (!Driver->Loaded && !(Explicit && *Explicit) &&
+        deviceKindFromEnvironment(nullptr) == DeviceKind::Emulator)
+      Driver->Reason = noCudaDeviceMessage(
+          "KILN_DEVICE=emu, but kiln's emulator could not be loaded: " +
+          Driver->OpenDetail);
   });
   return *Driver;
 }
@@ -170,7 +176,8 @@ void CudaDriver::open(const std::string &LibraryPath) {
   dlerror(); // Clear any earlier error.
   Handle = dlopen(Path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!Handle) {
-    Reason = noCudaDeviceMessage(lastDlError(Path + ": cannot be opened"));
+    OpenDetail = lastDlError(Path + ": cannot be opened");
+    Reason = noCudaDeviceMessage(OpenDetail);
     return;
   }
 

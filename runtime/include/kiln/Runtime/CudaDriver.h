@@ -165,6 +165,7 @@ private:
   bool Loaded = false;
   bool Available = false;
   std::string Reason;
+  std::string OpenDetail; ///< dlopen's error when the library did not open
   CUresult InitResult = CUDA_ERROR_NOT_INITIALIZED;
   int Version = 0;
   int Devices = 0;

@@ -151,7 +151,8 @@ inline int __all_sync(unsigned Mask, int P,
 #define KILN_EMU_ACCESS_HOOK(Kind, IsStore, N)                                 \
   extern "C" __attribute__((no_sanitize_address, used)) void                   \
       __asan_##Kind##N##_noabort(uintptr_t A) {                                \
-    kiln_emu_api->CheckAccess(A, N, IsStore, __builtin_return_address(0));     \
+    if (kiln_emu_api) /* null only while the module loads */                   \
+      kiln_emu_api->CheckAccess(A, N, IsStore, __builtin_return_address(0));   \
   }
 KILN_EMU_ACCESS_HOOK(load, 0, 1)
 KILN_EMU_ACCESS_HOOK(load, 0, 2)
@@ -166,11 +167,13 @@ KILN_EMU_ACCESS_HOOK(store, 1, 16)
 #undef KILN_EMU_ACCESS_HOOK
 extern "C" __attribute__((no_sanitize_address, used)) void
 __asan_loadN_noabort(uintptr_t A, size_t N) {
-  kiln_emu_api->CheckAccess(A, N, 0, __builtin_return_address(0));
+  if (kiln_emu_api)
+    kiln_emu_api->CheckAccess(A, N, 0, __builtin_return_address(0));
 }
 extern "C" __attribute__((no_sanitize_address, used)) void
 __asan_storeN_noabort(uintptr_t A, size_t N) {
-  kiln_emu_api->CheckAccess(A, N, 1, __builtin_return_address(0));
+  if (kiln_emu_api)
+    kiln_emu_api->CheckAccess(A, N, 1, __builtin_return_address(0));
 }
 extern "C" __attribute__((no_sanitize_address, used)) void
 __asan_handle_no_return() {}
