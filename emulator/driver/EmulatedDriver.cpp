@@ -142,8 +142,7 @@ const Allocation *deviceRange(uintptr_t P, size_t Bytes) {
 
 CUresult badRange(const char *Call, uintptr_t P, size_t Bytes) {
   return refuse(CUDA_ERROR_INVALID_VALUE,
-                std::string(Call) + ": " +
-                    driver().Memory.describe(P, Bytes) +
+                std::string(Call) + ": " + driver().Memory.describe(P, Bytes) +
                     " is not inside one device allocation");
 }
 
@@ -180,12 +179,13 @@ CUresult launch(Function &F, Dim3 Grid, Dim3 Block, unsigned Smem,
                       std::to_string(Regs) + " registers exceed the " +
                       std::to_string(S.RegsPerSm) + " of an SM");
   if (Smem > unsigned(F.MaxDynamicSmem))
-    return refuse(CUDA_ERROR_INVALID_VALUE,
-                  Name + ": " + std::to_string(Smem) +
-                      " bytes of dynamic shared memory exceed the function's "
-                      "limit of " +
-                      std::to_string(F.MaxDynamicSmem) +
-                      " (raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    return refuse(
+        CUDA_ERROR_INVALID_VALUE,
+        Name + ": " + std::to_string(Smem) +
+            " bytes of dynamic shared memory exceed the function's "
+            "limit of " +
+            std::to_string(F.MaxDynamicSmem) +
+            " (raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   Dim3 Cluster = {1, 1, 1};
   const bool Compiled = K.ClusterDims.x != 0;
   const bool Attr = ClusterAttr.x != 0;
@@ -229,9 +229,9 @@ CUresult launch(Function &F, Dim3 Grid, Dim3 Block, unsigned Smem,
   if (Out.Fault) {
     D.Pending = CUresult(faultResult(Out.Fault->Kind));
     D.LastError = std::string(faultKindName(Out.Fault->Kind)) + " in " + Name +
-                  ": " + Out.Fault->Message + " (KILN_EMU_SEED=" +
-                  std::to_string(D.BaseSeed) + ", launch " +
-                  std::to_string(D.Launches) + ")";
+                  ": " + Out.Fault->Message +
+                  " (KILN_EMU_SEED=" + std::to_string(D.BaseSeed) +
+                  ", launch " + std::to_string(D.Launches) + ")";
     if (D.Verbose)
       std::fprintf(stderr, "kiln-emu: %s\n", D.LastError.c_str());
   }
@@ -556,8 +556,7 @@ CUresult cuModuleLoadData(CUmodule *Mod, const void *Image) {
     return refuse(CUDA_ERROR_INVALID_IMAGE,
                   "cuModuleLoadData: not a kiln emulator module");
   std::string Why;
-  std::unique_ptr<Module> M =
-      Module::load(Image, Bytes, &emulatorApi(), &Why);
+  std::unique_ptr<Module> M = Module::load(Image, Bytes, &emulatorApi(), &Why);
   if (!M)
     return refuse(CUDA_ERROR_INVALID_IMAGE, "cuModuleLoadData: " + Why);
   *Mod = reinterpret_cast<CUmodule>(M.get());
@@ -643,7 +642,8 @@ CUresult cuFuncSetAttribute(CUfunction Fn, CUfunction_attribute A, int V) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuOccupancyMaxActiveClusters(int *N, CUfunction, const CUlaunchConfig *) {
+CUresult cuOccupancyMaxActiveClusters(int *N, CUfunction,
+                                      const CUlaunchConfig *) {
   KILN_EMU_ENTER();
   *N = D.Spec->SmCount / 2;
   return CUDA_SUCCESS;
@@ -662,8 +662,8 @@ CUresult cuLaunchKernel(CUfunction Fn, unsigned Gx, unsigned Gy, unsigned Gz,
                 Params, Extra);
 }
 
-CUresult cuLaunchKernelEx(const CUlaunchConfig *C, CUfunction Fn,
-                          void **Params, void **Extra) {
+CUresult cuLaunchKernelEx(const CUlaunchConfig *C, CUfunction Fn, void **Params,
+                          void **Extra) {
   KILN_EMU_ENTER();
   auto It = D.Functions.find(Fn);
   if (It == D.Functions.end())
@@ -685,16 +685,12 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *C, CUfunction Fn,
                 Cluster, Params, Extra);
 }
 
-CUresult cuTensorMapEncodeTiled(CUtensorMap *Map, CUtensorMapDataType Type,
-                                cuuint32_t Rank, void *Address,
-                                const cuuint64_t *Dims,
-                                const cuuint64_t *Strides,
-                                const cuuint32_t *Box,
-                                const cuuint32_t *ElemStrides,
-                                CUtensorMapInterleave Interleave,
-                                CUtensorMapSwizzle Swizzle,
-                                CUtensorMapL2promotion L2,
-                                CUtensorMapFloatOOBfill Oob) {
+CUresult cuTensorMapEncodeTiled(
+    CUtensorMap *Map, CUtensorMapDataType Type, cuuint32_t Rank, void *Address,
+    const cuuint64_t *Dims, const cuuint64_t *Strides, const cuuint32_t *Box,
+    const cuuint32_t *ElemStrides, CUtensorMapInterleave Interleave,
+    CUtensorMapSwizzle Swizzle, CUtensorMapL2promotion L2,
+    CUtensorMapFloatOOBfill Oob) {
   KILN_EMU_ENTER();
   TensorMapInfo I;
   I.Rank = Rank;
@@ -711,11 +707,11 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap *Map, CUtensorMapDataType Type,
   I.SwizzleMode = uint32_t(Swizzle);
   I.L2Promotion = uint32_t(L2);
   I.OobFill = uint32_t(Oob);
-  const kiln::emu::Swizzle Modes[] = {kiln::emu::Swizzle::None,
-                                      kiln::emu::Swizzle::B32,
-                                      kiln::emu::Swizzle::B64,
-                                      kiln::emu::Swizzle::B128};
-  I.Layout = I.SwizzleMode < 4 ? Modes[I.SwizzleMode] : kiln::emu::Swizzle::None;
+  const kiln::emu::Swizzle Modes[] = {
+      kiln::emu::Swizzle::None, kiln::emu::Swizzle::B32,
+      kiln::emu::Swizzle::B64, kiln::emu::Swizzle::B128};
+  I.Layout =
+      I.SwizzleMode < 4 ? Modes[I.SwizzleMode] : kiln::emu::Swizzle::None;
   std::string Why = checkTensorMap(I);
   if (!Why.empty())
     return refuse(CUDA_ERROR_INVALID_VALUE, "cuTensorMapEncodeTiled: " + Why);
@@ -795,8 +791,7 @@ CUresult cuMemsetD8(CUdeviceptr Dst, unsigned char V, size_t N) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemsetD8Async(CUdeviceptr Dst, unsigned char V, size_t N,
-                         CUstream) {
+CUresult cuMemsetD8Async(CUdeviceptr Dst, unsigned char V, size_t N, CUstream) {
   return cuMemsetD8(Dst, V, N);
 }
 

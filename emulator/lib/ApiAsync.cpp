@@ -225,10 +225,11 @@ std::string describeWait(const Thread &T) {
            " threads arrived, counted by warp)";
   }
   case WaitKind::Collective: {
-    const Collective &Co = T.WaitOp && T.W->Coll.Arrived ? T.W->Coll : T.G->Coll;
+    const Collective &Co =
+        T.WaitOp && T.W->Coll.Arrived ? T.W->Coll : T.G->Coll;
     return std::string(T.WaitOp) + At + " (" + std::to_string(Co.Arrived) +
-           " threads of its " +
-           (&Co == &T.G->Coll ? "warpgroup" : "warp") + " arrived)";
+           " threads of its " + (&Co == &T.G->Coll ? "warpgroup" : "warp") +
+           " arrived)";
   }
   case WaitKind::Mbarrier: {
     auto It = C.Barriers.find(uint32_t(T.WaitObj));
@@ -262,15 +263,17 @@ void checkCtaEnd(Cta &C) {
   Cluster &Cl = *C.Cl;
   for (const TmaOp &Op : Cl.Tma)
     if (Op.Mask >> C.Rank & 1)
-      fault(FaultKind::Hazard,
-            "CTA " + std::to_string(C.Id.x) + " exited while the TMA load "
-            "issued at " + locName(Cl.Log[Op.LogId].Loc) +
-                " into its shared memory is in flight");
+      fault(FaultKind::Hazard, "CTA " + std::to_string(C.Id.x) +
+                                   " exited while the TMA load "
+                                   "issued at " +
+                                   locName(Cl.Log[Op.LogId].Loc) +
+                                   " into its shared memory is in flight");
   for (auto &G : C.Groups)
     if (!G->Open.empty() || !G->InFlight.empty())
       fault(FaultKind::Hazard,
             "warpgroup " + std::to_string(G->Index) + " of CTA " +
-                std::to_string(C.Id.x) + " exited with wgmma operations "
+                std::to_string(C.Id.x) +
+                " exited with wgmma operations "
                 "(issued at " +
                 locName((G->Open.empty() ? G->InFlight.front().front()
                                          : G->Open.front())
@@ -355,8 +358,8 @@ void tmaLoad(uint32_t Dst, const void *Desc, uint32_t Bar,
   Thread &T = self();
   Cta &C = *T.C;
   Cluster &Cl = *C.Cl;
-  const char *Op = Multicast ? "cp.async.bulk.tensor (multicast)"
-                             : "cp.async.bulk.tensor";
+  const char *Op =
+      Multicast ? "cp.async.bulk.tensor (multicast)" : "cp.async.bulk.tensor";
   if (!Cl.L->device().HasWgmma)
     faultAt(FaultKind::IllegalInstruction, L,
             std::string(Op) + " on " + Cl.L->device().Arch +
@@ -368,9 +371,8 @@ void tmaLoad(uint32_t Dst, const void *Desc, uint32_t Bar,
                               "cuTensorMapEncodeTiled wrote");
   if (Tma.Map.Rank != Rank)
     faultAt(FaultKind::IllegalInstruction, L,
-            std::string(Op) + "." + std::to_string(Rank) +
-                "d with a rank-" + std::to_string(Tma.Map.Rank) +
-                " tensor map");
+            std::string(Op) + "." + std::to_string(Rank) + "d with a rank-" +
+                std::to_string(Tma.Map.Rank) + " tensor map");
   if (Dst % 128)
     faultAt(FaultKind::MisalignedAddress, L,
             std::string(Op) + " to shared address " + hex(Dst) +
@@ -436,8 +438,7 @@ void cpAsync(uint32_t Dst, const void *Src, uint32_t CpSize, uint32_t SrcSize,
     if (uintptr_t(Src) % CpSize)
       faultAt(FaultKind::MisalignedAddress, L,
               std::string(Op) + " from global address " + hex(uintptr_t(Src)) +
-                  ", which is not " + std::to_string(CpSize) +
-                  "-byte aligned");
+                  ", which is not " + std::to_string(CpSize) + "-byte aligned");
     if (!Cl.L->memory().containing(uintptr_t(Src), SrcSize))
       faultAt(FaultKind::IllegalAddress, L,
               std::string(Op) + " reads " +

@@ -40,8 +40,7 @@ void requireWholeWarp(const Thread &T, const char *Op, SourceLoc L) {
   const Warp &W = *T.W;
   if (W.Lanes != 32 || W.Exited)
     faultAt(FaultKind::IllegalInstruction, L,
-            std::string(Op) + " in a warp with " +
-                std::to_string(W.live()) +
+            std::string(Op) + " in a warp with " + std::to_string(W.live()) +
                 " live threads: .aligned instructions need all 32");
 }
 
@@ -118,8 +117,8 @@ void gatherOperand(Cta &C, const WgmmaDescriptor &D, uint32_t Rows, Elem T,
       if (A % 16)
         faultAt(FaultKind::MisalignedAddress, L,
                 "wgmma.mma_async operand row at shared address " + hex(A) +
-                    ", not 16-byte aligned (descriptor start " +
-                    hex(D.Start) + ")");
+                    ", not 16-byte aligned (descriptor start " + hex(D.Start) +
+                    ")");
       readChunk(C, A, "wgmma.mma_async", L, true, Bytes);
       Chunks.push_back(A);
       for (uint32_t E = 0; E < 16 / EB; ++E)
@@ -255,20 +254,21 @@ void wgmmaMma(uint32_t N, Elem TA, Elem TB, float *D, uint64_t DescA,
   Launch &Ln = *C.Cl->L;
   if (!Ln.device().HasWgmma)
     faultAt(FaultKind::IllegalInstruction, L,
-            std::string(Op) + " on " + Ln.device().Arch + ", which has no "
-                                                         "wgmma");
-  WgmmaArgs Mine{D, DescA, DescB, N, ScaleD, ScaleA, ScaleB, TransA, TransB,
-                 TA, TB};
+            std::string(Op) + " on " + Ln.device().Arch +
+                ", which has no "
+                "wgmma");
+  WgmmaArgs Mine{D,      DescA,  DescB,  N,  ScaleD, ScaleA,
+                 ScaleB, TransA, TransB, TA, TB};
   rendezvous(G.Coll, 128, T.Linear % 128, 0, Op, L, true, &Mine, [&] {
     for (uint32_t I = 1; I < 128; ++I) {
       const WgmmaArgs &O = *arg<WgmmaArgs>(G.Coll, I);
-      const char *Field = O.DescA != DescA   ? "a-desc"
-                          : O.DescB != DescB ? "b-desc"
+      const char *Field = O.DescA != DescA     ? "a-desc"
+                          : O.DescB != DescB   ? "b-desc"
                           : O.ScaleD != ScaleD ? "scale-d"
                           : O.ScaleA != ScaleA || O.ScaleB != ScaleB
                               ? "imm-scale"
                           : O.N != N || O.TA != TA || O.TB != TB ? "shape"
-                                                                  : nullptr;
+                                                                 : nullptr;
       if (Field)
         faultAt(FaultKind::IllegalInstruction, L,
                 std::string(Op) + ": " + Field +
@@ -327,9 +327,10 @@ void wgmmaMma(uint32_t N, Elem TA, Elem TB, float *D, uint64_t DescA,
     if (Prev) {
       if (Prev->N != N || std::memcmp(Prev->Dst, W.Dst, sizeof(W.Dst)))
         faultAt(FaultKind::IllegalInstruction, L,
-                std::string(Op) + " accumulates into registers that only "
-                                  "partly overlap those of the in-flight "
-                                  "wgmma issued at " +
+                std::string(Op) +
+                    " accumulates into registers that only "
+                    "partly overlap those of the in-flight "
+                    "wgmma issued at " +
                     locName(Prev->Loc));
       Prev->Superseded = true;
       W.Result = std::move(Prev->Result);

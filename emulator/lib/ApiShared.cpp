@@ -81,23 +81,23 @@ void checkSharedRead(Cta &C, uint32_t Addr, uint32_t Bytes, const char *Op,
   uint32_t Bar = C.Smem.barrierIn(Addr, Bytes);
   if (Bar != ~0u)
     faultWhere(FaultKind::IllegalInstruction, L, Pc,
-            std::string(Op) + " reads the mbarrier at " + sharedName(C, Bar) +
-                " as data");
+               std::string(Op) + " reads the mbarrier at " +
+                   sharedName(C, Bar) + " as data");
   for (uint32_t A = Addr & ~15u; A < Addr + Bytes; A += 16) {
     ChunkShadow &S = C.Smem.chunk(A);
     if (S.PendingWrites)
       faultWhere(FaultKind::Hazard, L, Pc,
-              std::string(Op) + " reads " + sharedName(C, A) + " before " +
-                  describeLog(C, S.PendingLog) +
-                  " into it is complete (wait on its mbarrier or "
-                  "cp.async.wait_group first)");
+                 std::string(Op) + " reads " + sharedName(C, A) + " before " +
+                     describeLog(C, S.PendingLog) +
+                     " into it is complete (wait on its mbarrier or "
+                     "cp.async.wait_group first)");
     if (AsyncProxy && S.GenericWriter) {
       Thread &Writer = *C.Threads[S.GenericWriter - 1];
       if (Writer.FenceEpoch == S.WriterEpoch)
         faultWhere(FaultKind::Hazard, L, Pc,
-                std::string(Op) + " (async proxy) reads " + sharedName(C, A) +
-                    ", written with st.shared by " + threadName(Writer) +
-                    " with no fence.proxy.async since");
+                   std::string(Op) + " (async proxy) reads " +
+                       sharedName(C, A) + ", written with st.shared by " +
+                       threadName(Writer) + " with no fence.proxy.async since");
     }
   }
 }
@@ -107,20 +107,20 @@ void checkSharedWrite(Cta &C, uint32_t Addr, uint32_t Bytes, const char *Op,
   uint32_t Bar = C.Smem.barrierIn(Addr, Bytes);
   if (Bar != ~0u)
     faultWhere(FaultKind::IllegalInstruction, L, Pc,
-            std::string(Op) + " overwrites the mbarrier at " +
-                sharedName(C, Bar));
+               std::string(Op) + " overwrites the mbarrier at " +
+                   sharedName(C, Bar));
   for (uint32_t A = Addr & ~15u; A < Addr + Bytes; A += 16) {
     ChunkShadow &S = C.Smem.chunk(A);
     if (S.AsyncReaders)
       faultWhere(FaultKind::Hazard, L, Pc,
-              std::string(Op) + " writes " + sharedName(C, A) + " while " +
-                  describeLog(C, S.ReaderLog) +
-                  " still reads it (release a stage only after "
-                  "wgmma.wait_group retired the wgmma reading it)");
+                 std::string(Op) + " writes " + sharedName(C, A) + " while " +
+                     describeLog(C, S.ReaderLog) +
+                     " still reads it (release a stage only after "
+                     "wgmma.wait_group retired the wgmma reading it)");
     if (S.PendingWrites)
       faultWhere(FaultKind::Hazard, L, Pc,
-              std::string(Op) + " writes " + sharedName(C, A) + " while " +
-                  describeLog(C, S.PendingLog) + " into it is in flight");
+                 std::string(Op) + " writes " + sharedName(C, A) + " while " +
+                     describeLog(C, S.PendingLog) + " into it is in flight");
   }
 }
 

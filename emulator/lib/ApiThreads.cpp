@@ -65,8 +65,8 @@ void barrier(uint32_t Id, uint32_t Count, bool Wait, SourceLoc L) {
     faultAt(FaultKind::IllegalInstruction, L,
             std::string(Op) + " " + std::to_string(Id) + " expecting " +
                 (Count ? std::to_string(Count) : std::string("all")) +
-                " threads while others arrived at it (from " +
-                locName(B.Loc) + ") expecting " +
+                " threads while others arrived at it (from " + locName(B.Loc) +
+                ") expecting " +
                 (B.Expected ? std::to_string(B.Expected) : std::string("all")));
   if (!Busy) {
     B.Expected = Count;
@@ -167,13 +167,10 @@ void syncWarp(uint32_t Mask, SourceLoc L) {
   instructionEntry();
   Thread &T = self();
   WarpOp Mine{};
-  maskedCollective(T, Mask & laneMaskOf(*T.W), "bar.warp.sync", L, Mine,
-                   [] {});
+  maskedCollective(T, Mask & laneMaskOf(*T.W), "bar.warp.sync", L, Mine, [] {});
 }
 
-void trap(SourceLoc L) {
-  faultAt(FaultKind::Trap, L, "trap (__trap())");
-}
+void trap(SourceLoc L) { faultAt(FaultKind::Trap, L, "trap (__trap())"); }
 
 uint32_t shflSync(Shfl Mode, uint32_t Mask, uint32_t Value,
                   uint32_t LaneOrDelta, uint32_t Width, SourceLoc L) {
@@ -279,12 +276,12 @@ void setMaxNReg(uint32_t Regs, int Inc, SourceLoc L) {
   rendezvous(G.Coll, 128, T.Linear % 128, 0, Op, L, true, &Mine, [&] {
     for (uint32_t I = 0; I < 128; ++I)
       if (*static_cast<uint32_t *>(G.Coll.Payload[I]) != Regs)
-        faultAt(FaultKind::IllegalInstruction, L,
-                std::string(Op) + " with " + std::to_string(Regs) +
-                    " registers in one thread and " +
-                    std::to_string(
-                        *static_cast<uint32_t *>(G.Coll.Payload[I])) +
-                    " in another of the warpgroup (must be uniform)");
+        faultAt(
+            FaultKind::IllegalInstruction, L,
+            std::string(Op) + " with " + std::to_string(Regs) +
+                " registers in one thread and " +
+                std::to_string(*static_cast<uint32_t *>(G.Coll.Payload[I])) +
+                " in another of the warpgroup (must be uniform)");
     if (Regs < 24 || Regs > 256 || Regs % 8)
       faultAt(FaultKind::IllegalInstruction, L,
               std::string(Op) + " " + std::to_string(Regs) +

@@ -86,14 +86,14 @@ FiberContext::~FiberContext() {}
 void makeFiber(FiberContext &Ctx, FiberStack &Stack, void (*Entry)(void *),
                void *Arg) {
   uint64_t *Sp = reinterpret_cast<uint64_t *>(Stack.high() & ~uintptr_t(15));
-  *--Sp = 0;                                          // alignment slot
-  *--Sp = uint64_t(uintptr_t(&kiln_emu_fiber_start)); // return address
-  *--Sp = 0;                                          // rbp
-  *--Sp = 0;                                          // rbx
-  *--Sp = uint64_t(uintptr_t(Entry));                 // r12
-  *--Sp = uint64_t(uintptr_t(Arg));                   // r13
-  *--Sp = 0;                                          // r14
-  *--Sp = 0;                                          // r15
+  *--Sp = 0;                                           // alignment slot
+  *--Sp = uint64_t(uintptr_t(&kiln_emu_fiber_start));  // return address
+  *--Sp = 0;                                           // rbp
+  *--Sp = 0;                                           // rbx
+  *--Sp = uint64_t(uintptr_t(Entry));                  // r12
+  *--Sp = uint64_t(uintptr_t(Arg));                    // r13
+  *--Sp = 0;                                           // r14
+  *--Sp = 0;                                           // r15
   *--Sp = uint64_t(0x1F80) | (uint64_t(0x037F) << 32); // MXCSR, x87 CW
   Ctx.Sp = Sp;
 }

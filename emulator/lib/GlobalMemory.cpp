@@ -68,8 +68,7 @@ bool GlobalMemory::release(uintptr_t Base) {
   return true;
 }
 
-const Allocation *GlobalMemory::containing(uintptr_t Addr,
-                                           size_t Bytes) const {
+const Allocation *GlobalMemory::containing(uintptr_t Addr, size_t Bytes) const {
   auto It = ByBase.upper_bound(Addr);
   if (It == ByBase.begin())
     return nullptr;
@@ -86,7 +85,7 @@ const Allocation *GlobalMemory::nearest(uintptr_t Addr) const {
   const Allocation *Best = nullptr;
   uintptr_t BestDist = ~uintptr_t(0);
   auto Consider = [&](const Allocation &A) {
-    uintptr_t D = Addr < A.Base ? A.Base - Addr
+    uintptr_t D = Addr < A.Base              ? A.Base - Addr
                   : Addr >= A.Base + A.Bytes ? Addr - (A.Base + A.Bytes) + 1
                                              : 0;
     if (D < BestDist)

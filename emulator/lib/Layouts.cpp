@@ -19,8 +19,10 @@ uint32_t swizzleSpan(Swizzle S) {
 
 uint32_t swizzleAddress(Swizzle S, uint32_t A) {
   // Swizzle<B, 4, 3>: bits [4, 4+B) ^= bits [7, 7+B).
-  uint32_t Bits = S == Swizzle::B128 ? 3 : S == Swizzle::B64 ? 2
-                  : S == Swizzle::B32 ? 1 : 0;
+  uint32_t Bits = S == Swizzle::B128  ? 3
+                  : S == Swizzle::B64 ? 2
+                  : S == Swizzle::B32 ? 1
+                                      : 0;
   uint32_t Mask = ((1u << Bits) - 1) << 4;
   return A ^ ((A >> 3) & Mask);
 }
@@ -50,14 +52,13 @@ uint32_t wgmmaOperandAddress(const WgmmaDescriptor &D, uint32_t R,
   // The XOR takes the absolute address bits (position-dependent swizzle),
   // which is what lets a kernel step K by adding 32 bytes to the start.
   uint32_t W = swizzleSpan(D.Layout);
-  return swizzleAddress(D.Layout,
-                        D.Start + (R / 8) * D.Sbo + (R % 8) * W + KB);
+  return swizzleAddress(D.Layout, D.Start + (R / 8) * D.Sbo + (R % 8) * W + KB);
 }
 
 RowCol wgmmaAccumulator(uint32_t T, uint32_t Reg) {
   uint32_t W = T / 32, L = T % 32;
-  return {16 * W + L / 4 + 8 * ((Reg / 2) % 2), 8 * (Reg / 4) + 2 * (L % 4) +
-                                                    Reg % 2};
+  return {16 * W + L / 4 + 8 * ((Reg / 2) % 2),
+          8 * (Reg / 4) + 2 * (L % 4) + Reg % 2};
 }
 
 RowCol mmaAElement(bool EightBit, uint32_t L, uint32_t I, uint32_t E) {

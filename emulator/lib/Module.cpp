@@ -85,9 +85,9 @@ std::unique_ptr<Module> Module::load(const void *Image, size_t Bytes,
     *Why = std::string("dlopen: ") + (E ? E : "failed");
     return nullptr;
   }
-  auto *Abi = static_cast<const uint32_t *>(dlsym(M->Handle, "kiln_emu_module_abi"));
-  auto **ApiSlot =
-      static_cast<const Api **>(dlsym(M->Handle, "kiln_emu_api"));
+  auto *Abi =
+      static_cast<const uint32_t *>(dlsym(M->Handle, "kiln_emu_module_abi"));
+  auto **ApiSlot = static_cast<const Api **>(dlsym(M->Handle, "kiln_emu_api"));
   if (!Abi || !ApiSlot) {
     *Why = "not a kiln emulator module (no kiln_emu_module_abi)";
     return nullptr;

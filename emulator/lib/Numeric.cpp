@@ -66,7 +66,7 @@ uint32_t roundMini(float AbsX, int ManBits, int Bias, uint32_t MaxCode) {
   if (AbsX == 0)
     return 0;
   int E;
-  std::frexp(AbsX, &E); // AbsX = f * 2^E, f in [0.5, 1)
+  std::frexp(AbsX, &E);   // AbsX = f * 2^E, f in [0.5, 1)
   int Exp = E - 1 + Bias; // biased exponent of a normal result
   int Shift;              // the quantum is 2^Shift
   if (Exp <= 0)
@@ -85,7 +85,8 @@ uint32_t roundMini(float AbsX, int ManBits, int Bias, uint32_t MaxCode) {
       Units >>= 1;
       ++Exp;
     }
-    Code = (uint32_t(Exp) << ManBits) | (uint32_t(Units) & ((1u << ManBits) - 1));
+    Code =
+        (uint32_t(Exp) << ManBits) | (uint32_t(Units) & ((1u << ManBits) - 1));
   }
   return Code > MaxCode ? MaxCode + 1 : Code;
 }
@@ -96,7 +97,8 @@ uint8_t encodeFp8(float X, int ManBits, int Bias, uint32_t MaxCode,
     return NaNCode;
   uint8_t Sign = std::signbit(X) ? 0x80 : 0;
   float A = std::fabs(X);
-  uint32_t C = std::isinf(A) ? MaxCode + 1 : roundMini(A, ManBits, Bias, MaxCode);
+  uint32_t C =
+      std::isinf(A) ? MaxCode + 1 : roundMini(A, ManBits, Bias, MaxCode);
   if (C > MaxCode)
     C = MaxCode; // satfinite
   return uint8_t(Sign | C);
@@ -164,9 +166,7 @@ uint32_t convert(Cvt Op, uint32_t A, uint32_t B) {
   return 0;
 }
 
-unsigned elemBytes(Elem T) {
-  return T == Elem::BF16 || T == Elem::F16 ? 2 : 1;
-}
+unsigned elemBytes(Elem T) { return T == Elem::BF16 || T == Elem::F16 ? 2 : 1; }
 
 float decodeElem(Elem T, const uint8_t *P) {
   switch (T) {

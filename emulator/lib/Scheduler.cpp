@@ -116,8 +116,7 @@ std::string deadlockReport(Cluster &Cl);
 
 void instructionEntry() {
   Worker &W = *TlsWorker;
-  if ((++TlsTicks & 255) == 0 &&
-      W.L->elapsed() > W.L->options().TimeoutSeconds)
+  if ((++TlsTicks & 255) == 0 && W.L->elapsed() > W.L->options().TimeoutSeconds)
     fault(FaultKind::Timeout,
           "the launch ran longer than the watchdog's " +
               std::to_string(int(W.L->options().TimeoutSeconds)) +
@@ -198,10 +197,9 @@ std::string deadlockReport(Cluster &Cl) {
       std::map<std::string, uint32_t> Kinds;
       for (uint32_t L = 0; L < Wp.Lanes; ++L) {
         Thread &T = *Wp.Lane[L];
-        std::string D = T.St == Thread::State::Exited ? "exited"
-                        : T.St == Thread::State::Runnable
-                            ? "runnable"
-                            : describeWait(T);
+        std::string D = T.St == Thread::State::Exited     ? "exited"
+                        : T.St == Thread::State::Runnable ? "runnable"
+                                                          : describeWait(T);
         ++Kinds[D];
       }
       std::string Text;

@@ -78,25 +78,25 @@ std::string checkTensorMap(const TensorMapInfo &I) {
     return "globalAddress is not 16-byte aligned";
   for (uint32_t D = 0; D < I.Rank; ++D) {
     if (I.Dims[D] == 0 || I.Dims[D] > (uint64_t(1) << 32))
-      return "globalDim[" + std::to_string(D) + "] = " +
-             std::to_string(I.Dims[D]) + " is not in 1..2^32";
+      return "globalDim[" + std::to_string(D) +
+             "] = " + std::to_string(I.Dims[D]) + " is not in 1..2^32";
     if (I.Box[D] == 0 || I.Box[D] > 256)
       return "boxDim[" + std::to_string(D) + "] = " + std::to_string(I.Box[D]) +
              " is not in 1..256";
     if (I.ElemStrides[D] == 0 || I.ElemStrides[D] > 8)
-      return "elementStrides[" + std::to_string(D) + "] = " +
-             std::to_string(I.ElemStrides[D]) + " is not in 1..8";
+      return "elementStrides[" + std::to_string(D) +
+             "] = " + std::to_string(I.ElemStrides[D]) + " is not in 1..8";
     if (I.ElemStrides[D] != 1)
       return "elementStrides other than 1 are not modelled by kiln's emulator";
   }
   for (uint32_t D = 1; D < I.Rank; ++D) {
     uint64_t S = I.Strides[D];
     if (S % 16 || S >= (uint64_t(1) << 40))
-      return "globalStrides[" + std::to_string(D - 1) + "] = " +
-             std::to_string(S) + " is not a multiple of 16 below 2^40";
+      return "globalStrides[" + std::to_string(D - 1) +
+             "] = " + std::to_string(S) + " is not a multiple of 16 below 2^40";
     if (S < I.Dims[D - 1] * I.Strides[D - 1])
-      return "globalStrides[" + std::to_string(D - 1) + "] = " +
-             std::to_string(S) + " is smaller than the " +
+      return "globalStrides[" + std::to_string(D - 1) +
+             "] = " + std::to_string(S) + " is smaller than the " +
              std::to_string(I.Dims[D - 1] * I.Strides[D - 1]) +
              " bytes of dimension " + std::to_string(D - 1);
   }

@@ -292,9 +292,7 @@ std::string kilnVersion() {
 #endif
 }
 
-std::string activeTemplatesDigest() {
-  return activeTemplates().DeviceDigest;
-}
+std::string activeTemplatesDigest() { return activeTemplates().DeviceDigest; }
 
 CompileCacheKeyInputs compileCacheKeyInputs(const std::string &Source,
                                             const std::string &ProgramName,

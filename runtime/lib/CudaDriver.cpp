@@ -89,8 +89,8 @@ std::optional<DeviceKind> deviceKindFromEnvironment(std::string *Error) {
   if (std::strcmp(Env, "emu") == 0)
     return DeviceKind::Emulator;
   if (Error)
-    *Error = std::string("KILN_DEVICE='") + Env +
-             "' is neither 'gpu' nor 'emu'";
+    *Error =
+        std::string("KILN_DEVICE='") + Env + "' is neither 'gpu' nor 'emu'";
   return std::nullopt;
 }
 
@@ -204,8 +204,8 @@ void CudaDriver::open(const std::string &LibraryPath) {
   // kiln's emulator (libkiln-emu.so) exports these besides the Driver API.
   EmuDescribe =
       reinterpret_cast<const char *(*)()>(dlsym(Handle, "kilnEmuDescribe"));
-  EmuSeed = reinterpret_cast<unsigned long long (*)()>(
-      dlsym(Handle, "kilnEmuSeed"));
+  EmuSeed =
+      reinterpret_cast<unsigned long long (*)()>(dlsym(Handle, "kilnEmuSeed"));
   EmuLastError =
       reinterpret_cast<const char *(*)()>(dlsym(Handle, "kilnEmuLastError"));
   dlerror();

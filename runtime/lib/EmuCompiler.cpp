@@ -54,7 +54,8 @@ int run(const std::vector<std::string> &Args, const std::string &LogPath) {
     Argv.push_back(const_cast<char *>(A.c_str()));
   Argv.push_back(nullptr);
   pid_t Pid;
-  int Err = posix_spawnp(&Pid, Argv[0], &Actions, nullptr, Argv.data(), environ);
+  int Err =
+      posix_spawnp(&Pid, Argv[0], &Actions, nullptr, Argv.data(), environ);
   posix_spawn_file_actions_destroy(&Actions);
   if (Err)
     return -1;
@@ -116,8 +117,8 @@ std::optional<fs::path> templateRoot(const TemplateSet &S,
   };
   bool Ok = !EC && Write(Tmp, S.Device) && Write(Tmp / "emu", S.Emulator);
   if (Ok)
-    std::ofstream(Tmp / ".complete") << "kiln templates " << S.EmulatorDigest
-                                     << "\n";
+    std::ofstream(Tmp / ".complete")
+        << "kiln templates " << S.EmulatorDigest << "\n";
   if (!Ok) {
     fs::remove_all(Tmp, EC);
     *Error = "cannot write the templates for the emulator's compiler under '" +
@@ -187,8 +188,8 @@ std::vector<std::string> emulatorCompileFlags(const std::string &Arch) {
       // Every load and store of the kernel calls the emulator's check.
       "-fsanitize=kernel-address", "--param",
       "asan-instrumentation-with-call-threshold=0", "--param", "asan-stack=0",
-      "--param", "asan-globals=0", "-DNDEBUG", "-D__CUDA_ARCH__=" +
-                                                   archMacro(Arch)};
+      "--param", "asan-globals=0", "-DNDEBUG",
+      "-D__CUDA_ARCH__=" + archMacro(Arch)};
   if (!Arch.empty() && Arch.back() == 'a' && archMacro(Arch) == "900")
     F.push_back("-D__CUDA_ARCH_FEAT_SM90_ALL");
   F.push_back("-include");
@@ -212,18 +213,16 @@ std::optional<std::string> emulatorEntryLine(const std::string &Source,
             Line, M,
             std::regex(R"(__cluster_dims__\((\d+),\s*(\d+),\s*(\d+)\))")))
       Cx = M[1], Cy = M[2], Cz = M[3];
-    return "KILN_EMU_ENTRY(" + Kernel + ", " + Threads + ", " + Cx + ", " +
-           Cy + ", " + Cz + ", " + std::to_string(Regs) + ")";
+    return "KILN_EMU_ENTRY(" + Kernel + ", " + Threads + ", " + Cx + ", " + Cy +
+           ", " + Cz + ", " + std::to_string(Regs) + ")";
   }
   return std::nullopt;
 }
 
-EmuCompileResult compileForEmulator(CompileCache *Cache,
-                                    const std::string &Source,
-                                    const std::string &ProgramName,
-                                    const std::string &Kernel,
-                                    const EmuCompileOptions &Options,
-                                    std::string *Warning) {
+EmuCompileResult
+compileForEmulator(CompileCache *Cache, const std::string &Source,
+                   const std::string &ProgramName, const std::string &Kernel,
+                   const EmuCompileOptions &Options, std::string *Warning) {
   EmuCompileResult R;
   const TemplateSet &Templates = activeTemplates();
   if (!Templates.Error.empty()) {
@@ -272,8 +271,7 @@ EmuCompileResult compileForEmulator(CompileCache *Cache,
   std::optional<fs::path> Root = templateRoot(Templates, CacheDir, &Why);
   std::optional<fs::path> Dir = scratchDirectory();
   if (!Root || !Dir) {
-    R.Log = Root ? "cannot create a directory for the emulator's compile"
-                 : Why;
+    R.Log = Root ? "cannot create a directory for the emulator's compile" : Why;
     return R;
   }
   fs::path Src = *Dir / ProgramName, Out = *Dir / "module.so",
@@ -281,14 +279,13 @@ EmuCompileResult compileForEmulator(CompileCache *Cache,
   std::ofstream(Src, std::ios::binary) << Full;
   std::vector<std::string> Args = {compilerCommand()};
   Args.insert(Args.end(), Flags.begin(), Flags.end());
-  Args.insert(Args.end(), {"-I", (*Root / "emu").string(), "-I",
-                           Root->string(), "-x", "c++", Src.string(), "-o",
-                           Out.string()});
+  Args.insert(Args.end(), {"-I", (*Root / "emu").string(), "-I", Root->string(),
+                           "-x", "c++", Src.string(), "-o", Out.string()});
   auto Start = std::chrono::steady_clock::now();
   int Status = run(Args, Log.string());
-  R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            Start)
-                  .count();
+  R.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   R.Log = readFile(Log);
   if (Status == 0)
     R.Image = readFile(Out);

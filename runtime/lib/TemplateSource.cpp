@@ -5,8 +5,8 @@
 #include "kiln/Runtime/Sha256.h"
 
 #include <algorithm>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -56,9 +56,9 @@ bool readTree(const fs::path &Root, std::initializer_list<const char *> Exts,
     std::string Name = It->path().filename().string();
     bool Wanted = false;
     for (const char *E : Exts)
-      Wanted |= Name.size() > std::strlen(E) &&
-                Name.compare(Name.size() - std::strlen(E), std::string::npos,
-                             E) == 0;
+      Wanted |=
+          Name.size() > std::strlen(E) &&
+          Name.compare(Name.size() - std::strlen(E), std::string::npos, E) == 0;
     if (!Wanted)
       continue;
     std::ifstream In(It->path(), std::ios::binary);
@@ -68,8 +68,8 @@ bool readTree(const fs::path &Root, std::initializer_list<const char *> Exts,
       Error = "cannot read '" + It->path().string() + "'";
       return false;
     }
-    Out.push_back({fs::relative(It->path(), Root, EC).generic_string(),
-                   Text.str()});
+    Out.push_back(
+        {fs::relative(It->path(), Root, EC).generic_string(), Text.str()});
   }
   if (EC) {
     Error = "cannot list '" + Top.string() + "': " + EC.message();

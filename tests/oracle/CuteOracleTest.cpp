@@ -27,12 +27,14 @@ static inline size_t __cvta_generic_to_shared(const void *P) {
 }
 
 // CuTe's headers depend on this order.
+// clang-format off
 #include <cute/tensor.hpp>
 #include <cute/swizzle.hpp>
 #include <cute/atom/mma_atom.hpp>
 #include <cute/atom/copy_atom.hpp>
 #include <cute/arch/mma_sm90_desc.hpp>
 #include <cute/atom/mma_traits_sm90_gmma.hpp>
+// clang-format on
 
 #include "kiln/Emu/Layouts.h"
 #include "kiln/arch/wgmma_desc_sm90.cuh"
@@ -96,7 +98,8 @@ template <int N> void checkAccumulator() {
     }
 }
 
-template <int... I> void checkAllAccumulators(std::integer_sequence<int, I...>) {
+template <int... I>
+void checkAllAccumulators(std::integer_sequence<int, I...>) {
   (checkAccumulator<8 * (I + 1)>(), ...);
 }
 
@@ -113,16 +116,16 @@ template <class Op> void checkWarpMma(bool EightBit) {
   for (int T = 0; T < 32; ++T) {
     for (int V = 0; V < int(size<1>(AL{})); ++V) {
       int Idx = AL{}(T, V);
-      emu::RowCol P = emu::mmaAElement(EightBit, uint32_t(T), V / PerReg,
-                                       V % PerReg);
+      emu::RowCol P =
+          emu::mmaAElement(EightBit, uint32_t(T), V / PerReg, V % PerReg);
       INFO("A thread " << T << " value " << V);
       REQUIRE(P.Row == uint32_t(Idx % M));
       REQUIRE(P.Col == uint32_t(Idx / M));
     }
     for (int V = 0; V < int(size<1>(BL{})); ++V) {
       int Idx = BL{}(T, V);
-      emu::RowCol P = emu::mmaBElement(EightBit, uint32_t(T), V / PerReg,
-                                       V % PerReg);
+      emu::RowCol P =
+          emu::mmaBElement(EightBit, uint32_t(T), V / PerReg, V % PerReg);
       INFO("B thread " << T << " value " << V);
       REQUIRE(P.Row == uint32_t(Idx % N));
       REQUIRE(P.Col == uint32_t(Idx / N));
@@ -213,10 +216,12 @@ TEST_CASE("CuTe oracle: ldmatrix", "[oracle]") {
 TEST_CASE("CuTe oracle: wgmma operand addresses from make_gmma_desc",
           "[oracle]") {
   using namespace GMMA;
-  checkDescriptorTile<Layout_K_INTER_Atom<float_e4m3_t>, 64>(emu::Swizzle::None);
+  checkDescriptorTile<Layout_K_INTER_Atom<float_e4m3_t>, 64>(
+      emu::Swizzle::None);
   checkDescriptorTile<Layout_K_SW32_Atom<float_e4m3_t>, 64>(emu::Swizzle::B32);
   checkDescriptorTile<Layout_K_SW64_Atom<float_e4m3_t>, 64>(emu::Swizzle::B64);
-  checkDescriptorTile<Layout_K_SW128_Atom<float_e4m3_t>, 64>(emu::Swizzle::B128);
+  checkDescriptorTile<Layout_K_SW128_Atom<float_e4m3_t>, 64>(
+      emu::Swizzle::B128);
   checkDescriptorTile<Layout_K_INTER_Atom<float_e4m3_t>, 128>(
       emu::Swizzle::None);
   checkDescriptorTile<Layout_K_SW32_Atom<float_e4m3_t>, 128>(emu::Swizzle::B32);
@@ -232,8 +237,8 @@ TEST_CASE("CuTe oracle: kiln's wgmma descriptor equals make_gmma_desc",
   auto Layout = tile_to_shape(GMMA::Layout_K_SW128_Atom<float_e4m3_t>{},
                               Shape<Int<128>, Int<128>>{});
   for (uintptr_t Base : {uintptr_t(0x400), uintptr_t(0x8000)}) {
-    auto S = make_tensor(
-        make_smem_ptr(reinterpret_cast<float_e4m3_t *>(Base)), Layout);
+    auto S = make_tensor(make_smem_ptr(reinterpret_cast<float_e4m3_t *>(Base)),
+                         Layout);
     auto Blocks = flat_divide(S, Shape<Int<64>, Int<32>>{});
     for (int Mb = 0; Mb < 2; ++Mb)
       for (int Kb = 0; Kb < 4; ++Kb) {

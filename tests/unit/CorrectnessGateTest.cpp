@@ -39,8 +39,8 @@ struct Correct {
     Op = std::move(Ops.front());
     std::vector<HostTensor> Params;
     std::string Error;
-    REQUIRE(makeParams(Op, {{"M", S.M}, {"N", S.N}, {"K", S.K}}, 7, Params,
-                       Error));
+    REQUIRE(
+        makeParams(Op, {{"M", S.M}, {"N", S.N}, {"K", S.K}}, 7, Params, Error));
     interpretGemm(Op, *defaultConfig(Op, Arch::SM90a), Params, S);
     Ref = referenceGemm(Op, Params, S);
     D = Params[size_t(Op.D)];
@@ -131,8 +131,8 @@ TEST_CASE("Gate: NaN and infinity fail where the reference is finite",
           "[gate]") {
   const Correct &C = correct();
   HostTensor D = C.D;
-  D.setBits(5, 0x7FC0);  // NaN
-  D.setBits(9, 0x7F80);  // +inf
+  D.setBits(5, 0x7FC0); // NaN
+  D.setBits(9, 0x7F80); // +inf
   Comparison R = C.check(D);
   CHECK_FALSE(R.Pass);
   CHECK(R.NonFinite == 2);

@@ -48,9 +48,8 @@ struct Emu {
     std::stringstream Src;
     Src << In.rdbuf();
     std::string Warning;
-    EmuCompileResult R = compileForEmulator(nullptr, Src.str(), "kernels.cu",
-                                            "wgmma_n64", {"sm_90a", 0},
-                                            &Warning);
+    EmuCompileResult R = compileForEmulator(
+        nullptr, Src.str(), "kernels.cu", "wgmma_n64", {"sm_90a", 0}, &Warning);
     INFO(R.Log);
     REQUIRE(R.Ok);
     Image = R.Image;
@@ -166,8 +165,9 @@ TEST_CASE("Emulator: wgmma operands must be warpgroup-uniform", "[emu]") {
   Emu &E = theEmulator();
   CUdeviceptr dD = E.alloc(128 * 4);
   std::string Why = E.launch("wgmma_nonuniform", 1, 128, 20000, {&dD});
-  CHECK_THAT(Why, Catch::Contains("CUDA_ERROR_ILLEGAL_INSTRUCTION") &&
-                      Catch::Contains("b-desc differs between threads 0 and 5"));
+  CHECK_THAT(Why,
+             Catch::Contains("CUDA_ERROR_ILLEGAL_INSTRUCTION") &&
+                 Catch::Contains("b-desc differs between threads 0 and 5"));
 }
 
 TEST_CASE("Emulator: ldmatrix and mma.sync m16n8k32 e4m3 / m16n8k16 bf16",
@@ -187,8 +187,8 @@ TEST_CASE("Emulator: ldmatrix and mma.sync m16n8k32 e4m3 / m16n8k16 bf16",
         if (IsBf16)
           for (int K = 0; K < 16; ++K) {
             auto Bf = [](const std::vector<uint8_t> &V, int I) {
-              return double(emu::decodeBf16(uint16_t(V[size_t(2 * I)] |
-                                                     V[size_t(2 * I + 1)] << 8)));
+              return double(emu::decodeBf16(
+                  uint16_t(V[size_t(2 * I)] | V[size_t(2 * I + 1)] << 8)));
             };
             Ref += Bf(A, M * 16 + K) * Bf(B, N * 16 + K);
           }
@@ -220,8 +220,8 @@ TEST_CASE("Emulator: ldmatrix .x1/.x2/.x4 and .trans", "[emu]") {
         for (uint32_t I = 0; I < uint32_t(Count); ++I) {
           // PTX ISA: lane l holds the pair at row l/4, columns 2(l%4) and
           // 2(l%4)+1; transposed, rows 2(l%4) and 2(l%4)+1 of column l/4.
-          uint32_t Lo = Trans ? At(I, 2 * (L % 4), L / 4)
-                              : At(I, L / 4, 2 * (L % 4));
+          uint32_t Lo =
+              Trans ? At(I, 2 * (L % 4), L / 4) : At(I, L / 4, 2 * (L % 4));
           uint32_t Hi = Trans ? At(I, 2 * (L % 4) + 1, L / 4)
                               : At(I, L / 4, 2 * (L % 4) + 1);
           INFO("x" << Count << (Trans ? ".trans" : "") << " lane " << L
@@ -330,9 +330,10 @@ TEST_CASE("Emulator: TMA boxes, swizzle and out-of-bounds fill", "[emu]") {
   SECTION("reading the destination before the barrier completes") {
     CUtensorMap Map;
     REQUIRE(Encode(64, 32, CU_TENSOR_MAP_SWIZZLE_64B, Map) == CUDA_SUCCESS);
-    CHECK_THAT(E.launch("tma_early_read", 1, 1, 20000, {&Map, &dO}),
-               Catch::Contains("hazard in tma_early_read: ld.shared reads") &&
-                   Catch::Contains("before the TMA load issued at kernels.cu:"));
+    CHECK_THAT(
+        E.launch("tma_early_read", 1, 1, 20000, {&Map, &dO}),
+        Catch::Contains("hazard in tma_early_read: ld.shared reads") &&
+            Catch::Contains("before the TMA load issued at kernels.cu:"));
   }
   SECTION("cuTensorMapEncodeTiled refuses what the driver refuses") {
     CUtensorMap Map;
@@ -342,8 +343,9 @@ TEST_CASE("Emulator: TMA boxes, swizzle and out-of-bounds fill", "[emu]") {
           "cuTensorMapEncodeTiled: boxDim[1] = 512 is not in 1..256");
     CHECK(Encode(128, 8, CU_TENSOR_MAP_SWIZZLE_64B, Map) ==
           CUDA_ERROR_INVALID_VALUE);
-    CHECK_THAT(E.D->emulatorLastError(),
-               Catch::Contains("the inner box may not exceed the swizzle span"));
+    CHECK_THAT(
+        E.D->emulatorLastError(),
+        Catch::Contains("the inner box may not exceed the swizzle span"));
   }
 }
 
@@ -394,8 +396,7 @@ TEST_CASE("Emulator: the kernel's own global accesses are checked", "[emu]") {
   Emu &E = theEmulator();
   CUdeviceptr dD = E.alloc(100 * 4);
   int N = 100, Offset = 0, Misalign = 0;
-  CHECK_THAT(E.launch("global_store", 1, 32, 0,
-                      {&dD, &N, &Offset, &Misalign}),
+  CHECK_THAT(E.launch("global_store", 1, 32, 0, {&dD, &N, &Offset, &Misalign}),
              Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS") &&
                  Catch::Contains("an out-of-bounds global store of 4 bytes") &&
                  Catch::Contains("0 bytes past the end of allocation") &&
@@ -403,12 +404,10 @@ TEST_CASE("Emulator: the kernel's own global accesses are checked", "[emu]") {
                  Catch::Contains("by thread (0, 0, 0) of CTA (0, 0, 0) at "
                                  "kernels.cu:"));
   Offset = -101;
-  CHECK_THAT(E.launch("global_store", 1, 32, 0,
-                      {&dD, &N, &Offset, &Misalign}),
+  CHECK_THAT(E.launch("global_store", 1, 32, 0, {&dD, &N, &Offset, &Misalign}),
              Catch::Contains("4 bytes before the start of allocation"));
   Misalign = 1;
-  CHECK_THAT(E.launch("global_store", 1, 32, 0,
-                      {&dD, &N, &Offset, &Misalign}),
+  CHECK_THAT(E.launch("global_store", 1, 32, 0, {&dD, &N, &Offset, &Misalign}),
              Catch::Contains("CUDA_ERROR_MISALIGNED_ADDRESS") &&
                  Catch::Contains("which is not 4-byte aligned"));
   // The context is usable again after a fault (errors are not sticky).
@@ -455,13 +454,12 @@ TEST_CASE("Emulator: 2-CTA clusters, remote arrivals, cluster barrier",
              Catch::Contains("CUDA_ERROR_INVALID_CLUSTER_SIZE"));
 }
 
-TEST_CASE("Emulator: cvt on the device equals the emulator's codecs",
-          "[emu]") {
+TEST_CASE("Emulator: cvt on the device equals the emulator's codecs", "[emu]") {
   Emu &E = theEmulator();
   std::vector<float> In;
-  const float Values[] = {0.0f,  -0.0f, 1.0f,   -1.5f, 448.0f, 464.0f,
-                          1e6f,  -1e6f, 3.3e-3f, 0.0625f, 57344.0f, 7e4f,
-                          1.0f / 3, 300.0f, -2.75f, 1e-8f};
+  const float Values[] = {0.0f,     -0.0f,  1.0f,    -1.5f,   448.0f,   464.0f,
+                          1e6f,     -1e6f,  3.3e-3f, 0.0625f, 57344.0f, 7e4f,
+                          1.0f / 3, 300.0f, -2.75f,  1e-8f};
   for (float A : Values)
     for (float B : {1.0f, -0.375f})
       In.push_back(A), In.push_back(B);
@@ -478,16 +476,15 @@ TEST_CASE("Emulator: cvt on the device equals the emulator's codecs",
     uint32_t A = Bits(In[2 * I]), B = Bits(In[2 * I + 1]);
     INFO("a = " << In[2 * I] << ", b = " << In[2 * I + 1]);
     // The first source lands in the upper half (PTX ISA, cvt).
-    CHECK(O[8 * I + 0] ==
-          (uint32_t(emu::encodeE4M3Satfinite(In[2 * I])) << 8 |
-           emu::encodeE4M3Satfinite(In[2 * I + 1])));
+    CHECK(O[8 * I + 0] == (uint32_t(emu::encodeE4M3Satfinite(In[2 * I])) << 8 |
+                           emu::encodeE4M3Satfinite(In[2 * I + 1])));
     CHECK(O[8 * I + 1] == emu::convert(emu::Cvt::E5M2x2FromF32, A, B));
     CHECK(O[8 * I + 2] == (uint32_t(emu::encodeBf16(In[2 * I])) << 16 |
                            emu::encodeBf16(In[2 * I + 1])));
     CHECK(O[8 * I + 3] == emu::convert(emu::Cvt::F16x2FromF32, A, B));
     CHECK(O[8 * I + 4] == emu::encodeBf16(In[2 * I]));
     CHECK(O[8 * I + 5] == emu::encodeF16(In[2 * I]));
-    CHECK(O[8 * I + 6] == emu::convert(emu::Cvt::F16x2FromE4M3x2,
-                                       uint32_t(I * 257), 0));
+    CHECK(O[8 * I + 6] ==
+          emu::convert(emu::Cvt::F16x2FromE4M3x2, uint32_t(I * 257), 0));
   }
 }

@@ -30,7 +30,8 @@ TEST_CASE("Emulator layouts: the 128B swizzle (fact 1)", "[emu]") {
 
 TEST_CASE("Emulator layouts: the wgmma descriptor (facts 2, 3)", "[emu]") {
   // kiln's K-major SW128 descriptor of a tile at shared address 0x1400.
-  uint64_t D = (uint64_t(1) << 62) | (uint64_t(1024 >> 4) << 32) | (0x1400 >> 4);
+  uint64_t D =
+      (uint64_t(1) << 62) | (uint64_t(1024 >> 4) << 32) | (0x1400 >> 4);
   WgmmaDescriptor W = decodeWgmmaDescriptor(D);
   CHECK(W.Start == 0x1400);
   CHECK(W.Sbo == 1024);
@@ -44,7 +45,8 @@ TEST_CASE("Emulator layouts: the wgmma descriptor (facts 2, 3)", "[emu]") {
   CHECK(wgmmaOperandAddress(W, 9, 17) == 0x1400 + 1024 + 128 + (17 ^ 16));
   // The next 32-byte K step: start + 32, same rows.
   W.Start += 32;
-  CHECK(wgmmaOperandAddress(W, 3, 0) == 0x1400 + 3 * 128 + ((32 / 16) ^ 3) * 16);
+  CHECK(wgmmaOperandAddress(W, 3, 0) ==
+        0x1400 + 3 * 128 + ((32 / 16) ^ 3) * 16);
   // No swizzle: 8x16-byte core matrices, LBO along K, SBO along M/N.
   WgmmaDescriptor I{0x400, 1024, 128, 0, Swizzle::None};
   CHECK(wgmmaOperandAddress(I, 9, 20) == 0x400 + 128 + 1024 + 16 + 4);

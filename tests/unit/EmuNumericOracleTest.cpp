@@ -58,8 +58,8 @@ std::vector<float> probes() {
         V.push_back(floatOf(Hi << 16 | Lo));
   }
   const float Inf = std::numeric_limits<float>::infinity();
-  for (float F : {0.0f, -0.0f, Inf, -Inf, std::nanf(""), 448.0f, 464.0f,
-                  480.0f, 57344.0f, 61440.0f, 65504.0f, 65520.0f, 1e-45f})
+  for (float F : {0.0f, -0.0f, Inf, -Inf, std::nanf(""), 448.0f, 464.0f, 480.0f,
+                  57344.0f, 61440.0f, 65504.0f, 65520.0f, 1e-45f})
     V.push_back(F);
   std::mt19937 R(7);
   for (int I = 0; I < 100000; ++I)
@@ -73,11 +73,11 @@ TEST_CASE("Emulator numerics: every FP8 code decodes as CUDA's", "[emu]") {
   for (uint32_t C = 0; C < 256; ++C) {
     INFO("code " << C);
     CHECK(sameFloat(emu::decodeE4M3(uint8_t(C)),
-                    halfToFloat(__nv_cvt_fp8_to_halfraw(
-                        __nv_fp8_storage_t(C), __NV_E4M3))));
+                    halfToFloat(__nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t(C),
+                                                        __NV_E4M3))));
     CHECK(sameFloat(emu::decodeE5M2(uint8_t(C)),
-                    halfToFloat(__nv_cvt_fp8_to_halfraw(
-                        __nv_fp8_storage_t(C), __NV_E5M2))));
+                    halfToFloat(__nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t(C),
+                                                        __NV_E5M2))));
   }
 }
 
@@ -134,8 +134,8 @@ TEST_CASE("Emulator numerics: cvt packs the first source high (PTX order)",
   }
   // cvt.rn.f16x2.e4m3x2: the low byte widens into the low half.
   for (uint32_t C = 0; C < 0x10000; C += 0x0101 * 3 + 1) {
-    __half2_raw H = __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(C),
-                                               __NV_E4M3);
+    __half2_raw H =
+        __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(C), __NV_E4M3);
     REQUIRE(emu::convert(emu::Cvt::F16x2FromE4M3x2, C, 0) ==
             (uint32_t(H.x) | uint32_t(H.y) << 16));
   }

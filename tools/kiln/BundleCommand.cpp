@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
-#include "DeviceOption.h"
 #include "Commands.h"
+#include "DeviceOption.h"
 #include "LoadOps.h"
 #include "OutputFile.h"
 #include "ShapeArg.h"
@@ -99,9 +99,8 @@ int runBundle(const Args &A) {
   }
   std::cout << "kiln: wrote " << Kernels.size() << " kernel"
             << (Kernels.size() == 1 ? "" : "s") << " for "
-            << archInfo(Target).Name
-            << (Emulated ? " (kiln's emulator)" : "") << " to " << *P.get("-o")
-            << '\n';
+            << archInfo(Target).Name << (Emulated ? " (kiln's emulator)" : "")
+            << " to " << *P.get("-o") << '\n';
   return ExitOk;
 }
 

@@ -45,8 +45,8 @@ void printCheckText(std::ostream &OS, const CheckView &V) {
   OS << "; max-abs " << textNumber(C.MaxAbs) << ", rel " << textNumber(C.Rel)
      << "\n";
   if (V.NonFiniteAll)
-    OS << "        " << V.NonFiniteAll << " of " << V.M * V.N
-       << " elements of " << V.OutName
+    OS << "        " << V.NonFiniteAll << " of " << V.M * V.N << " elements of "
+       << V.OutName
        << " are NaN/inf (D was filled with NaN before the launch: unwritten "
           "elements stay NaN)\n";
 }

@@ -1,4 +1,5 @@
-//===- CheckReport.h - How kiln run reports --check --------------*- C++ -*-===//
+//===- CheckReport.h - How kiln run reports --check --------------*- C++
+//-*-===//
 //
 // The check line (text) and the "check" object (--json) of `kiln run`, the
 // same for the interpreter, the GPU and the emulator: pass or fail, how

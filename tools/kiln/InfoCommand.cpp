@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
-#include "DeviceOption.h"
 #include "Commands.h"
+#include "DeviceOption.h"
 #include "Json.h"
 
 #include "kiln/Runtime/CompileCache.h"
@@ -25,7 +25,8 @@
 
 namespace kiln::cli {
 
-const char *InfoHelp = R"help(usage: kiln info [--json] [--device gpu|emu [--arch ARCH]]
+const char *InfoHelp =
+    R"help(usage: kiln info [--json] [--device gpu|emu [--arch ARCH]]
 
 Prints kiln's version and those of LLVM/MLIR and NVRTC, the cache directory,
 the CUDA driver, and for each GPU: name, compute capability (and the target

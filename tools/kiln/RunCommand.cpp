@@ -13,8 +13,8 @@
 #include "LoadOps.h"
 #include "ShapeArg.h"
 
-#include "OutputFile.h"
 #include "DeviceOption.h"
+#include "OutputFile.h"
 #include "RunGpu.h"
 #include "kiln/Runtime/LaunchPlan.h"
 

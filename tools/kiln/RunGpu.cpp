@@ -152,10 +152,10 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
               << "\"device\": " << jsonString(Device.Name);
     if (Device.Emulated)
       std::cout << ", \"emulator_seed\": " << Driver.emulatorSeed();
-    std::cout << ", \"arch\": \""
-              << ArchName << "\", \"shape\": {\"" << Op.MSym << "\": " << Size.M
-              << ", \"" << Op.NSym << "\": " << Size.N << ", \"" << Op.KSym
-              << "\": " << Size.K << "}, \"config\": \"" << Config->str()
+    std::cout << ", \"arch\": \"" << ArchName << "\", \"shape\": {\"" << Op.MSym
+              << "\": " << Size.M << ", \"" << Op.NSym << "\": " << Size.N
+              << ", \"" << Op.KSym << "\": " << Size.K << "}, \"config\": \""
+              << Config->str()
               << "\", \"config_source\": " << jsonString(Source)
               << ", \"seed\": " << Req.Seed << ", \"compile_cache_hit\": "
               << (Built.CacheHit ? "true" : "false")
@@ -185,10 +185,9 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
                 << ", " << Device.Name << "; emulator seed "
                 << Driver.emulatorSeed() << ")\n";
     else
-      std::cout << "op      " << Op.Name << " on GPU 0 (" << Device.Name
-                << ", " << ArchName << ")\n";
-    std::cout
-              << "shape   " << Op.MSym << "=" << Size.M << "," << Op.NSym << "="
+      std::cout << "op      " << Op.Name << " on GPU 0 (" << Device.Name << ", "
+                << ArchName << ")\n";
+    std::cout << "shape   " << Op.MSym << "=" << Size.M << "," << Op.NSym << "="
               << Size.N << "," << Op.KSym << "=" << Size.K << "\n"
               << "config  " << Config->str() << "  (" << Source << ")\n"
               << "seed    " << Req.Seed << "\n"
@@ -205,8 +204,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
         std::cout << " (emulated: host time, not GPU time)";
       if (T.PeakTflops)
         std::cout << " (" << textNumber(100 * T.Tflops / *T.PeakTflops)
-                  << "% of the dense peak " << textNumber(*T.PeakTflops)
-                  << ")";
+                  << "% of the dense peak " << textNumber(*T.PeakTflops) << ")";
       std::cout << "\n";
     }
   }

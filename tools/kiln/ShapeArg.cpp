@@ -9,8 +9,8 @@
 
 namespace kiln::cli {
 
-GemmSize parseShapeArg(const std::string &Text, const OpModel &Op,
-                       bool ForGpu, bool AllowEmptyK) {
+GemmSize parseShapeArg(const std::string &Text, const OpModel &Op, bool ForGpu,
+                       bool AllowEmptyK) {
   const std::string Syms[3] = {Op.MSym, Op.NSym, Op.KSym};
   const std::string Expected =
       Syms[0] + "=..," + Syms[1] + "=..," + Syms[2] + "=..";
@@ -37,11 +37,11 @@ GemmSize parseShapeArg(const std::string &Text, const OpModel &Op,
     long long V = std::strtoll(Value.c_str(), &End, 10);
     const bool Empty = V == 0 && Which == 2 && AllowEmptyK;
     if (Value.empty() || *End || errno == ERANGE || (V <= 0 && !Empty))
-      throw UsageError("--shape: " + Name + "=" + Value +
-                       (Which == 2 && AllowEmptyK
-                            ? ": sizes must be positive integers (" + Name +
-                                  " may be 0)"
-                            : std::string(": sizes must be positive integers")));
+      throw UsageError(
+          "--shape: " + Name + "=" + Value +
+          (Which == 2 && AllowEmptyK
+               ? ": sizes must be positive integers (" + Name + " may be 0)"
+               : std::string(": sizes must be positive integers")));
     Values[Which] = V;
   }
   for (int I = 0; I < 3; ++I)

@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "TuneCommand.h"
 #include "CacheCommand.h"
-#include "DeviceOption.h"
 #include "Commands.h"
+#include "DeviceOption.h"
 #include "LoadOps.h"
 #include "ShapeArg.h"
 #include "TuneProgress.h"

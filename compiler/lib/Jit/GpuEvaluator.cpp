@@ -7,8 +7,8 @@
 
 #include <atomic>
 #include <cmath>
-#include <cstdio>
 #include <condition_variable>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <sstream>

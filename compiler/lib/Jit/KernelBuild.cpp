@@ -76,12 +76,13 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
     EmuCompileOptions EO;
     EO.Arch = ArchName;
     EO.RegsPerThread = C.Resources ? uint32_t(C.Resources->Registers) : 0;
-    EmuCompileResult E = compileForEmulator(R.Cache, Out.Cuda, Program,
-                                            Op.Name, EO, &Out.Warnings);
+    EmuCompileResult E = compileForEmulator(R.Cache, Out.Cuda, Program, Op.Name,
+                                            EO, &Out.Warnings);
     Out.EmulatorCompileSeconds = E.Seconds;
     if (!E.Ok) {
-      Out.Error = "the host compile of '" + Op.Name + "' for kiln's emulator (" +
-                  R.Config.str() + ") failed:\n" + E.Log;
+      Out.Error = "the host compile of '" + Op.Name +
+                  "' for kiln's emulator (" + R.Config.str() + ") failed:\n" +
+                  E.Log;
       return Out;
     }
     Out.CacheHit = Out.CacheHit && E.CacheHit;

@@ -51,7 +51,7 @@ struct KernelBuildResult {
   std::optional<ResourceUsage> Resources;
   double NvrtcSeconds = 0;
   double EmulatorCompileSeconds = 0; ///< ForEmulator: the host compile
-  std::string Error; ///< Diagnostics or NVRTC's explained log.
+  std::string Error;                 ///< Diagnostics or NVRTC's explained log.
   std::string Warnings;
 };
 

@@ -39,8 +39,8 @@ private:
 
 /// A context to switch to: a fiber, or the scheduler's own thread.
 struct FiberContext {
-  void *Sp = nullptr;        ///< Saved stack pointer (x86-64 switch).
-  void *Fallback = nullptr;  ///< ucontext_t (other architectures).
+  void *Sp = nullptr;       ///< Saved stack pointer (x86-64 switch).
+  void *Fallback = nullptr; ///< ucontext_t (other architectures).
   ~FiberContext();
 };
 

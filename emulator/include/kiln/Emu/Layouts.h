@@ -30,9 +30,9 @@ uint32_t swizzleAddress(Swizzle S, uint32_t A);
 
 /// A decoded wgmma shared-memory matrix descriptor.
 struct WgmmaDescriptor {
-  uint32_t Start = 0;  ///< bytes
-  uint32_t Lbo = 0;    ///< leading-dimension byte offset
-  uint32_t Sbo = 0;    ///< stride-dimension byte offset
+  uint32_t Start = 0; ///< bytes
+  uint32_t Lbo = 0;   ///< leading-dimension byte offset
+  uint32_t Sbo = 0;   ///< stride-dimension byte offset
   uint32_t BaseOffset = 0;
   Swizzle Layout = Swizzle::None;
 };
@@ -48,8 +48,7 @@ uint64_t encodeWgmmaDescriptor(const WgmmaDescriptor &D);
 ///            base offset is not modelled (the emulator refuses a nonzero
 ///            one): PTX defines it only for patterns that do not start on
 ///            their 1024/512/256-byte boundary, which kiln never builds.
-uint32_t wgmmaOperandAddress(const WgmmaDescriptor &D, uint32_t R,
-                             uint32_t KB);
+uint32_t wgmmaOperandAddress(const WgmmaDescriptor &D, uint32_t R, uint32_t KB);
 
 /// A row/column coordinate in a fragment's tile.
 struct RowCol {

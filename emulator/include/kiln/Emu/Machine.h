@@ -44,9 +44,9 @@ struct WaitQueue {
 /// What a blocked thread waits for (for the deadlock report).
 enum class WaitKind {
   None,
-  NamedBarrier,  ///< Obj: barrier id
-  Collective,    ///< a warp or warpgroup rendezvous
-  Mbarrier,      ///< Obj: shared address, Arg: parity
+  NamedBarrier, ///< Obj: barrier id
+  Collective,   ///< a warp or warpgroup rendezvous
+  Mbarrier,     ///< Obj: shared address, Arg: parity
   ClusterBarrier,
   Registers, ///< setmaxnreg.inc, Arg: registers asked for
 };
@@ -68,8 +68,8 @@ struct Thread {
   uint64_t WaitObj = 0;
   uint32_t WaitArg = 0;
 
-  std::vector<uint32_t> OpenCopies;                ///< cp.async ids
-  std::deque<std::vector<uint32_t>> CopyGroups;    ///< committed, oldest first
+  std::vector<uint32_t> OpenCopies;             ///< cp.async ids
+  std::deque<std::vector<uint32_t>> CopyGroups; ///< committed, oldest first
   uint32_t FenceEpoch = 1;      ///< fence.proxy.async count, from 1
   uint32_t ClusterArrivals = 0; ///< barrier.cluster.arrive count
 };
@@ -102,7 +102,7 @@ struct Warp {
 struct WgmmaOp {
   uint32_t N = 0;
   float *Dst[128] = {};
-  std::vector<float> Result; ///< 64 x N, row-major
+  std::vector<float> Result;    ///< 64 x N, row-major
   std::vector<uint32_t> Chunks; ///< shared chunks it reads (reader counts)
   SourceLoc Loc{};
   bool Superseded = false; ///< a later op accumulates into the same registers

@@ -32,15 +32,14 @@ void rendezvous(Collective &C, uint32_t Participants, uint32_t Index,
     C.Op = Op;
     C.Loc = L;
     C.Mask = Mask;
-  } else if (C.Op != Op || (SameLine && !sameLoc(C.Loc, L)) ||
-             C.Mask != Mask) {
-    faultAt(FaultKind::IllegalInstruction, L,
-            std::string(Op) + " while other threads of the same " +
-                (Participants > 32 ? "warpgroup" : "warp") + " wait in " +
-                C.Op + " at " + locName(C.Loc) +
-                (C.Mask != Mask && C.Op == Op ? " with another member mask"
-                                              : "") +
-                ": divergent threads at a .sync.aligned instruction");
+  } else if (C.Op != Op || (SameLine && !sameLoc(C.Loc, L)) || C.Mask != Mask) {
+    faultAt(
+        FaultKind::IllegalInstruction, L,
+        std::string(Op) + " while other threads of the same " +
+            (Participants > 32 ? "warpgroup" : "warp") + " wait in " + C.Op +
+            " at " + locName(C.Loc) +
+            (C.Mask != Mask && C.Op == Op ? " with another member mask" : "") +
+            ": divergent threads at a .sync.aligned instruction");
   }
   C.Payload[Index] = Payload;
   if (++C.Arrived == Participants) {

@@ -1,4 +1,5 @@
-//===- EmuCompiler.h - Generated CUDA -> a module for the emulator -*- C++ -*-=//
+//===- EmuCompiler.h - Generated CUDA -> a module for the emulator -*- C++
+//-*-=//
 //
 // A kernel for kiln's emulator is the same generated CUDA, compiled by the
 // host C++ compiler (GCC; KILN_EMU_CXX, default g++) into a shared object
@@ -57,12 +58,10 @@ std::optional<std::string> emulatorEntryLine(const std::string &Source,
 /// Compiles Source (named ProgramName in messages) into an emulator module
 /// exporting Kernel, through Cache when non-null. Cache problems become
 /// warning lines in *Warning.
-EmuCompileResult compileForEmulator(CompileCache *Cache,
-                                    const std::string &Source,
-                                    const std::string &ProgramName,
-                                    const std::string &Kernel,
-                                    const EmuCompileOptions &Options,
-                                    std::string *Warning);
+EmuCompileResult
+compileForEmulator(CompileCache *Cache, const std::string &Source,
+                   const std::string &ProgramName, const std::string &Kernel,
+                   const EmuCompileOptions &Options, std::string *Warning);
 
 } // namespace kiln
 

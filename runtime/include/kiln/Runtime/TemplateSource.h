@@ -18,7 +18,7 @@
 namespace kiln {
 
 struct TemplateFile {
-  std::string Path;     ///< Include path, e.g. "kiln/kiln.cuh".
+  std::string Path; ///< Include path, e.g. "kiln/kiln.cuh".
   std::string Contents;
 };
 

@@ -21,7 +21,8 @@ KILN_DEVICE void cp_async_commit(emu::SourceLoc L = KILN_EMU_HERE) {
   kiln_emu_api->CpAsyncCommit(L);
 }
 
-template <int N> KILN_DEVICE void cp_async_wait(emu::SourceLoc L = KILN_EMU_HERE) {
+template <int N>
+KILN_DEVICE void cp_async_wait(emu::SourceLoc L = KILN_EMU_HERE) {
   kiln_emu_api->CpAsyncWait(N, L);
 }
 

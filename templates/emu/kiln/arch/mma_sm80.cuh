@@ -47,8 +47,8 @@ KILN_DEVICE void mma_16x8x32B(float (&d)[4], const uint32_t (&a)[4],
                 "kiln: FP8 mma.sync (m16n8k32 e4m3/e5m2) needs sm_89 or newer; "
                 "this target has no FP8 tensor cores");
 #endif
-  kiln_emu_api->MmaSync(emu_detail::elem<TA>(), emu_detail::elem<TB>(), d, a,
-                        b, d, L);
+  kiln_emu_api->MmaSync(emu_detail::elem<TA>(), emu_detail::elem<TB>(), d, a, b,
+                        d, L);
 }
 
 } // namespace kiln::arch

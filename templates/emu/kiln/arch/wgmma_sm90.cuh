@@ -29,7 +29,9 @@ template <int N> KILN_DEVICE void wgmma_wait(emu::SourceLoc L = KILN_EMU_HERE) {
 }
 
 /// A compiler barrier (the accumulators live in memory the emulator writes).
-KILN_DEVICE void fence_operand(float &r) { asm volatile("" : "+m"(r)::"memory"); }
+KILN_DEVICE void fence_operand(float &r) {
+  asm volatile("" : "+m"(r)::"memory");
+}
 
 template <int N> struct Wgmma {
   static_assert(N % 8 == 0 && N >= 8 && N <= 256, "wgmma: N is 8..256, step 8");
@@ -42,8 +44,8 @@ template <int N> struct Wgmma {
                       (is_same_v<TA, f16> && is_same_v<TB, f16>),
                   "kiln: wgmma operands must both be FP8, both bf16 or both "
                   "f16");
-    kiln_emu_api->WgmmaMma(N, emu_detail::elem<TA>(), emu_detail::elem<TB>(),
-                           d, desc_a, desc_b, scale_d, 1, 1, 0, 0, L);
+    kiln_emu_api->WgmmaMma(N, emu_detail::elem<TA>(), emu_detail::elem<TB>(), d,
+                           desc_a, desc_b, scale_d, 1, 1, 0, 0, L);
   }
 };
 

@@ -44,15 +44,15 @@ enum class Elem : uint32_t { E4M3, E5M2, BF16, F16 };
 
 /// Conversions (cvt) the templates use; operands and results as bits.
 enum class Cvt : uint32_t {
-  F32FromF16,       ///< cvt.f32.f16 d, a
-  F16x2FromE4M3x2,  ///< cvt.rn.f16x2.e4m3x2 d, a
-  F16x2FromE5M2x2,  ///< cvt.rn.f16x2.e5m2x2 d, a
-  E4M3x2FromF32,    ///< cvt.rn.satfinite.e4m3x2.f32 d, a, b (a -> d[15:8])
-  E5M2x2FromF32,    ///< cvt.rn.satfinite.e5m2x2.f32 d, a, b (a -> d[15:8])
-  Bf16x2FromF32,    ///< cvt.rn.bf16x2.f32 d, a, b (a -> d[31:16])
-  F16x2FromF32,     ///< cvt.rn.f16x2.f32 d, a, b (a -> d[31:16])
-  Bf16FromF32,      ///< cvt.rn.bf16.f32 d, a
-  F16FromF32,       ///< cvt.rn.f16.f32 d, a
+  F32FromF16,      ///< cvt.f32.f16 d, a
+  F16x2FromE4M3x2, ///< cvt.rn.f16x2.e4m3x2 d, a
+  F16x2FromE5M2x2, ///< cvt.rn.f16x2.e5m2x2 d, a
+  E4M3x2FromF32,   ///< cvt.rn.satfinite.e4m3x2.f32 d, a, b (a -> d[15:8])
+  E5M2x2FromF32,   ///< cvt.rn.satfinite.e5m2x2.f32 d, a, b (a -> d[15:8])
+  Bf16x2FromF32,   ///< cvt.rn.bf16x2.f32 d, a, b (a -> d[31:16])
+  F16x2FromF32,    ///< cvt.rn.f16x2.f32 d, a, b (a -> d[31:16])
+  Bf16FromF32,     ///< cvt.rn.bf16.f32 d, a
+  F16FromF32,      ///< cvt.rn.f16.f32 d, a
 };
 
 /// Warp shuffle modes (shfl.sync.{idx,up,down,bfly}).
@@ -66,9 +66,9 @@ struct KernelInfo {
   const char *Name;
   uint32_t NumParams;
   const uint32_t *ParamSizes;
-  uint32_t MaxThreads;      ///< __launch_bounds__ (0: none)
-  Dim3 ClusterDims;         ///< __cluster_dims__ ({0, 0, 0}: none)
-  uint32_t RegsPerThread;   ///< ptxas' count for the real target (0: unknown)
+  uint32_t MaxThreads;    ///< __launch_bounds__ (0: none)
+  Dim3 ClusterDims;       ///< __cluster_dims__ ({0, 0, 0}: none)
+  uint32_t RegsPerThread; ///< ptxas' count for the real target (0: unknown)
   void (*Entry)(void **Params);
 };
 
@@ -102,8 +102,7 @@ struct Api {
   void (*FenceMbarInit)(SourceLoc);
   /// One arrival, after raising the tx-count by ExpectTx bytes; on the
   /// barrier at the same offset in cluster CTA Rank (~0u: this CTA).
-  void (*MbarArrive)(uint32_t Bar, uint32_t Rank, uint32_t ExpectTx,
-                     SourceLoc);
+  void (*MbarArrive)(uint32_t Bar, uint32_t Rank, uint32_t ExpectTx, SourceLoc);
   int (*MbarTryWait)(uint32_t Bar, uint32_t Parity, SourceLoc);
 
   // TMA (cp.async.bulk.tensor) and proxies.
@@ -131,8 +130,7 @@ struct Api {
   void (*WgmmaFence)(SourceLoc);
   void (*WgmmaMma)(uint32_t N, Elem A, Elem B, float *D, uint64_t DescA,
                    uint64_t DescB, uint32_t ScaleD, int32_t ScaleA,
-                   int32_t ScaleB, uint32_t TransA, uint32_t TransB,
-                   SourceLoc);
+                   int32_t ScaleB, uint32_t TransA, uint32_t TransB, SourceLoc);
   void (*WgmmaCommit)(SourceLoc);
   void (*WgmmaWait)(uint32_t Pending, SourceLoc);
 

@@ -29,8 +29,8 @@ invokeKernel(void (*F)(P...), void **Params, std::index_sequence<I...>) {
 }
 
 template <class... P>
-__attribute__((no_sanitize_address)) inline void
-invokeKernel(void (*F)(P...), void **Params) {
+__attribute__((no_sanitize_address)) inline void invokeKernel(void (*F)(P...),
+                                                              void **Params) {
   invokeKernel(F, Params, std::index_sequence_for<P...>());
 }
 
@@ -49,8 +49,8 @@ template <class... P> constexpr const uint32_t *paramSizes(void (*)(P...)) {
 } // namespace kiln::emu::detail
 
 #define KILN_EMU_ENTRY(Name, MaxThreads, CX, CY, CZ, Regs)                     \
-  extern "C" __attribute__((no_sanitize_address, used)) void                   \
-      kiln_emu_entry_##Name(void **Params) {                                   \
+  extern "C" __attribute__((no_sanitize_address,                               \
+                            used)) void kiln_emu_entry_##Name(void **Params) { \
     ::kiln::emu::detail::invokeKernel(&Name, Params);                          \
   }                                                                            \
   extern "C" __attribute__((used))                                             \

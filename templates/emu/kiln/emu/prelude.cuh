@@ -108,16 +108,15 @@ template <class T>
 inline T __shfl_sync(unsigned Mask, T V, int Lane, int Width = 32,
                      kiln::emu::SourceLoc L = KILN_EMU_HERE) {
   using namespace kiln::emu::detail;
-  return from32<T>(kiln_emu_api->ShflSync(kiln::emu::Shfl::Idx, Mask,
-                                          bits32(V), uint32_t(Lane),
-                                          uint32_t(Width), L));
+  return from32<T>(kiln_emu_api->ShflSync(kiln::emu::Shfl::Idx, Mask, bits32(V),
+                                          uint32_t(Lane), uint32_t(Width), L));
 }
 template <class T>
 inline T __shfl_up_sync(unsigned Mask, T V, unsigned Delta, int Width = 32,
                         kiln::emu::SourceLoc L = KILN_EMU_HERE) {
   using namespace kiln::emu::detail;
-  return from32<T>(kiln_emu_api->ShflSync(
-      kiln::emu::Shfl::Up, Mask, bits32(V), Delta, uint32_t(Width), L));
+  return from32<T>(kiln_emu_api->ShflSync(kiln::emu::Shfl::Up, Mask, bits32(V),
+                                          Delta, uint32_t(Width), L));
 }
 template <class T>
 inline T __shfl_down_sync(unsigned Mask, T V, unsigned Delta, int Width = 32,
@@ -149,8 +148,9 @@ inline int __all_sync(unsigned Mask, int P,
 
 // The address instrumentation's hooks. Not instrumented themselves.
 #define KILN_EMU_ACCESS_HOOK(Kind, IsStore, N)                                 \
-  extern "C" __attribute__((no_sanitize_address, used)) void                   \
-      __asan_##Kind##N##_noabort(uintptr_t A) {                                \
+  extern "C"                                                                   \
+      __attribute__((no_sanitize_address,                                      \
+                     used)) void __asan_##Kind##N##_noabort(uintptr_t A) {     \
     if (kiln_emu_api) /* null only while the module loads */                   \
       kiln_emu_api->CheckAccess(A, N, IsStore, __builtin_return_address(0));   \
   }
