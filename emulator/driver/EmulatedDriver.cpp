@@ -707,11 +707,7 @@ CUresult cuTensorMapEncodeTiled(
   I.SwizzleMode = uint32_t(Swizzle);
   I.L2Promotion = uint32_t(L2);
   I.OobFill = uint32_t(Oob);
-  const kiln::emu::Swizzle Modes[] = {
-      kiln::emu::Swizzle::None, kiln::emu::Swizzle::B32,
-      kiln::emu::Swizzle::B64, kiln::emu::Swizzle::B128};
-  I.Layout =
-      I.SwizzleMode < 4 ? Modes[I.SwizzleMode] : kiln::emu::Swizzle::None;
+  I.Layout = tensorMapSwizzle(I.SwizzleMode);
   std::string Why = checkTensorMap(I);
   if (!Why.empty())
     return refuse(CUDA_ERROR_INVALID_VALUE, "cuTensorMapEncodeTiled: " + Why);

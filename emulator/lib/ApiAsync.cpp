@@ -29,12 +29,6 @@ namespace {
 
 constexpr int32_t TxLimit = (1 << 20) - 1;
 
-std::string hex(uint64_t V) {
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "0x%llx", (unsigned long long)V);
-  return Buf;
-}
-
 uint32_t logAsync(Cluster &Cl, const char *What, SourceLoc L, const Thread &T) {
   Cl.Log.push_back({What, L, T.C->Rank, T.Linear});
   return uint32_t(Cl.Log.size() - 1);
@@ -316,7 +310,7 @@ void mbarArrive(uint32_t Bar, uint32_t Rank, uint32_t ExpectTx, SourceLoc L) {
                                : "mbarrier.arrive";
   if (Bar % 8)
     faultAt(FaultKind::MisalignedAddress, L,
-            std::string(Op) + " on shared address " + hex(Bar) +
+            std::string(Op) + " on shared address " + hexAddress(Bar) +
                 ", which is not 8-byte aligned");
   Cta &C = clusterCta(T, Rank, Op, L);
   Mbarrier &B = barrierAt(C, Bar, Op, L);
@@ -375,14 +369,14 @@ void tmaLoad(uint32_t Dst, const void *Desc, uint32_t Bar,
                 std::to_string(Tma.Map.Rank) + " tensor map");
   if (Dst % 128)
     faultAt(FaultKind::MisalignedAddress, L,
-            std::string(Op) + " to shared address " + hex(Dst) +
+            std::string(Op) + " to shared address " + hexAddress(Dst) +
                 ", which is not 128-byte aligned");
   const uint32_t Bytes = Tma.Map.boxBytes();
   uint32_t Mask = 1u << C.Rank;
   if (Multicast) {
     if (CtaMask == 0 || CtaMask >> Cl.Ctas.size())
       faultAt(FaultKind::IllegalInstruction, L,
-              std::string(Op) + " with CTA mask " + hex(CtaMask) +
+              std::string(Op) + " with CTA mask " + hexAddress(CtaMask) +
                   " in a cluster of " + std::to_string(Cl.Ctas.size()));
     Mask = CtaMask;
   }
@@ -437,7 +431,7 @@ void cpAsync(uint32_t Dst, const void *Src, uint32_t CpSize, uint32_t SrcSize,
   if (SrcSize) {
     if (uintptr_t(Src) % CpSize)
       faultAt(FaultKind::MisalignedAddress, L,
-              std::string(Op) + " from global address " + hex(uintptr_t(Src)) +
+              std::string(Op) + " from global address " + hexAddress(uintptr_t(Src)) +
                   ", which is not " + std::to_string(CpSize) + "-byte aligned");
     if (!Cl.L->memory().containing(uintptr_t(Src), SrcSize))
       faultAt(FaultKind::IllegalAddress, L,

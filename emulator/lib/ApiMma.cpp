@@ -30,12 +30,6 @@ namespace kiln::emu {
 
 namespace {
 
-std::string hex(uint64_t V) {
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "0x%llx", (unsigned long long)V);
-  return Buf;
-}
-
 void requireWholeWarp(const Thread &T, const char *Op, SourceLoc L) {
   const Warp &W = *T.W;
   if (W.Lanes != 32 || W.Exited)
@@ -62,9 +56,9 @@ void readChunk(Cta &C, uint32_t Addr, const char *Op, SourceLoc L,
                bool AsyncProxy, uint8_t *Out) {
   if (!C.Smem.contains(Addr, 16))
     faultAt(FaultKind::IllegalAddress, L,
-            std::string(Op) + " reads 16 bytes at shared address " + hex(Addr) +
+            std::string(Op) + " reads 16 bytes at shared address " + hexAddress(Addr) +
                 " outside the CTA's dynamic shared memory [" +
-                hex(C.Smem.base()) + ", " + hex(C.Smem.end()) + ")");
+                hexAddress(C.Smem.base()) + ", " + hexAddress(C.Smem.end()) + ")");
   checkSharedRead(C, Addr, 16, Op, L, AsyncProxy);
   std::memcpy(Out, C.Smem.data() + Addr, 16);
 }
@@ -116,8 +110,8 @@ void gatherOperand(Cta &C, const WgmmaDescriptor &D, uint32_t Rows, Elem T,
       uint32_t A = wgmmaOperandAddress(D, R, 16 * Half);
       if (A % 16)
         faultAt(FaultKind::MisalignedAddress, L,
-                "wgmma.mma_async operand row at shared address " + hex(A) +
-                    ", not 16-byte aligned (descriptor start " + hex(D.Start) +
+                "wgmma.mma_async operand row at shared address " + hexAddress(A) +
+                    ", not 16-byte aligned (descriptor start " + hexAddress(D.Start) +
                     ")");
       readChunk(C, A, "wgmma.mma_async", L, true, Bytes);
       Chunks.push_back(A);
@@ -151,7 +145,7 @@ void ldmatrix(uint32_t *Regs, uint32_t Count, int Trans, uint32_t Addr,
                   std::string(Op) + " with different shapes in one warp");
         if (From.Addr % 16)
           faultAt(FaultKind::MisalignedAddress, L,
-                  std::string(Op) + " row address " + hex(From.Addr) +
+                  std::string(Op) + " row address " + hexAddress(From.Addr) +
                       " (lane " + std::to_string(8 * M + R) +
                       ") is not 16-byte aligned");
         readChunk(*T.C, From.Addr, Op, L, false, Rows[M][R]);
@@ -273,9 +267,9 @@ void wgmmaMma(uint32_t N, Elem TA, Elem TB, float *D, uint64_t DescA,
         faultAt(FaultKind::IllegalInstruction, L,
                 std::string(Op) + ": " + Field +
                     " differs between threads 0 and " + std::to_string(I) +
-                    " of the warpgroup (a-desc " + hex(DescA) + " vs " +
-                    hex(O.DescA) + ", b-desc " + hex(DescB) + " vs " +
-                    hex(O.DescB) + "): operands must be warpgroup-uniform");
+                    " of the warpgroup (a-desc " + hexAddress(DescA) + " vs " +
+                    hexAddress(O.DescA) + ", b-desc " + hexAddress(DescB) + " vs " +
+                    hexAddress(O.DescB) + "): operands must be warpgroup-uniform");
     }
     if (!G.EverFenced)
       faultAt(FaultKind::IllegalInstruction, L,

@@ -20,12 +20,6 @@ namespace kiln::emu {
 
 namespace {
 
-std::string hex(uint64_t V) {
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "0x%llx", (unsigned long long)V);
-  return Buf;
-}
-
 const AsyncLog &logEntry(const Cta &C, uint32_t Id) {
   static const AsyncLog None{"an asynchronous operation", {nullptr, 0}, 0, 0};
   return Id < C.Cl->Log.size() ? C.Cl->Log[Id] : None;
@@ -53,7 +47,7 @@ std::string describeLog(const Cta &C, uint32_t Id) {
 } // namespace
 
 std::string sharedName(const Cta &C, uint32_t Addr) {
-  std::string S = "shared address " + hex(Addr);
+  std::string S = "shared address " + hexAddress(Addr);
   if (Addr >= C.Smem.base() && Addr < C.Smem.end())
     S += " (byte " + std::to_string(Addr - C.Smem.base()) +
          " of the dynamic shared memory)";
@@ -66,13 +60,13 @@ void checkSharedRange(Thread &T, uint32_t Addr, uint32_t Bytes, uint32_t Align,
   if (!W.contains(Addr, Bytes))
     faultAt(FaultKind::IllegalAddress, L,
             std::string(Op) + " of " + std::to_string(Bytes) +
-                " bytes at shared address " + hex(Addr) +
-                " outside the CTA's dynamic shared memory [" + hex(W.base()) +
-                ", " + hex(W.end()) + ") (" +
+                " bytes at shared address " + hexAddress(Addr) +
+                " outside the CTA's dynamic shared memory [" + hexAddress(W.base()) +
+                ", " + hexAddress(W.end()) + ") (" +
                 std::to_string(W.end() - W.base()) + " bytes launched)");
   if (Align > 1 && Addr % Align)
     faultAt(FaultKind::MisalignedAddress, L,
-            std::string(Op) + " at shared address " + hex(Addr) +
+            std::string(Op) + " at shared address " + hexAddress(Addr) +
                 ", which is not " + std::to_string(Align) + "-byte aligned");
 }
 
@@ -140,7 +134,7 @@ uint32_t cvtaToShared(const void *P, SourceLoc L) {
   uintptr_t A = uintptr_t(P);
   if (!T.C->Smem.holdsPointer(A))
     faultAt(FaultKind::IllegalAddress, L,
-            "cvta.to.shared of " + hex(A) +
+            "cvta.to.shared of " + hexAddress(A) +
                 ", which is not a generic address of this CTA's shared "
                 "memory");
   return uint32_t(A - uintptr_t(T.C->Smem.data()));
@@ -190,7 +184,7 @@ void checkAccess(uintptr_t A, size_t Bytes, int IsStore, void *Pc) {
       fault(FaultKind::IllegalAddress,
             std::string("a ") + What + " of " + std::to_string(Bytes) +
                 " bytes through a generic pointer at shared address " +
-                hex(Off) + ", outside the dynamic shared memory, by " +
+                hexAddress(Off) + ", outside the dynamic shared memory, by " +
                 threadName(T) + Where());
     if (IsStore) {
       checkSharedWrite(*T.C, Off, uint32_t(Bytes), "a generic store", {}, Pc);
@@ -207,7 +201,7 @@ void checkAccess(uintptr_t A, size_t Bytes, int IsStore, void *Pc) {
     if ((Bytes & (Bytes - 1)) == 0 && A % Bytes)
       fault(FaultKind::MisalignedAddress,
             std::string("a ") + std::to_string(Bytes) + "-byte global " + What +
-                " at " + hex(A) + ", which is not " + std::to_string(Bytes) +
+                " at " + hexAddress(A) + ", which is not " + std::to_string(Bytes) +
                 "-byte aligned, by " + threadName(T) + Where());
     return;
   }

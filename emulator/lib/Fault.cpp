@@ -1,7 +1,15 @@
 //===- Fault.cpp - How an emulated launch fails ---------------------------===//
 #include "kiln/Emu/Fault.h"
 
+#include <cstdio>
+
 namespace kiln::emu {
+
+std::string hexAddress(uint64_t V) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "0x%llx", (unsigned long long)V);
+  return Buf;
+}
 
 const char *faultKindName(FaultKind K) {
   switch (K) {

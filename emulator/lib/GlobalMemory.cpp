@@ -1,6 +1,8 @@
 //===- GlobalMemory.cpp - The emulated device's global memory -------------===//
 #include "kiln/Emu/GlobalMemory.h"
 
+#include "kiln/Emu/Fault.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -14,15 +16,9 @@ namespace {
 
 size_t pageSize() { return size_t(sysconf(_SC_PAGESIZE)); }
 
-std::string hex(uintptr_t A) {
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "0x%llx", (unsigned long long)A);
-  return Buf;
-}
-
 std::string name(const Allocation &A) {
   return "allocation #" + std::to_string(A.Id) + " (" +
-         std::to_string(A.Bytes) + " bytes at " + hex(A.Base) + ")";
+         std::to_string(A.Bytes) + " bytes at " + hexAddress(A.Base) + ")";
 }
 
 } // namespace
@@ -99,7 +95,7 @@ const Allocation *GlobalMemory::nearest(uintptr_t Addr) const {
 }
 
 std::string GlobalMemory::describe(uintptr_t Addr, size_t Bytes) const {
-  std::string What = std::to_string(Bytes) + " bytes at " + hex(Addr);
+  std::string What = std::to_string(Bytes) + " bytes at " + hexAddress(Addr);
   if (const Allocation *A = containing(Addr, Bytes))
     return What + " (inside " + name(*A) + ")";
   const Allocation *A = nearest(Addr);

@@ -59,6 +59,12 @@ std::string TensorMapInfo::describe() const {
          (SwizzleMode < 4 ? Sw[SwizzleMode] : "swizzle ?");
 }
 
+Swizzle tensorMapSwizzle(uint32_t Mode) {
+  const Swizzle Modes[] = {Swizzle::None, Swizzle::B32, Swizzle::B64,
+                           Swizzle::B128};
+  return Mode < 4 ? Modes[Mode] : Swizzle::None;
+}
+
 uint32_t tensorMapElemBytes(uint32_t T) {
   // CUtensorMapDataType: UINT8, UINT16, UINT32, INT32, UINT64, INT64,
   // FLOAT16, FLOAT32, FLOAT64, BFLOAT16, FLOAT32_FTZ, TFLOAT32, TFLOAT32_FTZ.
@@ -162,10 +168,7 @@ bool decodeTensorMap(const void *Map, TensorMapInfo &I) {
   I.SwizzleMode = E.SwizzleMode;
   I.L2Promotion = E.L2Promotion;
   I.OobFill = E.OobFill;
-  // CUtensorMapSwizzle: NONE, 32B, 64B, 128B; Swizzle is numbered as wgmma's.
-  const Swizzle Map4[] = {Swizzle::None, Swizzle::B32, Swizzle::B64,
-                          Swizzle::B128};
-  I.Layout = I.SwizzleMode < 4 ? Map4[I.SwizzleMode] : Swizzle::None;
+  I.Layout = tensorMapSwizzle(I.SwizzleMode);
   return true;
 }
 

@@ -9,6 +9,7 @@
 #ifndef KILN_EMU_FAULT_H
 #define KILN_EMU_FAULT_H
 
+#include <cstdint>
 #include <string>
 
 namespace kiln::emu {
@@ -27,6 +28,9 @@ enum class FaultKind {
 const char *faultKindName(FaultKind K);
 /// The CUresult a GPU would report (CUDA_ERROR_ILLEGAL_ADDRESS = 700, ...).
 int faultResult(FaultKind K);
+
+/// "0x1a08": addresses in messages.
+std::string hexAddress(uint64_t V);
 
 struct FaultRecord {
   FaultKind Kind = FaultKind::IllegalInstruction;

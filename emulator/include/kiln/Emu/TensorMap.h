@@ -40,6 +40,10 @@ struct TensorMapInfo {
   std::string describe() const;
 };
 
+/// The swizzle of a CUtensorMapSwizzle value (NONE, 32B, 64B, 128B); the
+/// Swizzle enum is numbered as wgmma's layout field instead.
+Swizzle tensorMapSwizzle(uint32_t SwizzleMode);
+
 /// Element size of a CUtensorMapDataType, 0 if unknown.
 uint32_t tensorMapElemBytes(uint32_t DataType);
 
