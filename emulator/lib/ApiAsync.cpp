@@ -42,13 +42,19 @@ void markPending(Cta &C, uint32_t Addr, uint32_t Bytes, uint32_t LogId) {
   }
 }
 
-void clearPending(Cta &C, uint32_t Addr, uint32_t Bytes) {
+/// The write at Addr became visible. TMA writes through the async proxy;
+/// cp.async is a generic-proxy write (PTX ISA), so its issuing thread is
+/// then the last generic writer, as for st.shared.
+void clearPending(Cta &C, uint32_t Addr, uint32_t Bytes,
+                  Thread *GenericWriter = nullptr) {
   for (uint32_t A = Addr & ~15u; A < Addr + Bytes; A += 16) {
     ChunkShadow &S = C.Smem.chunk(A);
     if (S.PendingWrites)
       --S.PendingWrites;
-    S.GenericWriter = 0; // the async proxy wrote it last
+    S.GenericWriter = 0;
   }
+  if (GenericWriter)
+    noteGenericWrite(*GenericWriter, Addr, Bytes);
 }
 
 Mbarrier &barrierAt(Cta &C, uint32_t Bar, const char *Op, SourceLoc L) {
@@ -431,8 +437,9 @@ void cpAsync(uint32_t Dst, const void *Src, uint32_t CpSize, uint32_t SrcSize,
   if (SrcSize) {
     if (uintptr_t(Src) % CpSize)
       faultAt(FaultKind::MisalignedAddress, L,
-              std::string(Op) + " from global address " + hexAddress(uintptr_t(Src)) +
-                  ", which is not " + std::to_string(CpSize) + "-byte aligned");
+              std::string(Op) + " from global address " +
+                  hexAddress(uintptr_t(Src)) + ", which is not " +
+                  std::to_string(CpSize) + "-byte aligned");
     if (!Cl.L->memory().containing(uintptr_t(Src), SrcSize))
       faultAt(FaultKind::IllegalAddress, L,
               std::string(Op) + " reads " +
@@ -476,7 +483,7 @@ void cpAsyncWait(uint32_t Pending, SourceLoc L) {
       CopyOp &Op = Cl.Copies[Id];
       if (!Op.Landed)
         landCopy(Op);
-      clearPending(*Op.C, Op.Dst, Op.CpSize);
+      clearPending(*Op.C, Op.Dst, Op.CpSize, &T);
     }
     T.CopyGroups.pop_front();
   }

@@ -55,10 +55,11 @@ void requireWholeGroup(const Thread &T, const char *Op, SourceLoc L) {
 void readChunk(Cta &C, uint32_t Addr, const char *Op, SourceLoc L,
                bool AsyncProxy, uint8_t *Out) {
   if (!C.Smem.contains(Addr, 16))
-    faultAt(FaultKind::IllegalAddress, L,
-            std::string(Op) + " reads 16 bytes at shared address " + hexAddress(Addr) +
-                " outside the CTA's dynamic shared memory [" +
-                hexAddress(C.Smem.base()) + ", " + hexAddress(C.Smem.end()) + ")");
+    faultAt(
+        FaultKind::IllegalAddress, L,
+        std::string(Op) + " reads 16 bytes at shared address " +
+            hexAddress(Addr) + " outside the CTA's dynamic shared memory [" +
+            hexAddress(C.Smem.base()) + ", " + hexAddress(C.Smem.end()) + ")");
   checkSharedRead(C, Addr, 16, Op, L, AsyncProxy);
   std::memcpy(Out, C.Smem.data() + Addr, 16);
 }
@@ -110,9 +111,9 @@ void gatherOperand(Cta &C, const WgmmaDescriptor &D, uint32_t Rows, Elem T,
       uint32_t A = wgmmaOperandAddress(D, R, 16 * Half);
       if (A % 16)
         faultAt(FaultKind::MisalignedAddress, L,
-                "wgmma.mma_async operand row at shared address " + hexAddress(A) +
-                    ", not 16-byte aligned (descriptor start " + hexAddress(D.Start) +
-                    ")");
+                "wgmma.mma_async operand row at shared address " +
+                    hexAddress(A) + ", not 16-byte aligned (descriptor start " +
+                    hexAddress(D.Start) + ")");
       readChunk(C, A, "wgmma.mma_async", L, true, Bytes);
       Chunks.push_back(A);
       for (uint32_t E = 0; E < 16 / EB; ++E)
@@ -268,8 +269,9 @@ void wgmmaMma(uint32_t N, Elem TA, Elem TB, float *D, uint64_t DescA,
                 std::string(Op) + ": " + Field +
                     " differs between threads 0 and " + std::to_string(I) +
                     " of the warpgroup (a-desc " + hexAddress(DescA) + " vs " +
-                    hexAddress(O.DescA) + ", b-desc " + hexAddress(DescB) + " vs " +
-                    hexAddress(O.DescB) + "): operands must be warpgroup-uniform");
+                    hexAddress(O.DescA) + ", b-desc " + hexAddress(DescB) +
+                    " vs " + hexAddress(O.DescB) +
+                    "): operands must be warpgroup-uniform");
     }
     if (!G.EverFenced)
       faultAt(FaultKind::IllegalInstruction, L,
@@ -333,13 +335,21 @@ void wgmmaMma(uint32_t N, Elem TA, Elem TB, float *D, uint64_t DescA,
     } else {
       W.Result.assign(size_t(64) * N, 0.0f);
       if (ScaleD) {
-        if (!G.FencedSinceMma && G.LastDst0 == W.Dst[0] &&
-            std::memcmp(G.LastWritten.data(), W.Dst[0],
-                        G.LastWritten.size() * sizeof(float)) != 0)
-          faultAt(FaultKind::IllegalInstruction, L,
-                  std::string(Op) + " reads accumulator registers the "
-                                    "threads changed after the last "
-                                    "wgmma.wait_group without a wgmma.fence");
+        if (!G.FencedSinceMma)
+          for (const WarpGroup::Retired &R : G.RetiredSets) {
+            if (R.Dst[0] != W.Dst[0] || R.N != N)
+              continue;
+            for (uint32_t I = 0; I < 128; ++I)
+              if (R.Dst[I] != W.Dst[I] ||
+                  std::memcmp(R.Values.data() + I * (N / 2), W.Dst[I],
+                              N / 2 * sizeof(float)) != 0)
+                faultAt(FaultKind::IllegalInstruction, L,
+                        std::string(Op) +
+                            " reads accumulator registers thread " +
+                            std::to_string(I) +
+                            " changed after the wgmma.wait_group that "
+                            "wrote them, without a wgmma.fence since");
+          }
         for (uint32_t I = 0; I < 128; ++I)
           for (uint32_t R = 0; R < N / 2; ++R) {
             RowCol P = wgmmaAccumulator(I, R);
@@ -402,8 +412,18 @@ void wgmmaWait(uint32_t Pending, SourceLoc L) {
                        RowCol P = wgmmaAccumulator(I, R);
                        Op->Dst[I][R] = Op->Result[P.Row * Op->N + P.Col];
                      }
-                   G.LastDst0 = Op->Dst[0];
-                   G.LastWritten.assign(Op->Dst[0], Op->Dst[0] + Op->N / 2);
+                   WarpGroup::Retired *Set = nullptr;
+                   for (WarpGroup::Retired &R : G.RetiredSets)
+                     if (R.Dst[0] == Op->Dst[0])
+                       Set = &R;
+                   if (!Set)
+                     Set = &G.RetiredSets.emplace_back();
+                   std::memcpy(Set->Dst, Op->Dst, sizeof(Set->Dst));
+                   Set->N = Op->N;
+                   Set->Values.resize(size_t(128) * (Op->N / 2));
+                   for (uint32_t I = 0; I < 128; ++I)
+                     std::memcpy(Set->Values.data() + I * (Op->N / 2),
+                                 Op->Dst[I], Op->N / 2 * sizeof(float));
                  }
                  G.InFlight.pop_front();
                }

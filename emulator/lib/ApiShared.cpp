@@ -61,8 +61,8 @@ void checkSharedRange(Thread &T, uint32_t Addr, uint32_t Bytes, uint32_t Align,
     faultAt(FaultKind::IllegalAddress, L,
             std::string(Op) + " of " + std::to_string(Bytes) +
                 " bytes at shared address " + hexAddress(Addr) +
-                " outside the CTA's dynamic shared memory [" + hexAddress(W.base()) +
-                ", " + hexAddress(W.end()) + ") (" +
+                " outside the CTA's dynamic shared memory [" +
+                hexAddress(W.base()) + ", " + hexAddress(W.end()) + ") (" +
                 std::to_string(W.end() - W.base()) + " bytes launched)");
   if (Align > 1 && Addr % Align)
     faultAt(FaultKind::MisalignedAddress, L,
@@ -201,8 +201,9 @@ void checkAccess(uintptr_t A, size_t Bytes, int IsStore, void *Pc) {
     if ((Bytes & (Bytes - 1)) == 0 && A % Bytes)
       fault(FaultKind::MisalignedAddress,
             std::string("a ") + std::to_string(Bytes) + "-byte global " + What +
-                " at " + hexAddress(A) + ", which is not " + std::to_string(Bytes) +
-                "-byte aligned, by " + threadName(T) + Where());
+                " at " + hexAddress(A) + ", which is not " +
+                std::to_string(Bytes) + "-byte aligned, by " + threadName(T) +
+                Where());
     return;
   }
   if (A >= T.Stack->guardLow() && A < T.Stack->low())

@@ -31,11 +31,13 @@ bool countWarpArrival(Cta &C, Warp &W, uint32_t Id) {
       (W.BarArrived[Id] | W.ExitedMask) != W.laneMask())
     return false;
   W.BarArrived[Id] = 0;
+  W.BarCountedIn[Id] = B.Generation + 1;
   B.Arrived += 32;
   if (B.Arrived < expectedThreads(C, B))
     return false;
   B.Arrived = 0;
   B.Expected = 0;
+  ++B.Generation;
   wakeAll(B.Q);
   return true;
 }
@@ -72,10 +74,21 @@ void barrier(uint32_t Id, uint32_t Count, bool Wait, SourceLoc L) {
     B.Expected = Count;
     B.Loc = L;
   }
-  if (T.W->BarArrived[Id] >> T.Regs.Laneid & 1)
+  if ((T.W->BarArrived[Id] >> T.Regs.Laneid & 1) ||
+      T.W->BarCountedIn[Id] == B.Generation + 1)
     faultAt(FaultKind::IllegalInstruction, L,
             std::string(Op) + " " + std::to_string(Id) +
-                " again before the barrier completed");
+                " again (its warp already arrived) before the barrier "
+                "completed");
+  // .aligned: the threads of a warp reach the same barrier instruction.
+  if (T.W->BarArrived[Id] && !sameLoc(T.W->BarLoc[Id], L))
+    faultAt(FaultKind::IllegalInstruction, L,
+            std::string(Op) + " " + std::to_string(Id) +
+                " while other threads of the warp arrived at it from " +
+                locName(T.W->BarLoc[Id]) +
+                ": divergent threads at a .aligned barrier");
+  if (!T.W->BarArrived[Id])
+    T.W->BarLoc[Id] = L;
   T.W->BarArrived[Id] |= 1u << T.Regs.Laneid;
   ++C.Cl->Progress;
   if (countWarpArrival(C, *T.W, Id) || !Wait)
@@ -188,21 +201,34 @@ uint32_t shflSync(Shfl Mode, uint32_t Mask, uint32_t Value,
       WarpOp *Op = Mask >> Lane & 1 ? slot(W, Lane) : nullptr;
       if (!Op)
         continue;
-      uint32_t Base = Lane & ~(Width - 1), Src = Lane;
+      // The PTX ISA's pseudo-code, with c as CUDA's intrinsics build it:
+      // the segment mask (32 - width) << 8, the clamp 0 for .up, else 31.
+      const uint32_t SegMask = 32 - Width;
+      const uint32_t Clamp = Mode == Shfl::Up ? 0 : 31;
+      const uint32_t MinLane = Clamp & SegMask;
+      const uint32_t MaxLane = (Lane & SegMask) | (Clamp & ~SegMask & 31);
+      const uint32_t B = Op->Arg & 31;
+      int64_t J = Lane;
+      bool Valid = true;
       switch (Mode) {
       case Shfl::Idx:
-        Src = Base + (Op->Arg & (Width - 1));
+        J = MinLane | (B & ~SegMask);
+        Valid = J <= MaxLane;
         break;
       case Shfl::Up:
-        Src = Lane - Base >= Op->Arg ? Lane - Op->Arg : Lane;
+        J = int64_t(Lane) - B;
+        Valid = J >= int64_t(MaxLane);
         break;
       case Shfl::Down:
-        Src = Lane - Base + Op->Arg < Width ? Lane + Op->Arg : Lane;
+        J = Lane + B;
+        Valid = J <= MaxLane;
         break;
       case Shfl::Bfly:
-        Src = Base + ((Lane - Base) ^ (Op->Arg & (Width - 1)));
+        J = Lane ^ B;
+        Valid = J <= MaxLane;
         break;
       }
+      const uint32_t Src = Valid ? uint32_t(J) : Lane;
       WarpOp *From = Mask >> Src & 1 ? slot(W, Src) : nullptr;
       // A source lane outside the mask gives an undefined value: poison.
       Results[Lane] = From ? From->Value : 0x7FFFFFFFu;
@@ -274,14 +300,15 @@ void setMaxNReg(uint32_t Regs, int Inc, SourceLoc L) {
   uint32_t Mine = Regs;
   bool Granted = false;
   rendezvous(G.Coll, 128, T.Linear % 128, 0, Op, L, true, &Mine, [&] {
-    for (uint32_t I = 0; I < 128; ++I)
-      if (*static_cast<uint32_t *>(G.Coll.Payload[I]) != Regs)
-        faultAt(
-            FaultKind::IllegalInstruction, L,
-            std::string(Op) + " with " + std::to_string(Regs) +
-                " registers in one thread and " +
-                std::to_string(*static_cast<uint32_t *>(G.Coll.Payload[I])) +
-                " in another of the warpgroup (must be uniform)");
+    const uint32_t First = *static_cast<uint32_t *>(G.Coll.Payload[0]);
+    for (uint32_t I = 1; I < 128; ++I)
+      if (uint32_t Other = *static_cast<uint32_t *>(G.Coll.Payload[I]);
+          Other != First)
+        faultAt(FaultKind::IllegalInstruction, L,
+                std::string(Op) + " with " + std::to_string(First) +
+                    " registers in thread 0 of the warpgroup and " +
+                    std::to_string(Other) + " in thread " + std::to_string(I) +
+                    " (must be uniform)");
     if (Regs < 24 || Regs > 256 || Regs % 8)
       faultAt(FaultKind::IllegalInstruction, L,
               std::string(Op) + " " + std::to_string(Regs) +

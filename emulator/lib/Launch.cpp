@@ -77,8 +77,7 @@ void prepareCta(Cta &C, Cluster &Cl, Worker &W, uint32_t Rank, Dim3 Id) {
     Gp.InFlight.clear();
     Gp.FencedSinceMma = Gp.EverFenced = false;
     Gp.Regs = L.regsPerThread();
-    Gp.LastDst0 = nullptr;
-    Gp.LastWritten.clear();
+    Gp.RetiredSets.clear();
   }
   const Dim3 Ncl = {S.Grid.x / S.Cluster.x, S.Grid.y / S.Cluster.y,
                     S.Grid.z / S.Cluster.z};

@@ -161,6 +161,38 @@ TEST_CASE("Emulator: wgmma reading st.shared data needs fence.proxy.async",
                       Catch::Contains("kernels.cu:"));
 }
 
+TEST_CASE("Emulator: cp.async data needs fence.proxy.async before wgmma",
+          "[emu]") {
+  Emu &E = theEmulator();
+  std::vector<uint8_t> A = randomE4M3(64 * 32, 9);
+  CUdeviceptr dA = E.upload(A), dD = E.alloc(128 * 32 * 4);
+  int Fence = 1;
+  REQUIRE(E.launch("cp_async_wgmma", 1, 128, 20000, {&dA, &dD, &Fence}) == "");
+  std::vector<float> D = E.download<float>(dD, 128 * 32);
+  tile::Coord C = tile::wgmma_acc_coord(77, 13);
+  double Ref = 0;
+  for (int K = 0; K < 32; ++K)
+    Ref += double(e4m3(A[size_t(C.row * 32 + K)])) *
+           e4m3(A[size_t(C.col * 32 + K)]);
+  CHECK(D[77 * 32 + 13] == Approx(Ref).margin(1e-4));
+  // cp.async writes through the generic proxy (PTX ISA).
+  Fence = 0;
+  CHECK_THAT(E.launch("cp_async_wgmma", 1, 128, 20000, {&dA, &dD, &Fence}),
+             Catch::Contains("hazard in cp_async_wgmma") &&
+                 Catch::Contains("with no fence.proxy.async since"));
+}
+
+TEST_CASE("Emulator: every accumulator set a wgmma reads is fence-checked",
+          "[emu]") {
+  Emu &E = theEmulator();
+  CUdeviceptr dD = E.alloc(128 * 4);
+  CHECK_THAT(E.launch("wgmma_two_accumulators", 1, 128, 20000, {&dD}),
+             Catch::Contains("CUDA_ERROR_ILLEGAL_INSTRUCTION") &&
+                 Catch::Contains("reads accumulator registers thread 0 "
+                                 "changed after the wgmma.wait_group that "
+                                 "wrote them, without a wgmma.fence since"));
+}
+
 TEST_CASE("Emulator: wgmma operands must be warpgroup-uniform", "[emu]") {
   Emu &E = theEmulator();
   CUdeviceptr dD = E.alloc(128 * 4);
@@ -368,6 +400,15 @@ TEST_CASE("Emulator: named barriers count warps; a missing one is a deadlock",
   Hang = 2;
   REQUIRE(E.launch("named_barriers", 1, 64, 0, {&dO, &Hang}) == "");
   CHECK(E.download<int>(dO, 64)[40] == 2);
+  // A warp's second arrival before the barrier completed.
+  Hang = 3;
+  CHECK_THAT(E.launch("named_barriers", 1, 96, 0, {&dO, &Hang}),
+             Catch::Contains("bar.arrive 1 again (its warp already arrived) "
+                             "before the barrier completed"));
+  // Two halves of a warp at different barrier instructions.
+  Hang = 4;
+  CHECK_THAT(E.launch("named_barriers", 1, 64, 0, {&dO, &Hang}),
+             Catch::Contains("divergent threads at a .aligned barrier"));
 }
 
 TEST_CASE("Emulator: setmaxnreg against the CTA's register pool", "[emu]") {
@@ -383,9 +424,9 @@ TEST_CASE("Emulator: setmaxnreg against the CTA's register pool", "[emu]") {
                                  "increase needs 8192"));
   CHECK_THAT(E.launch("registers_nonuniform", 1, 128, 0, {}),
              Catch::Contains("CUDA_ERROR_ILLEGAL_INSTRUCTION") &&
-                 Catch::Contains("setmaxnreg.inc with 232 registers in one "
-                                 "thread and 224 in another of the warpgroup "
-                                 "(must be uniform)"));
+                 Catch::Contains("setmaxnreg.inc with 232 registers in "
+                                 "thread 0 of the warpgroup and 224 in thread "
+                                 "64 (must be uniform)"));
   // More threads than __launch_bounds__ allows: refused at launch.
   CHECK_THAT(E.launch("registers", 1, 288, 0, {&dO, &Greedy}),
              Catch::Contains("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES") &&
@@ -432,14 +473,15 @@ TEST_CASE("Emulator: trap and stack overflow end the launch, not kiln",
 
 TEST_CASE("Emulator: shuffles and votes", "[emu]") {
   Emu &E = theEmulator();
-  CUdeviceptr dO = E.alloc(128 * 4);
+  CUdeviceptr dO = E.alloc(160 * 4);
   REQUIRE(E.launch("warp_ops", 1, 32, 0, {&dO}) == "");
-  std::vector<int> O = E.download<int>(dO, 128);
+  std::vector<int> O = E.download<int>(dO, 160);
   for (int L = 0; L < 32; ++L) {
     CHECK(O[size_t(L)] == 496);
     CHECK(O[size_t(32 + L)] == 21);
     CHECK(O[size_t(64 + L)] == (L < 31 ? L + 1 : 31));
     CHECK(uint32_t(O[size_t(96 + L)]) == 0xAAAAAAAAu);
+    CHECK(O[size_t(128 + L)] == (L < 16 ? L : L - 16));
   }
 }
 

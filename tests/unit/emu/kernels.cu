@@ -65,6 +65,55 @@ extern "C" __global__ void wgmma_n64(const uint8_t *A, const uint8_t *B,
     D[threadIdx.x * 32 + r] = acc[r];
 }
 
+// cp.async writes through the generic proxy: a 64 x 32-byte e4m3 tile
+// copied into the 128B-swizzled layout with cp.async (one 16-byte chunk
+// per thread), then read by wgmma as both A and B, with a fence.proxy.async
+// in between only if FENCE.
+extern "C" __global__ void cp_async_wgmma(const uint8_t *A, float *D,
+                                          int fence) {
+  const Aligned s = aligned_smem();
+  const uint32_t row = threadIdx.x / 2, half = threadIdx.x % 2;
+  arch::cp_async_16(s.addr + tile::swizzle128((row / 8) * 1024 +
+                                              (row % 8) * 128 + half * 16),
+                    A + row * 32 + half * 16, true);
+  arch::cp_async_commit();
+  arch::cp_async_wait<0>();
+  if (fence)
+    arch::fence_proxy_async_shared();
+  __syncthreads();
+  float acc[32];
+  arch::wgmma_fence();
+  arch::Wgmma<64>::mma<f8e4m3, f8e4m3>(acc, arch::wgmma_desc_k128b(s.addr),
+                                       arch::wgmma_desc_k128b(s.addr), 0);
+  arch::wgmma_commit();
+  arch::wgmma_wait<0>();
+  for (int r = 0; r < 32; ++r)
+    D[threadIdx.x * 32 + r] = acc[r];
+}
+
+// Two accumulator sets (as BM = 256 uses): the first changed after the
+// wait_group that wrote it and read again by wgmma with no fence between.
+extern "C" __global__ void wgmma_two_accumulators(float *D) {
+  const Aligned s = aligned_smem();
+  for (int i = threadIdx.x; i < 2 * 8192; i += 128)
+    s.ptr[i] = 0;
+  arch::fence_proxy_async_shared();
+  __syncthreads();
+  float acc0[4], acc1[4];
+  const uint64_t da = arch::wgmma_desc_k128b(s.addr),
+                 db = arch::wgmma_desc_k128b(s.addr + 8192);
+  arch::wgmma_fence();
+  arch::Wgmma<8>::mma<bf16, bf16>(acc0, da, db, 0);
+  arch::Wgmma<8>::mma<bf16, bf16>(acc1, da, db, 0);
+  arch::wgmma_commit();
+  arch::wgmma_wait<0>();
+  acc0[0] += 1.0f;
+  arch::Wgmma<8>::mma<bf16, bf16>(acc0, da, db, 1);
+  arch::wgmma_commit();
+  arch::wgmma_wait<0>();
+  D[threadIdx.x] = acc0[0] + acc1[0];
+}
+
 // Thread 5 uses a different B descriptor: not warpgroup-uniform.
 extern "C" __global__ void wgmma_nonuniform(float *D) {
   const uint32_t base = arch::dynamic_smem_aligned<1024>();
@@ -227,6 +276,21 @@ extern "C" __global__ void tma_early_read(const __grid_constant__ TmaDescriptor 
 // HANG, warp 1 goes to barrier 2 instead and nobody else comes.
 extern "C" __global__ void named_barriers(int *Out, int hang) {
   const int warp = threadIdx.x / 32;
+  if (hang == 3) { // a warp arriving twice in one generation
+    if (warp == 0) {
+      kiln_emu_api->BarArrive(1, 96, KILN_EMU_HERE);
+      __syncwarp();
+      kiln_emu_api->BarArrive(1, 96, KILN_EMU_HERE);
+    }
+    return;
+  }
+  if (hang == 4) { // half a warp at one __syncthreads, half at another
+    if (threadIdx.x % 32 < 16)
+      __syncthreads();
+    else
+      __syncthreads();
+    return;
+  }
   if (warp == 0 && hang == 2)
     kiln_emu_api->BarArrive(1, 64, KILN_EMU_HERE); // signal, don't wait
   else if (warp == 0)
@@ -288,6 +352,9 @@ extern "C" __global__ void warp_ops(int *Out) {
   Out[32 + lane] = __shfl_sync(0xffffffffu, lane * 3, 7); // 21
   Out[64 + lane] = __shfl_down_sync(0xffffffffu, lane, 1); // lane+1, 31 last
   Out[96 + lane] = int(__ballot_sync(0xffffffffu, lane % 2)); // 0xAAAAAAAA
+  // Width 16, lane mask 16: lanes 16..31 read across the segment (PTX ISA
+  // pseudo-code), lanes 0..15 keep their own value.
+  Out[128 + lane] = __shfl_xor_sync(0xffffffffu, lane, 16, 16);
 }
 
 // A 2-CTA cluster: each CTA arrives on the other's barrier, then both
@@ -324,6 +391,8 @@ extern "C" __global__ void conversions(const float *In, uint32_t *Out) {
   __builtin_memcpy(&Out[8 * i + 7], &f, 4);
 }
 
+KILN_EMU_ENTRY(cp_async_wgmma, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(wgmma_two_accumulators, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(wgmma_nonuniform, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(mma_one, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(ldmatrix_forms, 0, 0, 0, 0, 0)

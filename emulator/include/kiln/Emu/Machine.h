@@ -92,8 +92,12 @@ struct Warp {
   uint32_t ExitedMask = 0;
   Thread *Lane[32] = {};
   Collective Coll;
-  /// Lanes arrived at each named barrier in its current generation.
+  /// Lanes arrived at each named barrier in its current generation, the
+  /// source line of the first, and the generation (+1) the warp's arrival
+  /// was last counted in.
   uint32_t BarArrived[16] = {};
+  SourceLoc BarLoc[16] = {};
+  uint64_t BarCountedIn[16] = {};
   uint32_t live() const { return Lanes - Exited; }
   uint32_t laneMask() const { return Lanes == 32 ? ~0u : (1u << Lanes) - 1; }
 };
@@ -118,15 +122,21 @@ struct WarpGroup {
   bool FencedSinceMma = false;
   bool EverFenced = false;
   uint32_t Regs = 0; ///< setmaxnreg budget per thread
-  /// Accumulator values the last retirement wrote (thread 0's array), to
-  /// notice registers changed without wgmma.fence.
-  float *LastDst0 = nullptr;
-  std::vector<float> LastWritten;
+  /// The values each retirement wrote into a set of accumulator registers
+  /// (keyed by thread 0's array; all 128 threads' values), to notice
+  /// registers the threads changed without a wgmma.fence.
+  struct Retired {
+    float *Dst[128];
+    uint32_t N;
+    std::vector<float> Values; ///< 128 x N/2
+  };
+  std::vector<Retired> RetiredSets;
 };
 
 struct NamedBarrier {
-  uint32_t Expected = 0; ///< threads (0: not in use)
-  uint32_t Arrived = 0;  ///< threads, counted per warp
+  uint32_t Expected = 0;   ///< threads (0: not in use)
+  uint32_t Arrived = 0;    ///< threads, counted per warp
+  uint64_t Generation = 0; ///< completions so far
   SourceLoc Loc{};
   WaitQueue Q;
 };
