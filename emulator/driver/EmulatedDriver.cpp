@@ -23,6 +23,10 @@
 // 16G), KILN_EMU_FP8_ACCUM (exact | hopper), KILN_EMU_STICKY_ERRORS,
 // KILN_EMU_VERBOSE (print each launch and fault to stderr).
 //
+// This file: cuInit, device queries, contexts and kiln's extensions; the
+// state and the launch are in DriverState, modules and launches in
+// ModuleEntries, memory, streams and events in MemoryEntries.
+//
 //===----------------------------------------------------------------------===//
 #include "DriverState.h"
 
