@@ -7,7 +7,7 @@ config.name = "kiln"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".kiln", ".test"]
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "unit", "Inputs",
-                   "gpu", "nvrtc", "broken", "sweep"]
+                   "gpu", "nvrtc", "broken", "sweep", "fuzz"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kiln_binary_dir, "tests")
 
@@ -29,5 +29,17 @@ config.environment["KILN_EMU_SEED"] = "2026"
 config.environment["KILN_EMU_THREADS"] = "1"
 for name in ["KILN_DEVICE", "KILN_EMU_ARCH", "KILN_TEMPLATE_DIR", "KILN_EMU_CXX"]:
     config.environment.pop(name, None)
+# Tests of what kiln does with device files need to make one (mknod: root
+# or CAP_MKNOD); they are marked REQUIRES: mknod.
+def _can_mknod():
+    import stat, tempfile
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            os.mknod(os.path.join(d, "null"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+            return True
+        except OSError:
+            return False
+if _can_mknod():
+    config.available_features.add("mknod")
 config.environment["PATH"] = os.pathsep.join(
     [config.kiln_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])

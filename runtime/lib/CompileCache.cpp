@@ -432,7 +432,10 @@ std::optional<CompileCacheEntry> CompileCache::lookup(const std::string &Key,
   if (EntriesDir.empty() || !isHexDigest(Key))
     return std::nullopt;
   std::string Path = entryPath(Key);
-  int Fd = open(Path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Entries are regular files kiln wrote; anything else (a link, a FIFO, a
+  // device) is not ours: a miss, left alone. O_NONBLOCK: never wait on a
+  // FIFO.
+  int Fd = open(Path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (Fd < 0) {
     if (errno != ENOENT && errno != ENOTDIR)
       appendWarning(Warning, "compile cache: cannot read '" + Path +
@@ -441,7 +444,16 @@ std::optional<CompileCacheEntry> CompileCache::lookup(const std::string &Key,
   }
   struct stat St;
   std::string Bytes;
-  if (fstat(Fd, &St) != 0 || !S_ISREG(St.st_mode) || !readAll(Fd, Bytes)) {
+  if (fstat(Fd, &St) != 0 || !S_ISREG(St.st_mode)) {
+    appendWarning(Warning, "compile cache: '" + Path +
+                               "' is not a regular file; ignoring it");
+    close(Fd);
+    return std::nullopt;
+  }
+  int Flags = fcntl(Fd, F_GETFL);
+  if (Flags >= 0)
+    fcntl(Fd, F_SETFL, Flags & ~O_NONBLOCK);
+  if (!readAll(Fd, Bytes)) {
     appendWarning(Warning, "compile cache: cannot read '" + Path + "'");
     close(Fd);
     return std::nullopt;
@@ -505,6 +517,17 @@ bool CompileCache::store(const std::string &Key, const CompileCacheEntry &E,
     close(Fd);
     unlink(Temp.c_str());
     return Unwritable(Detail);
+  }
+  // Replace only a regular file (or nothing): a link, FIFO or device that
+  // sits under an entry's name is not kiln's to replace.
+  struct stat Existing;
+  if (lstat(entryPath(Key).c_str(), &Existing) == 0 &&
+      !S_ISREG(Existing.st_mode)) {
+    close(Fd);
+    unlink(Temp.c_str());
+    appendWarning(Warning, "compile cache: '" + entryPath(Key) +
+                               "' is not a regular file; not replacing it");
+    return false;
   }
   if (close(Fd) != 0 || std::rename(Temp.c_str(), entryPath(Key).c_str())) {
     std::string Detail = "cannot publish '" + Temp + "': " + errnoText();

@@ -705,3 +705,36 @@ TEST_CASE("compile cache: an unwritable directory warns once and compiles",
             .Ok);
   CHECK(Warning.empty());
 }
+
+TEST_CASE("compile cache: a FIFO or a link under an entry's name is left "
+          "alone",
+          "[cache]") {
+  TempDir Dir;
+  CompileCache Cache({Dir.Path, 0});
+  const std::string Key = keyFor(11);
+  REQUIRE(Cache.store(keyFor(12), fakeEntry(12), nullptr)); // Makes the dirs.
+  std::string Shard = Dir.Path + "/compile/" + Key.substr(0, 2);
+  mkdir(Shard.c_str(), 0755);
+  std::string Entry = Shard + "/" + Key + ".kcache";
+  REQUIRE(mkfifo(Entry.c_str(), 0644) == 0);
+  // A lookup does not wait for a writer on the FIFO: a miss, with a warning.
+  std::string Warning;
+  CHECK_FALSE(Cache.lookup(Key, &Warning));
+  CHECK(Warning.find("not a regular file") != std::string::npos);
+  // A store does not replace it.
+  Warning.clear();
+  CHECK_FALSE(Cache.store(Key, fakeEntry(11), &Warning));
+  CHECK(Warning.find("not replacing it") != std::string::npos);
+  struct stat St;
+  REQUIRE(lstat(Entry.c_str(), &St) == 0);
+  CHECK(S_ISFIFO(St.st_mode));
+  // Nor a symbolic link, which a lookup does not follow.
+  REQUIRE(unlink(Entry.c_str()) == 0);
+  std::string Elsewhere = Dir.Path + "/elsewhere";
+  writeFile(Elsewhere, serializeCompileCacheEntry(Key, fakeEntry(11)));
+  REQUIRE(symlink(Elsewhere.c_str(), Entry.c_str()) == 0);
+  CHECK_FALSE(Cache.lookup(Key, nullptr));
+  CHECK_FALSE(Cache.store(Key, fakeEntry(11), nullptr));
+  REQUIRE(lstat(Entry.c_str(), &St) == 0);
+  CHECK(S_ISLNK(St.st_mode));
+}

@@ -127,8 +127,8 @@ bool writeSummary(const LoadedFile &File, const OpModel &Op,
                   const KernelPlan &Plan, const std::string &ArchName,
                   const std::string &Dir, const std::string &Text,
                   const CachedNvrtcResult &R, const std::string &Resources) {
-  if (mkdir(Dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    std::cerr << "kiln: error: cannot create directory '" << Dir << "'\n";
+  if (std::string Error; !makeOutputDirectory(Dir, Error)) {
+    std::cerr << "kiln: error: " << Error << '\n';
     return false;
   }
   std::string Base = Dir + "/" + Op.Name + "." + ArchName;

@@ -117,12 +117,11 @@ int64_t parseReps(const std::optional<std::string> &S, int64_t Default) {
 bool saveAll(const std::string &Dir, const OpModel &Op,
              const std::vector<HostTensor> &Params,
              const std::vector<double> &Ref) {
-  if (mkdir(Dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    std::cerr << "kiln: error: cannot create '" << Dir
-              << "': " << std::strerror(errno) << '\n';
+  std::string Error;
+  if (!makeOutputDirectory(Dir, Error)) {
+    std::cerr << "kiln: error: " << Error << '\n';
     return false;
   }
-  std::string Error;
   for (size_t I = 0; I < Params.size(); ++I)
     if (!writeFileAtomically(Dir + "/" + Op.Params[I].Name + ".npy",
                              npyBytes(Params[I]), Error)) {

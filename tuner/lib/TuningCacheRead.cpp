@@ -9,15 +9,16 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Tuner/TuningCache.h"
 
+#include "kiln/Runtime/FileIO.h"
+#include "kiln/Runtime/FileKind.h"
+
 #include <toml++/toml.h>
 
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <set>
-#include <sstream>
-#include <sys/stat.h>
+#include <unistd.h>
 
 namespace kiln::tuner {
 
@@ -324,31 +325,28 @@ TuningCacheContents parseTuningCache(std::string_view Text,
 
 TuningCacheContents readTuningCache(const std::string &Path) {
   TuningCacheContents C;
-  struct stat St;
-  if (stat(Path.c_str(), &St) == 0 && S_ISDIR(St.st_mode)) {
+  PathInfo Info = inspectPath(Path);
+  if (Info.Kind == FileKind::Missing || Info.Kind == FileKind::NullDevice)
+    return C; // No file, or /dev/null: the documented "no cache".
+  auto Unreadable = [&](const std::string &Why) {
     C.State = State::Unreadable;
-    C.Problems.push_back(Path + ": is a directory, not a tuning cache file");
+    C.Problems.push_back(Path + ": cannot read the tuning cache: " + Why +
+                         "; ignoring it");
     return C;
-  }
-  std::ifstream In(Path, std::ios::binary);
-  if (!In) {
-    int Err = errno;
-    if (stat(Path.c_str(), &St) != 0 && errno == ENOENT)
-      return C; // Missing.
-    C.State = State::Unreadable;
-    C.Problems.push_back(Path + ": cannot read the tuning cache (" +
-                         std::strerror(Err) + "); ignoring it");
-    return C;
-  }
-  std::ostringstream Text;
-  Text << In.rdbuf();
-  if (In.bad()) {
-    C.State = State::Unreadable;
-    C.Problems.push_back(Path +
-                         ": error reading the tuning cache; ignoring it");
-    return C;
-  }
-  return parseTuningCache(Text.str(), Path);
+  };
+  if (Info.Kind != FileKind::Regular)
+    return Unreadable(whyNotReplaceable(Path, Info));
+  std::string Why;
+  int Fd = openRegularForRead(Path, Why);
+  if (Fd < 0)
+    return errno == ENOENT ? C : Unreadable(Why);
+  std::string Text;
+  bool Ok = readAll(Fd, Text);
+  int Err = errno;
+  close(Fd);
+  if (!Ok)
+    return Unreadable(std::strerror(Err));
+  return parseTuningCache(Text, Path);
 }
 
 } // namespace kiln::tuner

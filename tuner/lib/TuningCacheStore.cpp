@@ -10,11 +10,10 @@
 #include "kiln/Tuner/TuningCache.h"
 
 #include "kiln/Runtime/FileIO.h"
+#include "kiln/Runtime/FileKind.h"
 
 #include <atomic>
 #include <cerrno>
-#include <climits>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <dirent.h>
@@ -99,10 +98,11 @@ bool replaceFile(const std::string &Path, const std::string &Bytes,
   return true;
 }
 
-/// Reads all of Path. False with errno set when it cannot.
+/// Reads all of the regular file Path. False with errno set when it cannot.
 bool readPath(const std::string &Path, std::string &Out) {
   Fd In;
-  In.N = open(Path.c_str(), O_RDONLY | O_CLOEXEC);
+  std::string Why;
+  In.N = openRegularForRead(Path, Why);
   if (In.N < 0)
     return false;
   return readAll(In.N, Out);
@@ -137,17 +137,6 @@ void removeDeadTemporaries(const std::string &Path) {
   closedir(D);
 }
 
-/// The file a path names, following a symbolic link so that the link stays.
-std::string resolveTarget(const std::string &Path) {
-  struct stat St;
-  if (lstat(Path.c_str(), &St) != 0 || !S_ISLNK(St.st_mode))
-    return Path;
-  char Buf[PATH_MAX];
-  if (!realpath(Path.c_str(), Buf))
-    return Path; // A dangling link: rename replaces the link.
-  return Buf;
-}
-
 } // namespace
 
 bool TuningCache::store(const std::vector<TuningEntry> &New,
@@ -163,15 +152,28 @@ bool TuningCache::store(const std::vector<TuningEntry> &New,
                          (E.OpName.empty() ? E.Key.OpFingerprint : E.OpName) +
                          " at " + E.Key.Shape.str() + ": " + Bad);
   }
-  std::string Path = resolveTarget(FilePath);
-  if (!makeDirs(dirOf(Path), Error))
+  // Only a regular file (through links) or a new file in a directory is
+  // ever replaced; /dev/null is the documented "no cache".
+  PathInfo Info = inspectPath(FilePath);
+  if (Info.Kind == FileKind::NullDevice) {
+    Warnings.push_back("tuning cache '" + FilePath +
+                       "' is the null device: nothing stored (no cache)");
+    return true;
+  }
+  if (Info.Kind == FileKind::Missing && !makeDirs(dirOf(FilePath), Error))
     return false;
+  if (std::string Why = whyNotReplaceable(FilePath, Info); !Why.empty()) {
+    Error = "cannot write the tuning cache '" + FilePath + "': " + Why;
+    return false;
+  }
+  const std::string &Path = Info.Resolved;
 
   std::string LockPath = Path + ".lock";
   Fd Lock;
-  Lock.N = open(LockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  std::string LockWhy;
+  Lock.N = openLockFile(LockPath, LockWhy);
   if (Lock.N < 0) {
-    Error = sysError("cannot open the tuning cache lock", LockPath);
+    Error = "cannot open the tuning cache lock '" + LockPath + "': " + LockWhy;
     return false;
   }
   while (flock(Lock.N, LOCK_EX) != 0) {
