@@ -109,6 +109,9 @@ static const char *severityName(DiagSeverity S) {
   return "error";
 }
 
+/// Lines longer than this are shown as a window around the caret.
+static constexpr size_t MaxShownLine = 160;
+
 /// Replaces characters a terminal would misrender with '?' (the caret line
 /// stays aligned because every byte maps to one column).
 static std::string printable(std::string_view Line) {
@@ -131,18 +134,46 @@ void DiagnosticEngine::print(const Diagnostic &D, std::ostream &OS) const {
   const Buffer &B = Buffers[D.File];
   if (D.Loc.Line > B.LineStarts.size())
     return;
-  std::string_view Line = lineText(B, D.Loc.Line);
-  OS << printable(Line) << '\n';
+  std::string_view Full = lineText(B, D.Loc.Line);
 
   // Columns [RangeBegin, RangeEnd) of this line get '~', the caret '^'.
   unsigned L = D.Loc.Line;
-  unsigned LineEndCol = unsigned(Line.size()) + 1;
+  unsigned Caret = D.Loc.Col;
   unsigned RangeBegin = 0, RangeEnd = 0;
   if (D.Range.isValid() && D.Range.Begin.Line <= L && D.Range.End.Line >= L) {
     RangeBegin = D.Range.Begin.Line < L ? 1 : D.Range.Begin.Col;
-    RangeEnd = D.Range.End.Line > L ? LineEndCol : D.Range.End.Col;
+    RangeEnd = D.Range.End.Line > L ? unsigned(Full.size()) + 1
+                                    : D.Range.End.Col;
   }
-  unsigned Width = std::max(D.Loc.Col, RangeEnd > 0 ? RangeEnd - 1 : 0u);
+  // A very long line is shown as a window around the caret, "..." marking
+  // what is cut, so one diagnostic never prints a whole huge line.
+  std::string Shown;
+  std::string_view Line = Full;
+  if (Full.size() > MaxShownLine) {
+    size_t From = Caret > MaxShownLine / 2 ? Caret - MaxShownLine / 2 : 0;
+    while (From < Full.size() &&
+           (static_cast<unsigned char>(Full[From]) & 0xC0) == 0x80)
+      ++From;
+    size_t To = std::min(Full.size(), From + MaxShownLine);
+    while (To < Full.size() &&
+           (static_cast<unsigned char>(Full[To]) & 0xC0) == 0x80)
+      ++To;
+    std::string Prefix = From > 0 ? "..." : "";
+    Shown = Prefix + std::string(Full.substr(From, To - From)) +
+            (To < Full.size() ? "..." : "");
+    Line = Shown;
+    auto Shift = [&](unsigned Col) {
+      if (Col == 0)
+        return 0u;
+      long C = long(Col) - long(From) + long(Prefix.size());
+      return unsigned(std::clamp(C, 1L, long(Line.size()) + 1));
+    };
+    Caret = Shift(Caret);
+    RangeBegin = Shift(RangeBegin);
+    RangeEnd = Shift(RangeEnd);
+  }
+  OS << printable(Line) << '\n';
+  unsigned Width = std::max(Caret, RangeEnd > 0 ? RangeEnd - 1 : 0u);
   std::string Marks;
   for (unsigned Col = 1; Col <= Width; ++Col) {
     // One mark per character: UTF-8 continuation bytes take no column.
@@ -150,7 +181,7 @@ void DiagnosticEngine::print(const Diagnostic &D, std::ostream &OS) const {
         (static_cast<unsigned char>(Line[Col - 1]) & 0xC0) == 0x80)
       continue;
     char C = ' ';
-    if (Col == D.Loc.Col)
+    if (Col == Caret)
       C = '^';
     else if (Col >= RangeBegin && Col < RangeEnd)
       C = '~';

@@ -71,6 +71,7 @@ private:
   ExprPtr parseSum();
   ExprPtr parsePostfix();
   bool parseArgList(Expr &E, TokenKind Close, const char *What);
+  bool setHeight(Expr &E);
 
   std::vector<Token> Toks;
   DiagnosticEngine &Diags;
@@ -538,6 +539,8 @@ ExprPtr Parser::parseBinary(unsigned Level) {
     B->Op = Op;
     B->Args.push_back(std::move(L));
     B->Args.push_back(std::move(R));
+    if (!setHeight(*B))
+      return nullptr;
     L = std::move(B);
   }
 }
@@ -550,6 +553,22 @@ struct DepthGuard {
   ~DepthGuard() { --D; }
 };
 } // namespace
+
+/// Sets E.Height from its operands; false after an error when the tree
+/// would be taller than MaxExprHeight.
+bool Parser::setHeight(Expr &E) {
+  unsigned Below = 0;
+  for (const ExprPtr &A : E.Args)
+    Below = std::max(Below, A->Height);
+  E.Height = Below + 1;
+  if (E.Height <= MaxExprHeight)
+    return true;
+  error(E.Loc,
+        "expression is too large: more than " + std::to_string(MaxExprHeight) +
+            " operations nested (each operator of a chain such as "
+            "'a + b + c' nests one more)");
+  return false;
+}
 
 ExprPtr Parser::parseUnary() {
   DepthGuard G(Depth);
@@ -566,7 +585,7 @@ ExprPtr Parser::parseUnary() {
                          {OpTok.loc(), Operand->Range.End});
     U->Op = OpTok.is(TokenKind::Minus) ? Expr::OpKind::Neg : Expr::OpKind::Not;
     U->Args.push_back(std::move(Operand));
-    return U;
+    return setHeight(*U) ? std::move(U) : nullptr;
   }
   if (is(TokenKind::KwSum))
     return parseSum();
@@ -601,7 +620,7 @@ ExprPtr Parser::parseSum() {
   S->Name = std::string(Index.Text);
   S->NameRange = Index.Range;
   S->Args.push_back(std::move(Body));
-  return S;
+  return setHeight(*S) ? std::move(S) : nullptr;
 }
 
 bool Parser::parseArgList(Expr &E, TokenKind Close, const char *What) {
@@ -663,7 +682,7 @@ ExprPtr Parser::parsePostfix() {
       if (!parseArgList(*E, TokenKind::RParen, "the argument"))
         return nullptr;
     }
-    return E;
+    return setHeight(*E) ? std::move(E) : nullptr;
   }
   case TokenKind::LParen: {
     const Token &Open = take();

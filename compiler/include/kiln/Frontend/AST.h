@@ -62,6 +62,11 @@ struct Expr {
   /// The primary position: the operator of a Unary/Binary, else the start.
   SourceLoc Loc;
   SourceRange Range; ///< The whole expression.
+  /// Nodes on the longest path down to a leaf (a leaf is 1). The parser
+  /// keeps it at most MaxExprHeight, so every recursive walk of a tree
+  /// (sema, fingerprints, MLIR generation, EmitC, the interpreter, the
+  /// destructor) is bounded.
+  unsigned Height = 1;
 };
 using ExprPtr = std::unique_ptr<Expr>;
 

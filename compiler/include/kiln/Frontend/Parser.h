@@ -28,6 +28,12 @@ std::unique_ptr<Module> parseModule(std::string_view FileName,
 /// up with an error (keeps recursion bounded on hostile input).
 constexpr unsigned MaxExprDepth = 128;
 
+/// Maximum height of an expression tree (Expr::Height). A long operator
+/// chain (`x + 1 + 1 + ...`) is a tree as tall as the chain is long even
+/// without parentheses; beyond this the parser stops with a located "too
+/// large" error, well before any walk could exhaust a small thread stack.
+constexpr unsigned MaxExprHeight = 256;
+
 } // namespace kiln
 
 #endif // KILN_FRONTEND_PARSER_H
