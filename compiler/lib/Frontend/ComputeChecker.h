@@ -75,6 +75,7 @@ private:
   bool checkLhs(const Expr &L);
   const Expr *stripOutputCast(const Expr &R);
   bool checkSum(const Expr &Sum);
+  bool checkDistinctSizes();
   bool resolveNames(const Expr &E);
   bool checkKFactor(const Expr &F, KFactor &Out);
   bool checkOperandLayout(const KFactor &F, const std::string &Row,

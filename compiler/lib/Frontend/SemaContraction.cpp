@@ -364,6 +364,31 @@ bool ComputeChecker::checkSum(const Expr &Sum) {
   M.MSym = M.Params[M.A].Shape[0].Sym;
   M.KSym = M.Params[M.A].Shape[1].Sym;
   M.NSym = M.Params[M.D].Shape[1].Sym;
+  return checkDistinctSizes();
+}
+
+bool ComputeChecker::checkDistinctSizes() {
+  // M, N and K are named by the command line, the C API and the tuning
+  // cache one by one; one symbol for two of them could not be given.
+  struct Pair {
+    const std::string &X, &Y;
+    const char *Names;
+    int Param;
+    const char *Fix;
+  } Pairs[] = {{M.MSym, M.NSym, "M and N", M.D, "[M, N]"},
+               {M.MSym, M.KSym, "M and K", M.A, "[M, K]"},
+               {M.NSym, M.KSym, "N and K", M.B, "[N, K]"}};
+  for (const Pair &P : Pairs) {
+    if (P.X != P.Y)
+      continue;
+    S.error(S.ParamDecls[P.Param]->Range,
+            "'" + M.Params[P.Param].Name + "' makes " + P.Names +
+                " the same size '" + P.X +
+                "': kiln's GEMM sizes M, N and K must be distinct symbols "
+                "(declare it " +
+                P.Fix + "; a square problem is equal sizes at run time)");
+    return false;
+  }
   return true;
 }
 

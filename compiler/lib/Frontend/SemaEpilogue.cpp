@@ -9,6 +9,8 @@
 
 #include "kiln/Frontend/Suggest.h"
 
+#include <optional>
+
 namespace kiln::sema {
 
 namespace {
@@ -22,6 +24,39 @@ std::unique_ptr<EpiExpr> makeEpi(EpiExpr::Kind K, SourceLoc Loc) {
   E->K = K;
   E->Loc = Loc;
   return E;
+}
+
+/// The value of an epilogue tree made of literals only (nullopt when it
+/// reads the accumulator, a tensor, or calls a function).
+std::optional<double> constantValue(const EpiExpr &E) {
+  auto Arg = [&](size_t I) { return constantValue(*E.Operands[I]); };
+  switch (E.K) {
+  case EpiExpr::Kind::Const:
+    return E.Value;
+  case EpiExpr::Kind::Neg:
+    if (auto V = Arg(0))
+      return -*V;
+    return std::nullopt;
+  case EpiExpr::Kind::Add:
+  case EpiExpr::Kind::Sub:
+  case EpiExpr::Kind::Mul:
+  case EpiExpr::Kind::Div: {
+    auto L = Arg(0), R = Arg(1);
+    if (!L || !R)
+      return std::nullopt;
+    return E.K == EpiExpr::Kind::Add   ? *L + *R
+           : E.K == EpiExpr::Kind::Sub ? *L - *R
+           : E.K == EpiExpr::Kind::Mul ? *L * *R
+                                       : *L / *R;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+bool isConstantZero(const EpiExpr &E) {
+  std::optional<double> V = constantValue(E);
+  return V && *V == 0;
 }
 
 } // namespace
@@ -154,6 +189,10 @@ std::unique_ptr<EpiExpr> ComputeChecker::convert(const Expr &E) {
       return nullptr; // Reported by checkSum.
     std::unique_ptr<EpiExpr> Acc = makeEpi(EpiExpr::Kind::Acc, E.Loc);
     for (MovedScale &Scale : MovedScales) {
+      if (Scale.Divide && isConstantZero(*Scale.E)) {
+        S.error(Scale.E->Loc, "division by zero in the computation");
+        return nullptr;
+      }
       auto Op = makeEpi(Scale.Divide ? EpiExpr::Kind::Div : EpiExpr::Kind::Mul,
                         Scale.E->Loc);
       Op->Operands.push_back(std::move(Acc));
@@ -204,6 +243,10 @@ std::unique_ptr<EpiExpr> ComputeChecker::convert(const Expr &E) {
     std::unique_ptr<EpiExpr> R = convert(*E.Args[1]);
     if (!L || !R)
       return nullptr;
+    if (K == EpiExpr::Kind::Div && isConstantZero(*R)) {
+      S.error(E.Loc, "division by zero in the computation", E.Args[1]->Range);
+      return nullptr;
+    }
     auto B = makeEpi(K, E.Loc);
     B->Operands.push_back(std::move(L));
     B->Operands.push_back(std::move(R));
