@@ -39,24 +39,45 @@ TensorMapSpec operandMap(DType T, int64_t Rows, int64_t K, int64_t BlockK,
 
 } // namespace
 
+std::optional<SizeProblem> checkProblemSize(DType A, int64_t M, int64_t N,
+                                            int64_t K) {
+  using Kind = SizeProblem::Kind;
+  auto Sizes = [&] {
+    return "M=" + std::to_string(M) + ", N=" + std::to_string(N) +
+           ", K=" + std::to_string(K);
+  };
+  if (M < 1 || N < 1 || K < 0)
+    return SizeProblem{Kind::Invalid, "sizes must satisfy M >= 1, N >= 1, "
+                                      "K >= 0 (got " +
+                                          Sizes() + ")"};
+  const int64_t Limit = int64_t(1) << 31;
+  if (M >= Limit || N >= Limit || K >= Limit)
+    return SizeProblem{Kind::TooLarge, "too large: " + Sizes() +
+                                           " (every size must be below 2^31)"};
+  auto Over = [&](int64_t X, int64_t Y) { return Y > 0 && X > Limit / Y; };
+  if (Over(M, K) || Over(N, K) || Over(M, N))
+    return SizeProblem{Kind::TooLarge,
+                       "too large: " + Sizes() +
+                           " (every operand must have at most 2^31 elements: "
+                           "the kernels index with 32 bits)"};
+  int64_t RowBytes = K * elementBytes(A);
+  if (RowBytes % 16 != 0)
+    return SizeProblem{Kind::Invalid,
+                       "K * " + std::to_string(elementBytes(A)) + " bytes (" +
+                           std::to_string(RowBytes) +
+                           ") must be a multiple of 16: K must be a multiple "
+                           "of " +
+                           std::to_string(16 / elementBytes(A)) + " for " +
+                           std::string(dtypeName(A))};
+  return std::nullopt;
+}
+
 std::optional<std::string> checkGemmProblem(const GemmKernelShape &Kernel,
                                             int64_t M, int64_t N, int64_t K,
                                             uint64_t AddressA,
                                             uint64_t AddressB) {
-  const int64_t Limit = int64_t(1) << 31;
-  if (M < 1 || N < 1 || K < 0)
-    return "sizes must satisfy M >= 1, N >= 1, K >= 0 (got M=" +
-           std::to_string(M) + ", N=" + std::to_string(N) +
-           ", K=" + std::to_string(K) + ")";
-  if (M >= Limit || N >= Limit || K >= Limit)
-    return "sizes must be below 2^31";
-  int64_t RowBytes = K * elementBytes(Kernel.A);
-  if (RowBytes % 16 != 0)
-    return "K * " + std::to_string(elementBytes(Kernel.A)) + " bytes (" +
-           std::to_string(RowBytes) +
-           ") must be a multiple of 16: K must be a multiple of " +
-           std::to_string(16 / elementBytes(Kernel.A)) + " for " +
-           std::string(dtypeName(Kernel.A));
+  if (std::optional<SizeProblem> P = checkProblemSize(Kernel.A, M, N, K))
+    return P->Message;
   if (AddressA % 16 != 0)
     return "A must be 16-byte aligned";
   if (AddressB % 16 != 0)

@@ -79,11 +79,34 @@ TEST_CASE("problems the kernels cannot take are refused, saying why",
   CHECK(*checkGemmProblem(S, 8, 8, 32, 8, 0) == "A must be 16-byte aligned");
   CHECK(*checkGemmProblem(S, 8, 8, 32, 0, 4) == "B must be 16-byte aligned");
   CHECK(*checkGemmProblem(S, int64_t(1) << 31, 8, 32, 0, 0) ==
-        "sizes must be below 2^31");
+        "too large: M=2147483648, N=8, K=32 (every size must be below 2^31)");
   S.A = S.B = DType::BF16;
   CHECK(*checkGemmProblem(S, 8, 8, 12, 0, 0) ==
         "K * 2 bytes (24) must be a multiple of 16: K must be a multiple of 8 "
         "for bf16");
+}
+
+TEST_CASE("one size rule for every entry point: invalid or too large",
+          "[launch]") {
+  using Kind = SizeProblem::Kind;
+  auto KindOf = [](int64_t M, int64_t N, int64_t K) {
+    std::optional<SizeProblem> P = checkProblemSize(DType::BF16, M, N, K);
+    REQUIRE(P);
+    return P->K;
+  };
+  CHECK_FALSE(checkProblemSize(DType::BF16, 1, 1, 0));
+  CHECK_FALSE(checkProblemSize(DType::F8E4M3, 46341, 46340, 16));
+  CHECK(KindOf(0, 1, 8) == Kind::Invalid);
+  CHECK(KindOf(1, -1, 8) == Kind::Invalid);
+  CHECK(KindOf(1, 1, -8) == Kind::Invalid);
+  CHECK(KindOf(8, 8, 12) == Kind::Invalid);
+  CHECK(KindOf(INT64_MAX, 1, 8) == Kind::TooLarge);
+  CHECK(KindOf(1, 1, INT64_MAX - 7) == Kind::TooLarge);
+  CHECK(KindOf(65536, 65536, 8) == Kind::TooLarge); // D: 2^32 elements
+  CHECK(KindOf(8, 1 << 28, 16) == Kind::TooLarge);  // B: 2^32 elements
+  CHECK(checkProblemSize(DType::BF16, 65536, 65536, 8)->Message ==
+        "too large: M=65536, N=65536, K=8 (every operand must have at most "
+        "2^31 elements: the kernels index with 32 bits)");
 }
 
 TEST_CASE("DevicePeaks: documented dense peaks by device name", "[launch]") {

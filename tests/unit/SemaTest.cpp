@@ -139,9 +139,9 @@ TEST_CASE("Sema: epilogue trees", "[sema]") {
   CHECK(epilogueOf(op(Fp8 + Ops +
                       "  D[m, n] = bf16(f32(sum(k) A[m, k] * "
                       "B[n, k]))\n")) == "cast<f32>(acc)");
-  // A transposed residual is fine outside the reduction when it is square.
-  CHECK(epilogueOf(op("  in  A : f8e4m3[M, K]\n  in  B : f8e4m3[M, K]\n"
-                      "  in  C : bf16[M, M]\n  out D : bf16[M, M]\n"
+  // A transposed residual ([N, M]) is fine outside the reduction.
+  CHECK(epilogueOf(op("  in  A : f8e4m3[M, K]\n  in  B : f8e4m3[N, K]\n"
+                      "  in  C : bf16[N, M]\n  out D : bf16[M, N]\n"
                       "  D[m, n] = sum(k) A[m, k] * B[n, k] + C[n, m]\n")) ==
         "add(acc, C[n, m])");
 }

@@ -3,13 +3,15 @@
 
 #include "CommandLine.h"
 
+#include "kiln/Runtime/LaunchPlan.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
 
 namespace kiln::cli {
 
-GemmSize parseShapeArg(const std::string &Text, const OpModel &Op, bool ForGpu,
+GemmSize parseShapeArg(const std::string &Text, const OpModel &Op,
                        bool AllowEmptyK) {
   const std::string Syms[3] = {Op.MSym, Op.NSym, Op.KSym};
   const std::string Expected =
@@ -36,6 +38,9 @@ GemmSize parseShapeArg(const std::string &Text, const OpModel &Op, bool ForGpu,
     errno = 0;
     long long V = std::strtoll(Value.c_str(), &End, 10);
     const bool Empty = V == 0 && Which == 2 && AllowEmptyK;
+    if (!Value.empty() && !*End && errno == ERANGE && V > 0)
+      throw UsageError("--shape: " + Name + "=" + Value +
+                       ": too large (every size must be below 2^31)");
     if (Value.empty() || *End || errno == ERANGE || (V <= 0 && !Empty))
       throw UsageError(
           "--shape: " + Name + "=" + Value +
@@ -49,15 +54,10 @@ GemmSize parseShapeArg(const std::string &Text, const OpModel &Op, bool ForGpu,
       throw UsageError("--shape: missing " + Syms[I] + " (expected " +
                        Expected + ")");
   GemmSize S{Values[0], Values[1], Values[2]};
-  if (!ForGpu)
-    return S;
-  constexpr int64_t GpuMaxElements = int64_t(1) << 31;
-  auto TooBig = [](int64_t X, int64_t Y) {
-    return Y > 0 && X > GpuMaxElements / Y;
-  };
-  if (TooBig(S.M, S.N) || TooBig(S.M, S.K) || TooBig(S.N, S.K))
-    throw UsageError("--shape " + Text +
-                     ": too large (every operand <= 2^31 elements)");
+  // The same rule as every other entry point (kiln/Runtime/LaunchPlan.h).
+  if (std::optional<SizeProblem> P =
+          checkProblemSize(Op.Params[Op.A].Type, S.M, S.N, S.K))
+    throw UsageError("--shape " + Text + ": " + P->Message);
   return S;
 }
 

@@ -10,11 +10,12 @@
 namespace kiln::cli {
 
 /// Parses "M=..,N=..,K=.." by the op's own symbols: every size given once,
-/// a positive integer (K may be 0 with AllowEmptyK: D = epilogue(0)), and,
-/// ForGpu, every operand at most 2^31 elements (the kernels' 32-bit
-/// indexing). Throws UsageError naming the problem.
+/// a positive integer (K may be 0 with AllowEmptyK: D = epilogue(0)), and a
+/// size every entry point accepts (checkProblemSize: "too large" beyond the
+/// kernels' 32-bit indexing, K aligned to 16 bytes of A). Throws UsageError
+/// naming the problem.
 GemmSize parseShapeArg(const std::string &Text, const OpModel &Op,
-                       bool ForGpu = true, bool AllowEmptyK = false);
+                       bool AllowEmptyK = false);
 
 } // namespace kiln::cli
 

@@ -9,6 +9,7 @@
 
 #include "kiln/Jit/Jit.h"
 #include "kiln/Runtime/Bundle.h"
+#include "kiln/Runtime/LaunchPlan.h"
 
 #include <new>
 #include <string>
@@ -222,6 +223,12 @@ kiln_status kiln_bundle_kernel(kiln_bundle Bundle, const char *OpName,
       return fail(KILN_ERROR_NOT_FOUND, std::string("the bundle has no "
                                                     "kernel of op '") +
                                             OpName + "'");
+    // The rule Jit::specialize and every launch apply.
+    if (std::optional<kiln::SizeProblem> Bad =
+            kiln::checkProblemSize(Compiled->Shape.A, M, N, K))
+      return fail(KILN_ERROR_INVALID_ARGUMENT,
+                  std::string("kiln_bundle_kernel: op '") + OpName +
+                      "': problem size: " + Bad->Message);
     *Out = new kiln_kernel_s{kiln::Kernel(Compiled)};
     return KILN_OK;
   });

@@ -5,6 +5,7 @@
 #include "kiln/Jit/ConfigChoice.h"
 #include "kiln/Jit/KernelBuild.h"
 #include "kiln/Runtime/DeviceInfo.h"
+#include "kiln/Runtime/LaunchPlan.h"
 #include "kiln/Runtime/Sha256.h"
 #include "kiln/Target/ConfigOverride.h"
 #include "kiln/Target/TuningSpace.h"
@@ -165,11 +166,10 @@ std::shared_ptr<const CompiledKernel>
 Jit::compile(const JitOp &Op, const GemmDims &Size, const std::string &Config) {
   if (!Op.P)
     throw JitError(JitError::Kind::Op, "compile: the op was never loaded");
-  if (Size.M < 1 || Size.N < 1 || Size.K < 0)
+  if (std::optional<SizeProblem> Bad = checkProblemSize(
+          Op.model().Params[Op.model().A].Type, Size.M, Size.N, Size.K))
     throw JitError(JitError::Kind::Config,
-                   Op.name() + ": problem size " + std::to_string(Size.M) +
-                       "x" + std::to_string(Size.N) + "x" +
-                       std::to_string(Size.K) + " is not a GEMM (M, N >= 1)");
+                   Op.name() + ": problem size: " + Bad->Message);
   Arch Target = target();
   const OpModel &Model = Op.model();
   ChosenConfig Chosen;

@@ -51,9 +51,26 @@ struct LaunchDims {
   unsigned ClusterX = 1; ///< 2 for a 2-CTA cluster (always along x).
 };
 
-/// Why (M, N, K) with these base addresses cannot be launched, or nullopt.
-/// Rules: 1 <= M, N; 0 <= K; all < 2^31; A and B 16-byte aligned; K times the
-/// element size a multiple of 16 (TMA's stride rule, cp.async's 16-byte rows).
+/// What is wrong with a problem size.
+struct SizeProblem {
+  enum class Kind {
+    Invalid,  ///< Not a GEMM kiln runs (M or N < 1, K < 0, K misaligned).
+    TooLarge, ///< Beyond the kernels' 32-bit indexing.
+  };
+  Kind K = Kind::Invalid;
+  std::string Message; ///< A sentence naming the sizes.
+};
+
+/// The one validation of a problem size, shared by every entry point (kiln
+/// run, tune, bundle, Jit::specialize, the C API, bundle lookups, launches):
+/// 1 <= M, N; 0 <= K; each size below 2^31 and each operand (M x K, N x K,
+/// M x N) at most 2^31 elements; K times A's element size a multiple of 16
+/// (TMA's stride rule, cp.async's 16-byte rows). nullopt when it is fine.
+std::optional<SizeProblem> checkProblemSize(DType A, int64_t M, int64_t N,
+                                            int64_t K);
+
+/// Why (M, N, K) with these base addresses cannot be launched, or nullopt:
+/// checkProblemSize, and A and B 16-byte aligned.
 std::optional<std::string> checkGemmProblem(const GemmKernelShape &Kernel,
                                             int64_t M, int64_t N, int64_t K,
                                             uint64_t AddressA,
