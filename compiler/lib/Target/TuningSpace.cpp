@@ -144,17 +144,48 @@ void forEachConstrainedConfig(
   }
 }
 
+namespace {
+
+bool satisfiesRequires(const OpModel &Op, const KernelConfig &C) {
+  for (const Constraint &R : Op.Space.Requires) {
+    std::string EvalError;
+    if (evalConstraint(*R.Expr, C, &EvalError) == 0 || !EvalError.empty())
+      return false;
+  }
+  return true;
+}
+
+bool declares(const OpModel &Op, const std::string &Knob) {
+  for (const TuneParam &P : Op.Space.Params)
+    if (P.Name == Knob)
+      return true;
+  return false;
+}
+
+} // namespace
+
 std::vector<KernelConfig> validConfigs(const OpModel &Op, Arch Target) {
   std::vector<KernelConfig> Out;
   GemmTypes Types = gemmTypes(Op);
+  // A `stages` the op leaves undeclared is the target's: the deepest of
+  // 4, 3, 2 that fits its shared memory (and the op's requires).
+  const bool OwnStages = !declares(Op, "stages");
   forEachConstrainedConfig(Op, [&](const KernelConfig &C) {
-    KernelPlan Plan;
-    std::string Why;
-    if (!planKernel(Types, C, Target, Plan, Why))
+    KernelConfig Tried = C;
+    for (int64_t Stages = C.Stages; Stages >= (OwnStages ? 2 : C.Stages);
+         --Stages) {
+      Tried.Stages = Stages;
+      if (Stages != C.Stages && !satisfiesRequires(Op, Tried))
+        continue;
+      KernelPlan Plan;
+      std::string Why;
+      if (!planKernel(Types, Tried, Target, Plan, Why))
+        continue;
+      KernelConfig Resolved = Tried;
+      Resolved.BlockK = Plan.BlockK;
+      Out.push_back(Resolved);
       return;
-    KernelConfig Resolved = C;
-    Resolved.BlockK = Plan.BlockK;
-    Out.push_back(Resolved);
+    }
   });
   return Out;
 }
