@@ -14,6 +14,7 @@
 #include "kiln/Jit/Jit.h"
 #include "kiln/Runtime/GemmLauncher.h"
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -49,16 +50,41 @@ std::vector<uint8_t> smallValues(size_t Bytes, kiln::DType Type,
 
 } // namespace
 
+/// A size argument: a non-negative decimal integer, else nullopt.
+bool parseSize(const char *Text, int64_t &Out) {
+  char *End = nullptr;
+  errno = 0;
+  long long V = std::strtoll(Text, &End, 10);
+  if (!*Text || *End || errno == ERANGE || V < 0)
+    return false;
+  Out = V;
+  return true;
+}
+
 int main(int Argc, char **Argv) {
-  if (Argc < 5) {
-    std::cerr << "usage: kiln-embed OP.kiln M N K [--arch ARCH]\n";
+  const char *Usage = "usage: kiln-embed OP.kiln M N K [--arch ARCH]\n";
+  kiln::GemmDims Size;
+  if ((Argc != 5 && Argc != 7) || !parseSize(Argv[2], Size.M) ||
+      !parseSize(Argv[3], Size.N) || !parseSize(Argv[4], Size.K) ||
+      (Argc == 7 && std::string(Argv[5]) != "--arch")) {
+    std::cerr << Usage;
     return 2;
   }
-  kiln::GemmDims Size{std::atoll(Argv[2]), std::atoll(Argv[3]),
-                      std::atoll(Argv[4])};
   kiln::JitOptions Options;
-  if (Argc >= 7 && std::string(Argv[5]) == "--arch")
+  if (Argc == 7) {
     Options.Target = kiln::parseArch(Argv[6]);
+    if (!Options.Target) {
+      std::cerr << "kiln-embed: --arch " << Argv[6]
+                << ": unknown target (sm_80, sm_89, sm_90a, sm_100a, "
+                   "sm_120a)\n";
+      return 2;
+    }
+  } else if (!kiln::CudaDriver::instance().available()) {
+    // No GPU to take the target from: compile for sm_90a and say so.
+    Options.Target = kiln::Arch::SM90a;
+    std::cout << "no GPU (" << kiln::CudaDriver::instance().unavailableReason()
+              << "): compiling for sm_90a (--arch chooses)\n";
+  }
 
   try {
     kiln::Jit Jit(Options);

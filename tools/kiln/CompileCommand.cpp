@@ -33,7 +33,8 @@ const char *CompileHelp =
                     [--emit ast|mlir|tiled|emitc|cuda|ptx|cubin|resources] [-o PATH]
                     [--no-cache]
 
-Compiles an op for one target. Without --set, kiln's heuristic picks the
+Compiles an op for one target (--emit ast and mlir need no --arch: they do
+not depend on it). Without --set, kiln's heuristic picks the
 configuration from the op's tuning space (docs/TUNING.md); --set overrides
 knobs (values must lie in the op's space).
 
@@ -170,7 +171,15 @@ int runCompile(const Args &A) {
   if (P.positionals().size() != 1)
     throw UsageError("compile takes exactly one FILE");
   Emit What = parseEmit(P.get("--emit"));
-  Arch Target = requireArch(P.get("--arch"));
+  // The parsed file and the op-level MLIR are the same for every target
+  // and configuration: --arch is optional there, --set meaningless.
+  const bool TargetFree = What == Emit::Ast || What == Emit::Mlir;
+  if (TargetFree && !P.getAll("--set").empty())
+    throw UsageError("--set does not apply to --emit ast or mlir (they do "
+                     "not depend on the configuration; try --emit tiled)");
+  Arch Target = TargetFree && !P.get("--arch")
+                    ? Arch::SM90a
+                    : requireArch(P.get("--arch"));
   std::optional<std::string> Out = P.get("-o");
   if (What == Emit::Cubin && !Out && isatty(STDOUT_FILENO))
     throw UsageError("--emit cubin writes binary: give -o PATH");
@@ -195,7 +204,9 @@ int runCompile(const Args &A) {
   for (const OpModel *Op : Ops) {
     std::string Source;
     std::optional<KernelConfig> Config =
-        resolveConfig(*File, *Op, Target, P.getAll("--set"), Source);
+        What == Emit::Mlir
+            ? KernelConfig{}
+            : resolveConfig(*File, *Op, Target, P.getAll("--set"), Source);
     if (!Config)
       return ExitInputError;
     PipelineOptions Options{Target, *Config};

@@ -67,8 +67,22 @@ std::optional<KernelConfig> resolveConfig(const LoadedFile &File,
   ConfigProblem Problem;
   std::optional<KernelConfig> Config =
       applyOverrides(Op, Base, Assigned, "--set ", Problem);
-  if (!Config)
+  if (!Config) {
     reportAt(File, Problem.Loc, Problem.Message);
+    return std::nullopt;
+  }
+  // In the op's space is not enough: the target must be able to run it
+  // (shared memory, tensor cores, clusters). block_k is shown resolved.
+  KernelPlan Plan;
+  std::string Why;
+  if (!planKernel(gemmTypes(Op), *Config, Target, Plan, Why)) {
+    reportAt(File, Op.Loc,
+             "configuration " + resolvedConfig(gemmTypes(Op), *Config).str() +
+                 " cannot run on " +
+                 std::string(archInfo(Target).Name) + ": " + Why);
+    return std::nullopt;
+  }
+  Config->BlockK = Plan.BlockK;
   return Config;
 }
 

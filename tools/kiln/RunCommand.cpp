@@ -55,8 +55,10 @@ checked; see docs/ARCHITECTURE.md, "The emulator").
                 sm_90a); with --device emu, the GPU the emulator presents
                 (sm_90a, sm_89 or sm_80; default sm_90a); on the GPU it must
                 match the device's target
-  --set k=v     tiling knobs (default: kiln's heuristic choice for ARCH);
-                values must lie in the op's tuning space, as for compile
+  --set k=v     tiling knobs; values must lie in the op's tuning space, as
+                for compile (default: the tuning cache's entry for this op,
+                device and shape, exact or nearest, else the cost model's
+                best configuration for ARCH; the report says which)
   --check       compare every element of D with a float64 reference:
                 |D - ref| <= atol + rtol |ref|, rtol one ulp of D's type
                 (bf16 2^-7, f16 2^-10, f32 2^-20, f8e4m3 2^-3, f8e5m2 2^-2),
@@ -68,9 +70,9 @@ checked; see docs/ARCHITECTURE.md, "The emulator").
                 and print the median, TFLOP/s (2*M*N*K / t) and the fraction
                 of the device's dense peak when known (default 20; 0: none;
                 on the emulator default 0, and its times are not GPU times)
-  --save DIR    (--interpret only) write each parameter as DIR/NAME.npy (f32 '<f4'; bf16, f16 raw
-                bits '<u2'; FP8 raw bits '|u1') and the reference before
-                rounding as DIR/D.ref.npy ('<f8')
+  --save DIR    (--interpret only) write each parameter as DIR/NAME.npy
+                (f32 '<f4'; bf16, f16 raw bits '<u2'; FP8 raw bits '|u1')
+                and the reference before rounding as DIR/D.ref.npy ('<f8')
   --json        print one JSON object instead of the report
 
 With --interpret, sizes are limited so a run stays short: M*N*K <= 2^34 and

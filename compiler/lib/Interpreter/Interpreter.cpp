@@ -12,7 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Interpreter/Execute.h"
+
 #include "kiln/Interpreter/Numeric.h"
+#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/TuningSpace.h"
 
 #include "EpilogueEval.h"
 
@@ -34,9 +37,7 @@ std::vector<float> decodeToFloat(const HostTensor &T) {
 } // namespace
 
 int64_t effectiveBlockK(const OpModel &Op, const KernelConfig &Config) {
-  if (Config.BlockK > 0)
-    return Config.BlockK;
-  return 128 / int64_t(hostBytes(Op.Params[size_t(Op.A)].Type));
+  return resolvedConfig(gemmTypes(Op), Config).BlockK;
 }
 
 void interpretGemm(const OpModel &Op, const KernelConfig &Config,

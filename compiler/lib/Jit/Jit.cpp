@@ -145,12 +145,14 @@ Arch Jit::target() {
   if (!Driver.available())
     throw JitError(JitError::Kind::NoTarget,
                    "no target to compile for: " + Driver.unavailableReason() +
-                       "; set JitOptions::Target to compile without a GPU");
+                       "; give a target (such as sm_90a) to compile without "
+                       "a GPU");
   if (!S->queryDevice())
     throw JitError(JitError::Kind::NoTarget,
                    "no target to compile for: there is no GPU " +
                        std::to_string(S->Options.Device) +
-                       "; set JitOptions::Target to compile without one");
+                       "; give a target (such as sm_90a) to compile without "
+                       "one");
   const DeviceInfo &Device = *S->Device;
   std::optional<Arch> A = parseArch(Device.target());
   if (!A)

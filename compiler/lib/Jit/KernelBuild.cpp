@@ -50,8 +50,9 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   KernelPlan Plan;
   std::string Why;
   if (!planKernel(gemmTypes(Op), R.Config, R.Target, Plan, Why)) {
-    Out.Error = Op.Name + ": " + R.Config.str() + " cannot run on " + ArchName +
-                ": " + Why;
+    Out.Error = Op.Name + ": " +
+                resolvedConfig(gemmTypes(Op), R.Config).str() +
+                " cannot run on " + ArchName + ": " + Why;
     return Out;
   }
   PipelineOptions Options{R.Target, R.Config};

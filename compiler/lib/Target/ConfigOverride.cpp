@@ -58,8 +58,7 @@ std::optional<KernelConfig> applyOverrides(const OpModel &Op,
     }
     // A knob the op does not declare keeps its default (block_k's default
     // is 128 bytes of the input type).
-    KernelConfig Defaults;
-    Defaults.BlockK = 128 / (dtypeBits(gemmTypes(Op).A) / 8);
+    KernelConfig Defaults = resolvedConfig(gemmTypes(Op), KernelConfig());
     TuneValue Fixed = knobValue(Defaults, Name);
     if (!Declared && Value != Fixed) {
       Problem = {Prefix + Name + "=" + valueText(Value) + ": '" + Op.Name +

@@ -141,7 +141,7 @@ bool planKernel(const GemmTypes &T, const KernelConfig &C, Arch Target,
   if (Fp8 && !AI.HasFp8Mma)
     return fail(Why, "FP8 tensor-core MMA needs sm_89 or newer; " +
                          std::string(AI.Name) + " has none");
-  P.BlockK = C.BlockK ? C.BlockK : 128 / (dtypeBits(T.A) / 8);
+  P.BlockK = resolvedConfig(T, C).BlockK;
   if (!checkCommon(C, Why))
     return false;
   bool Ok =
@@ -156,6 +156,12 @@ bool planKernel(const GemmTypes &T, const KernelConfig &C, Arch Target,
     return fail(Why, std::to_string(P.Threads) + " threads exceed " +
                          std::to_string(AI.MaxThreadsPerBlock));
   return true;
+}
+
+KernelConfig resolvedConfig(const GemmTypes &Types, KernelConfig Config) {
+  if (Config.BlockK == 0)
+    Config.BlockK = 128 / (dtypeBits(Types.A) / 8);
+  return Config;
 }
 
 } // namespace kiln

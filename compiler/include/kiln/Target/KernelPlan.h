@@ -49,6 +49,10 @@ struct GemmTypes {
 bool planKernel(const GemmTypes &Types, const KernelConfig &Config, Arch Target,
                 KernelPlan &Plan, std::string &Why);
 
+/// Config as it is built and shown: block_k 0 (the default) replaced by 128
+/// bytes of A's type, so no message shows the placeholder.
+KernelConfig resolvedConfig(const GemmTypes &Types, KernelConfig Config);
+
 } // namespace kiln
 
 #endif // KILN_TARGET_KERNELPLAN_H
