@@ -1,23 +1,29 @@
 //===- Bundle.cpp - Loading a bundle and choosing its kernels -------------===//
 #include "kiln/Runtime/Bundle.h"
 
+#include "kiln/Runtime/FileIO.h"
+#include "kiln/Runtime/FileKind.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <unistd.h>
 
 namespace kiln {
 
 Bundle Bundle::load(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    throw BundleError(Path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream Bytes;
-  Bytes << In.rdbuf();
-  if (In.bad())
-    throw BundleError(Path + ": cannot read: " + std::strerror(errno));
-  return Bundle(parseBundle(Bytes.str(), Path));
+  std::string Why;
+  int Fd = openRegularForRead(Path, Why);
+  if (Fd < 0)
+    throw BundleError(Path + ": cannot open: " +
+                      (Why.empty() ? std::string(std::strerror(errno)) : Why));
+  std::string Bytes;
+  bool Ok = readAll(Fd, Bytes);
+  int Err = errno;
+  close(Fd);
+  if (!Ok)
+    throw BundleError(Path + ": cannot read: " + std::strerror(Err));
+  return Bundle(parseBundle(Bytes, Path));
 }
 
 Bundle::Bundle(std::vector<CompiledKernel> TheKernels) {

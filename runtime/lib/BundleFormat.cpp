@@ -272,8 +272,21 @@ std::vector<CompiledKernel> parseBundle(const std::string &Bytes,
   // "digest " + 64 hex digits + "\n" closes the file.
   const size_t Trailer = 7 + 64 + 1;
   if (Bytes.size() < Trailer ||
-      Bytes.compare(Bytes.size() - Trailer, 7, "digest ") != 0)
+      Bytes.compare(Bytes.size() - Trailer, 7, "digest ") != 0) {
+    // A whole, valid bundle followed by more bytes was appended to, not
+    // truncated: find its digest line (checked, so a match inside a cubin
+    // does not count).
+    for (size_t At = Bytes.rfind("digest "); At != std::string::npos;
+         At = At ? Bytes.rfind("digest ", At - 1) : std::string::npos) {
+      size_t End = At + Trailer;
+      if (End <= Bytes.size() && Bytes[End - 1] == '\n' &&
+          sha256Hex(Bytes.substr(0, At)) == Bytes.substr(At + 7, 64))
+        throw BundleError(Name + ": " + std::to_string(Bytes.size() - End) +
+                          " bytes after the digest line (the file was "
+                          "appended to)");
+    }
     throw BundleError(Name + ": truncated (no digest line at the end)");
+  }
   std::string Body = Bytes.substr(0, Bytes.size() - Trailer);
   if (sha256Hex(Body) != Bytes.substr(Bytes.size() - Trailer + 7, 64))
     throw BundleError(Name + ": the content does not match its digest (the "

@@ -38,12 +38,13 @@ TEST_CASE("Diagnostics: ranges are underlined around the caret",
   Diags.setSource("gemm.kiln", Source);
   Diags.error(span(2, 30, 32), "unknown tensor 'Bx'");
   Diags.error(at(2, 28), "bad operator", span(2, 20, 38));
-  CHECK(Diags.str() == "gemm.kiln:2:30: error: unknown tensor 'Bx'\n"
+  // Printed in source order: column 28 before column 30.
+  CHECK(Diags.str() == "gemm.kiln:2:28: error: bad operator\n"
                        "  D[m, n] = sum(k) A[m, k] * Bx[n, k]\n"
-                       "                             ^~\n"
-                       "gemm.kiln:2:28: error: bad operator\n"
+                       "                   ~~~~~~~~^~~~~~~~~~\n"
+                       "gemm.kiln:2:30: error: unknown tensor 'Bx'\n"
                        "  D[m, n] = sum(k) A[m, k] * Bx[n, k]\n"
-                       "                   ~~~~~~~~^~~~~~~~~~\n");
+                       "                             ^~\n");
 }
 
 TEST_CASE("Diagnostics: a range spanning lines is cut at the line's end",
@@ -87,6 +88,30 @@ TEST_CASE("Diagnostics: no location, no buffer, or a line past the end",
   Diags.error(at(9, 1), "far away");
   CHECK(Diags.str() ==
         "f.kiln: error: whole file\nf.kiln:9:1: error: far away\n");
+}
+
+TEST_CASE("Diagnostics: printed in source order, notes with their error, "
+          "the error limit last",
+          "[diagnostics]") {
+  DiagnosticEngine Diags;
+  Diags.setSource("o.kiln", "a\nb\nc\nd\n");
+  Diags.setErrorLimit(3);
+  Diags.error(at(3, 1), "third");
+  Diags.note(at(1, 1), "note of the third");
+  Diags.error(at(1, 1), "first");
+  Diags.warning(at(2, 1), "second");
+  Diags.error(at(4, 1), "fourth");
+  Diags.error(at(4, 1), "over the limit");
+  std::string S = Diags.str();
+  size_t First = S.find("error: first"), Second = S.find("warning: second"),
+         Third = S.find("error: third"), Note = S.find("note of the third"),
+         Fourth = S.find("error: fourth"), Limit = S.find("too many errors");
+  CHECK(First < Second);
+  CHECK(Second < Third);
+  CHECK(Third < Note);
+  CHECK(Note < Fourth);
+  CHECK(Fourth < Limit);
+  CHECK(Limit != std::string::npos);
 }
 
 TEST_CASE("Diagnostics: a caret just past the end of a line", "[diagnostics]") {

@@ -24,6 +24,12 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Input kiln cannot use (a missing or unreadable file): "kiln CMD: error:
+/// ...", exit 1, no usage hint.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 struct OptionSpec {
   std::string Name; ///< "--arch" (or "-o").
   bool TakesValue;

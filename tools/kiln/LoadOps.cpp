@@ -18,12 +18,12 @@ namespace kiln::cli {
 std::optional<LoadedFile> loadFile(const std::string &Path) {
   struct stat Info;
   if (stat(Path.c_str(), &Info) != 0)
-    throw UsageError("cannot read '" + Path + "': " + std::strerror(errno));
+    throw InputError("cannot read '" + Path + "': " + std::strerror(errno));
   if (S_ISDIR(Info.st_mode))
-    throw UsageError("cannot read '" + Path + "': it is a directory");
+    throw InputError("cannot read '" + Path + "': it is a directory");
   std::ifstream In(Path, std::ios::binary);
   if (!In)
-    throw UsageError("cannot read '" + Path + "': " + std::strerror(errno));
+    throw InputError("cannot read '" + Path + "': " + std::strerror(errno));
   std::ostringstream Text;
   Text << In.rdbuf();
   LoadedFile File{Path, Text.str(), nullptr, {}};

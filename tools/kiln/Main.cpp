@@ -92,6 +92,9 @@ int main(int argc, char **argv) {
       std::cerr << "kiln " << C.Name << ": error: " << E.what() << "\n"
                 << "(see 'kiln " << C.Name << " --help')\n";
       return ExitUsageError;
+    } catch (const InputError &E) {
+      std::cerr << "kiln " << C.Name << ": error: " << E.what() << "\n";
+      return ExitInputError;
     }
   }
   std::cerr << "kiln: error: unknown command '" << All[0] << "'\n"

@@ -3,9 +3,13 @@
 
 #include <zlib.h>
 
-#include <fstream>
-#include <sstream>
+#include "kiln/Runtime/FileIO.h"
+#include "kiln/Runtime/FileKind.h"
+
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace kiln::tuner {
 
@@ -25,9 +29,16 @@ std::string inflateGzip(const std::string &In, const std::string &File) {
     Rc = inflate(&Z, Z_NO_FLUSH);
     Out.append(Chunk, sizeof(Chunk) - Z.avail_out);
     if (Rc == Z_STREAM_END) {
-      // Concatenated gzip members are one stream (as gunzip reads them).
+      // Concatenated gzip members are one stream (as gunzip reads them);
+      // anything else after a member is not gzip data.
       if (Z.avail_in == 0)
         break;
+      if (Z.avail_in < 2 || Z.next_in[0] != 0x1f || Z.next_in[1] != 0x8b) {
+        std::string Left = std::to_string(Z.avail_in);
+        inflateEnd(&Z);
+        throw std::runtime_error(File + ": " + Left +
+                                 " bytes after the end of the gzip data");
+      }
       inflateReset(&Z);
       continue;
     }
@@ -48,12 +59,18 @@ std::string inflateGzip(const std::string &In, const std::string &File) {
 } // namespace
 
 std::string readMaybeGzipped(const std::string &File) {
-  std::ifstream In(File, std::ios::binary);
-  if (!In)
-    throw std::runtime_error(File + ": cannot open the file");
-  std::ostringstream Buf;
-  Buf << In.rdbuf();
-  std::string Bytes = std::move(Buf).str();
+  std::string Why;
+  int Fd = openRegularForRead(File, Why);
+  if (Fd < 0)
+    throw std::runtime_error(
+        File + ": cannot read: " +
+        (Why.empty() ? std::string(std::strerror(errno)) : Why));
+  std::string Bytes;
+  bool Ok = readAll(Fd, Bytes);
+  int Err = errno;
+  close(Fd);
+  if (!Ok)
+    throw std::runtime_error(File + ": cannot read: " + std::strerror(Err));
   if (Bytes.size() >= 2 && uint8_t(Bytes[0]) == 0x1f &&
       uint8_t(Bytes[1]) == 0x8b)
     return inflateGzip(Bytes, File);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <ostream>
 #include <sstream>
+#include <tuple>
 
 namespace kiln {
 
@@ -43,6 +44,9 @@ void DiagnosticEngine::note(SourceLoc Loc, std::string Message,
   report(DiagSeverity::Note, Loc, std::move(Message), Range);
 }
 
+static const char *const ErrorLimitMessage =
+    "too many errors emitted, stopping now";
+
 void DiagnosticEngine::report(DiagSeverity Severity, SourceLoc Loc,
                               std::string Message, SourceRange Range) {
   if (Severity == DiagSeverity::Note) {
@@ -57,7 +61,7 @@ void DiagnosticEngine::report(DiagSeverity Severity, SourceLoc Loc,
     Severity = DiagSeverity::Error;
     Loc = SourceLoc();
     Range = SourceRange();
-    Message = "too many errors emitted, stopping now";
+    Message = ErrorLimitMessage;
   } else {
     Suppressing = false;
   }
@@ -195,8 +199,26 @@ void DiagnosticEngine::print(const Diagnostic &D, std::ostream &OS) const {
 }
 
 void DiagnosticEngine::printAll(std::ostream &OS) const {
-  for (const Diagnostic &D : Diags)
-    print(D, OS);
+  // In source order (file, line, column), each error or warning with the
+  // notes that follow it; equal places keep the order they were reported.
+  std::vector<std::pair<size_t, size_t>> Groups; // [begin, end) in Diags
+  for (size_t I = 0; I < Diags.size(); ++I)
+    if (Groups.empty() || Diags[I].Severity != DiagSeverity::Note)
+      Groups.push_back({I, I + 1});
+    else
+      Groups.back().second = I + 1;
+  auto Key = [&](const std::pair<size_t, size_t> &G) {
+    const Diagnostic &D = Diags[G.first];
+    // Whole-file problems first, then by place; the error limit's message
+    // last of all.
+    int Rank = D.Message == ErrorLimitMessage ? 2 : D.Loc.isValid() ? 1 : 0;
+    return std::make_tuple(Rank == 2, D.File, Rank, D.Loc.Line, D.Loc.Col);
+  };
+  std::stable_sort(Groups.begin(), Groups.end(),
+                   [&](const auto &L, const auto &R) { return Key(L) < Key(R); });
+  for (const auto &[Begin, End] : Groups)
+    for (size_t I = Begin; I < End; ++I)
+      print(Diags[I], OS);
 }
 
 std::string DiagnosticEngine::str() const {

@@ -191,6 +191,11 @@ void Parser::parseOp(Module &M) {
   } else {
     errorExpected("expected the op's name after 'op'");
     Op.NameRange = Kw.Range;
+    // One error for one mistake: a keyword or other single token in the
+    // name's place (`op sum {`) is the name's error only; go on at '{'.
+    if (!is(TokenKind::LBrace) && !is(TokenKind::Eof) &&
+        Pos + 1 < Toks.size() && Toks[Pos + 1].is(TokenKind::LBrace))
+      ++Pos;
   }
 
   if (!is(TokenKind::LBrace)) {
