@@ -88,8 +88,13 @@ int runBundle(const Args &A) {
       Kernels.push_back(std::move(K));
     }
   } catch (const JitError &E) {
-    std::cerr << "kiln: error: " << E.what()
-              << (std::string(E.what()).back() == '\n' ? "" : "\n");
+    // Diagnostics against the source are already in their documented form
+    // (FILE:LINE:COL: error: ..., the line, the caret): print them as they
+    // are; anything else gets kiln's prefix.
+    std::string What = E.what();
+    bool Located = What.find(": error: ") < What.find('\n');
+    std::cerr << (Located ? "" : "kiln: error: ") << What
+              << (What.back() == '\n' ? "" : "\n");
     return ExitInputError;
   }
   std::string Error;
