@@ -73,6 +73,16 @@ int runBundle(const Args &A) {
   Options.Target = Target;
   Options.Emulator = Emulated;
   Options.UseCompileCache = !P.has("--no-cache");
+  // Each shape once: a repeated shape would be a second, identical kernel.
+  for (size_t I = 0; I < Shapes.size(); ++I) {
+    GemmSize S = parseShapeArg(Shapes[I], Op);
+    for (size_t J = 0; J < I; ++J) {
+      GemmSize Prev = parseShapeArg(Shapes[J], Op);
+      if (Prev.M == S.M && Prev.N == S.N && Prev.K == S.K)
+        throw UsageError("--shape " + Shapes[I] + " is given twice (also " +
+                         "--shape " + Shapes[J] + ")");
+    }
+  }
   Jit J(Options);
   std::vector<CompiledKernel> Kernels;
   try {

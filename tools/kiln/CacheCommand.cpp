@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cctype>
 #include <iostream>
+#include <iterator>
 
 namespace kiln::cli {
 
@@ -193,8 +194,8 @@ int runMerge(const Args &A) {
     std::cerr << "kiln: error: " << Error << "\n";
     return ExitInputError;
   }
-  std::cerr << "kiln: merged " << Read << " entries into " << Merged.size()
-            << " in " << *Out << "\n";
+  std::cerr << "kiln: merged " << countText(Read, "entry", "entries")
+            << " into " << Merged.size() << " in " << *Out << "\n";
   return ExitOk;
 }
 
@@ -237,7 +238,7 @@ int runImport(const Args &A) {
     std::cerr << "kiln: error: " << Error << "\n";
     return ExitInputError;
   }
-  std::cerr << "kiln: imported " << C->Entries.size() << " entries from " << In
+  std::cerr << "kiln: imported " << countText(C->Entries.size(), "entry", "entries") << " from " << In
             << " into " << Path << "\n";
   return ExitOk;
 }
@@ -256,26 +257,63 @@ int runFingerprint(const Args &A) {
 
 } // namespace
 
+namespace {
+
+struct CacheSub {
+  const char *Name;
+  int (*Run)(const Args &);
+  const char *Help;
+};
+
+const CacheSub CacheSubs[] = {
+    {"list", runList,
+     "usage: kiln cache list [--cache PATH] [--json]\n\n"
+     "One line per entry: op, fingerprint prefix, shape, device, "
+     "configuration,\nmedian time. Problems with the file are warnings.\n"},
+    {"show", runShow,
+     "usage: kiln cache show [--op-fingerprint FP] [--shape M=..,N=..,K=..]\n"
+     "                       [--device NAME] [--cache PATH] [--json]\n\n"
+     "The matching entries in full (FP may be a prefix; NAME matches part "
+     "of\nthe device name).\n"},
+    {"verify", runCacheVerify,
+     "usage: kiln cache verify [--op FILE.kiln] [--cache PATH]\n\n"
+     "Checks the file's schema and every field of every entry; with --op, "
+     "also\nthat every entry for the file's ops has a configuration in the "
+     "op's space\non the entry's GPU. Each problem is printed with its "
+     "FILE:LINE:COL; exit\nstatus 1 if there is any.\n"},
+    {"merge", runMerge,
+     "usage: kiln cache merge A B -o OUT\n\n"
+     "Writes the union of A and B to OUT (same key: the faster entry wins);\n"
+     "the same inputs in any order give a byte-identical file.\n"},
+    {"export", runExport,
+     "usage: kiln cache export [-o FILE] [--cache PATH]\n\n"
+     "The cache's canonical text, to stdout by default.\n"},
+    {"import", runImport,
+     "usage: kiln cache import FILE [--cache PATH]\n\n"
+     "Merges FILE (- for standard input) into the cache, under its lock.\n"},
+    {"fingerprint", runFingerprint,
+     "usage: kiln cache fingerprint FILE.kiln [--op NAME]\n\n"
+     "Prints the op's fingerprint (the cache's op key).\n"},
+};
+
+} // namespace
+
+const char *cacheSubHelp(const Args &A) {
+  for (const CacheSub &S : CacheSubs)
+    if (!A.empty() && A[0] == S.Name)
+      return S.Help;
+  return CacheHelp;
+}
+
 int runCache(const Args &A) {
   if (A.empty())
     throw UsageError("cache needs a command: list, show, verify, merge, "
                      "export, import or fingerprint");
   Args Rest(A.begin() + 1, A.end());
   const std::string &Sub = A[0];
-  if (Sub == "list")
-    return runList(Rest);
-  if (Sub == "show")
-    return runShow(Rest);
-  if (Sub == "verify")
-    return runCacheVerify(Rest);
-  if (Sub == "merge")
-    return runMerge(Rest);
-  if (Sub == "export")
-    return runExport(Rest);
-  if (Sub == "import")
-    return runImport(Rest);
-  if (Sub == "fingerprint")
-    return runFingerprint(Rest);
+  for (const CacheSub &S : CacheSubs)
+    if (Sub == S.Name)
+      return S.Run(Rest);
   throw UsageError("unknown cache command '" + Sub +
                    "' (list, show, verify, merge, export, import or "
                    "fingerprint)");
@@ -286,7 +324,13 @@ int runCache(const Args &A) {
 /// warnings. A missing file is an error when MustExist.
 std::optional<tuner::TuningCacheContents>
 readUsableTuningCache(const std::string &Path, bool MustExist) {
-  tuner::TuningCacheContents C = tuner::readTuningCache(Path);
+  // "-": standard input, named <stdin> in messages.
+  tuner::TuningCacheContents C =
+      Path == "-" ? tuner::parseTuningCache(
+                        std::string(std::istreambuf_iterator<char>(std::cin),
+                                    std::istreambuf_iterator<char>()),
+                        "<stdin>")
+                  : tuner::readTuningCache(Path);
   using State = tuner::TuningCacheContents::FileState;
   if (C.State == State::Missing && MustExist) {
     std::cerr << "kiln: error: " << Path << ": no such tuning cache file\n";

@@ -1,6 +1,7 @@
 //===- CheckCommand.cpp - kiln check FILE ---------------------------------===//
 #include "CommandLine.h"
 #include "Commands.h"
+#include "Json.h"
 #include "LoadOps.h"
 
 #include "kiln/Target/TuningSpace.h"
@@ -9,32 +10,49 @@
 
 namespace kiln::cli {
 
-const char *CheckHelp = R"(usage: kiln check FILE
+const char *CheckHelp = R"(usage: kiln check FILE [--json]
 
 Parses and checks FILE: syntax, names, shapes, dtypes, the computation's
 lowerability, and the tuning space (non-empty after constraints, runnable on
-at least one target). Prints one line per op on success.
+at least one target). Prints one line per op on success (--json: one
+object with each op's count of valid configurations per target; on failure
+{"error": {...}} with the diagnostics). FILE - reads standard input.
 
 Exit status: 0 when FILE is valid, 1 with diagnostics on stderr, 2 on misuse.
 )";
 
 int runCheck(const Args &A) {
-  ParsedArgs P(A, {});
+  ParsedArgs P(A, {{"--json", false}});
   if (P.positionals().size() != 1)
     throw UsageError("check takes exactly one FILE");
   std::optional<LoadedFile> File = loadFile(P.positionals()[0]);
   if (!File)
     return ExitInputError;
+  const bool Json = P.has("--json");
+  if (Json)
+    std::cout << "{\"file\": " << jsonString(File->Path) << ", \"ops\": [";
+  bool FirstOp = true;
   for (const OpModel &Op : File->Ops) {
-    std::cout << File->Path << ": op " << Op.Name << ": ok (";
+    if (Json)
+      std::cout << (FirstOp ? "" : ", ") << "{\"name\": "
+                << jsonString(Op.Name) << ", \"valid_configurations\": {";
+    else
+      std::cout << File->Path << ": op " << Op.Name << ": ok (";
     bool First = true;
     for (Arch T : allArchs()) {
       size_t N = validConfigs(Op, T).size();
-      std::cout << (First ? "" : ", ") << archInfo(T).Name << " " << N;
+      std::string Name(archInfo(T).Name);
+      if (Json)
+        std::cout << (First ? "" : ", ") << jsonString(Name) << ": " << N;
+      else
+        std::cout << (First ? "" : ", ") << Name << " " << N;
       First = false;
     }
-    std::cout << " valid configurations)\n";
+    std::cout << (Json ? "}}" : " valid configurations)\n");
+    FirstOp = false;
   }
+  if (Json)
+    std::cout << "]}\n";
   return ExitOk;
 }
 

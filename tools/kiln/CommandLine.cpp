@@ -14,9 +14,14 @@ ParsedArgs::ParsedArgs(const std::vector<std::string> &Args,
         return &S;
     return nullptr;
   };
+  bool OptionsEnded = false;
   for (size_t I = 0; I < Args.size(); ++I) {
     const std::string &Arg = Args[I];
-    if (Arg.size() < 2 || Arg[0] != '-') {
+    if (!OptionsEnded && Arg == "--") { // Everything after it is a FILE.
+      OptionsEnded = true;
+      continue;
+    }
+    if (OptionsEnded || Arg.size() < 2 || Arg[0] != '-') {
       Positionals.push_back(Arg);
       continue;
     }
@@ -66,6 +71,11 @@ uint64_t parseSeed(const std::optional<std::string> &S) {
   if (S->empty() || *End || errno == ERANGE || (*S)[0] == '-')
     throw UsageError("--seed " + *S + ": expected a non-negative integer");
   return V;
+}
+
+bool &jsonErrors() {
+  static bool Json = false;
+  return Json;
 }
 
 } // namespace kiln::cli

@@ -38,7 +38,9 @@ struct OptionSpec {
 
 class ParsedArgs {
 public:
-  /// Parses Args against Specs; throws UsageError naming the problem.
+  /// Parses Args against Specs; throws UsageError naming the problem. An
+  /// argument "--" ends the options: what follows is positional ("-" is
+  /// positional too: standard input where a FILE is read).
   ParsedArgs(const std::vector<std::string> &Args,
              const std::vector<OptionSpec> &Specs);
 
@@ -53,6 +55,10 @@ private:
   std::map<std::string, std::vector<std::string>> Values;
   std::vector<std::string> Positionals;
 };
+
+/// Set when the command line asks for --json: failures are then also
+/// printed to stdout as one JSON object {"error": {...}}.
+bool &jsonErrors();
 
 /// --seed: a non-negative 64-bit integer; 1 when absent. Throws UsageError.
 uint64_t parseSeed(const std::optional<std::string> &S);

@@ -32,6 +32,9 @@ extern const char *CacheHelp;
 extern const char *BundleHelp;
 extern const char *TuneHelp;
 
+/// The help of `kiln cache SUB` (SUB is Args[0]), else the cache help.
+const char *cacheSubHelp(const Args &A);
+
 } // namespace kiln::cli
 
 #endif // KILN_TOOLS_KILN_COMMANDS_H

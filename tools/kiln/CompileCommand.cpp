@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
+#include "Json.h"
 #include "Commands.h"
 #include "ConfigResolution.h"
 #include "LoadOps.h"
@@ -31,7 +32,7 @@ namespace kiln::cli {
 const char *CompileHelp =
     R"(usage: kiln compile FILE [--op NAME] --arch ARCH [--set k=v[,k=v...]]...
                     [--emit ast|mlir|tiled|emitc|cuda|ptx|cubin|resources] [-o PATH]
-                    [--no-cache]
+                    [--no-cache] [--json]
 
 Compiles an op for one target (--emit ast and mlir need no --arch: they do
 not depend on it). Without --set, kiln's heuristic picks the
@@ -47,6 +48,7 @@ names (cubin needs -o when stdout is a terminal):
   emitc      the EmitC module           cuda      the CUDA C++ source
   ptx        NVRTC's PTX                cubin     the cubin (binary)
   resources  registers, shared memory, stack and spills from ptxas
+             (--json: as one JSON object)
 
 NVRTC results are kept in the compile cache (KILN_CACHE_DIR, else
 $XDG_CACHE_HOME/kiln, else ~/.cache/kiln; bounded by KILN_CACHE_MAX_BYTES,
@@ -121,6 +123,30 @@ std::string describeResources(const CachedNvrtcResult &R, int64_t DynamicSmem) {
   return OS.str();
 }
 
+/// --emit resources --json: one object with what describeResources prints.
+std::string resourcesJson(const OpModel &Op, const std::string &ArchName,
+                          const KernelConfig &Config,
+                          const CachedNvrtcResult &R, int64_t DynamicSmem) {
+  std::ostringstream OS;
+  OS << "{\"op\": " << jsonString(Op.Name)
+     << ", \"arch\": " << jsonString(ArchName)
+     << ", \"config\": " << jsonString(Config.str());
+  if (const std::optional<ResourceUsage> &U = R.Resources)
+    OS << ", \"kernel\": " << jsonString(U->Kernel)
+       << ", \"registers\": " << U->Registers
+       << ", \"dynamic_smem_bytes\": " << DynamicSmem
+       << ", \"static_smem_bytes\": " << U->StaticSmemBytes
+       << ", \"stack_bytes\": " << U->StackBytes
+       << ", \"spill_store_bytes\": " << U->SpillStoreBytes
+       << ", \"spill_load_bytes\": " << U->SpillLoadBytes
+       << ", \"barriers\": " << U->Barriers;
+  else
+    OS << ", \"kernel\": null";
+  OS << ", \"compile_cache_hit\": " << (R.CacheHit ? "true" : "false")
+     << "}\n";
+  return OS.str();
+}
+
 /// Without --emit: writes NAME.ARCH.{cu,ptx,cubin} into Dir and reports
 /// where they went and what the kernel uses.
 bool writeSummary(const LoadedFile &File, const OpModel &Op,
@@ -167,10 +193,13 @@ int runCompile(const Args &A) {
                    {"--set", true, true},
                    {"--emit", true},
                    {"-o", true},
+                   {"--json", false},
                    {"--no-cache", false}});
   if (P.positionals().size() != 1)
     throw UsageError("compile takes exactly one FILE");
   Emit What = parseEmit(P.get("--emit"));
+  if (P.has("--json") && What != Emit::Resources)
+    throw UsageError("--json goes with --emit resources");
   // The parsed file and the op-level MLIR are the same for every target
   // and configuration: --arch is optional there, --set meaningless.
   const bool TargetFree = What == Emit::Ast || What == Emit::Mlir;
@@ -233,6 +262,11 @@ int runCompile(const Args &A) {
     if (What == Emit::Cubin)
       return emitText(Out, R.Cubin) ? ExitOk : ExitInputError;
     std::string Resources = describeResources(R, Plan.SmemBytes);
+    if (What == Emit::Resources && P.has("--json"))
+      return emitText(Out, resourcesJson(*Op, ArchName, *Config, R,
+                                         Plan.SmemBytes))
+                 ? ExitOk
+                 : ExitInputError;
     if (What == Emit::Resources)
       return emitText(Out, Resources) ? ExitOk : ExitInputError;
 

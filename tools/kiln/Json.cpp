@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 
 namespace kiln::cli {
 
@@ -22,6 +23,44 @@ std::string textNumber(double V) {
 
 std::string jsonNumber(double V) {
   return std::isfinite(V) ? textNumber(V) : "\"" + textNumber(V) + "\"";
+}
+
+std::string countText(size_t N, const std::string &One,
+                      const std::string &Many) {
+  return std::to_string(N) + " " + (N == 1 ? One : Many);
+}
+
+std::string flopRateText(double Tflops) {
+  if (!std::isfinite(Tflops))
+    return textNumber(Tflops) + " TFLOP/s";
+  const char *Unit = "TFLOP/s";
+  double V = Tflops;
+  if (std::fabs(V) < 1e-3) {
+    V *= 1e6;
+    Unit = "MFLOP/s";
+  } else if (std::fabs(V) < 1) {
+    V *= 1e3;
+    Unit = "GFLOP/s";
+  }
+  char Buf[64];
+  std::snprintf(Buf, sizeof(Buf), "%.4g %s", V, Unit);
+  return Buf;
+}
+
+std::string speedupText(double DefaultSeconds, double TunedSeconds) {
+  double Ratio = DefaultSeconds / TunedSeconds;
+  if (!std::isfinite(Ratio))
+    return "not comparable with the default";
+  if (std::fabs(Ratio - 1) < 0.005)
+    return "as fast as the default";
+  char Buf[64];
+  std::snprintf(Buf, sizeof(Buf), "%.2fx as fast as the default", Ratio);
+  return Buf;
+}
+
+void printJsonError(const std::string &Kind, const std::string &Message) {
+  std::cout << "{\"error\": {\"kind\": " << jsonString(Kind)
+            << ", \"message\": " << jsonString(Message) << "}}\n";
 }
 
 } // namespace kiln::cli

@@ -19,6 +19,22 @@ std::string jsonString(const std::string &S);
 /// "nan", "inf", "-inf" (JSON has no such numbers; null would hide them).
 std::string jsonNumber(double V);
 
+/// {"error": {"kind": KIND, "message": MESSAGE}} and a newline, on stdout:
+/// what a command run with --json prints when it fails.
+void printJsonError(const std::string &Kind, const std::string &Message);
+
+/// "1 entry", "3 entries": N with the word in the right number.
+std::string countText(size_t N, const std::string &One,
+                      const std::string &Many);
+
+/// A rate for text reports in the unit that keeps it readable:
+/// "812.4 TFLOP/s", "3.2 GFLOP/s", "5.1 MFLOP/s" (never 5.1e-06 TFLOP/s).
+std::string flopRateText(double Tflops);
+
+/// How the tuned time compares with the default's, for text reports:
+/// "1.37x as fast as the default", or "as fast as the default" within 0.5%.
+std::string speedupText(double DefaultSeconds, double TunedSeconds);
+
 /// V as text reports print it: "%.6g", or nan / inf / -inf.
 std::string textNumber(double V);
 

@@ -2,6 +2,7 @@
 #include "LoadOps.h"
 
 #include "CommandLine.h"
+#include "Json.h"
 #include "kiln/Frontend/Diagnostics.h"
 #include "kiln/Frontend/Parser.h"
 #include "kiln/Frontend/Sema.h"
@@ -15,7 +16,15 @@
 
 namespace kiln::cli {
 
-std::optional<LoadedFile> loadFile(const std::string &Path) {
+namespace {
+
+/// The text of Path; "-" is standard input.
+std::string readInput(const std::string &Path) {
+  std::ostringstream Text;
+  if (Path == "-") {
+    Text << std::cin.rdbuf();
+    return Text.str();
+  }
   struct stat Info;
   if (stat(Path.c_str(), &Info) != 0)
     throw InputError("cannot read '" + Path + "': " + std::strerror(errno));
@@ -24,18 +33,50 @@ std::optional<LoadedFile> loadFile(const std::string &Path) {
   std::ifstream In(Path, std::ios::binary);
   if (!In)
     throw InputError("cannot read '" + Path + "': " + std::strerror(errno));
-  std::ostringstream Text;
   Text << In.rdbuf();
-  LoadedFile File{Path, Text.str(), nullptr, {}};
+  return Text.str();
+}
+
+const char *severityText(DiagSeverity S) {
+  return S == DiagSeverity::Error     ? "error"
+         : S == DiagSeverity::Warning ? "warning"
+                                      : "note";
+}
+
+/// With --json: the diagnostics as {"error": {"kind": "diagnostics", ...}}.
+void printJsonDiagnostics(const DiagnosticEngine &Diags) {
+  std::cout << "{\"error\": {\"kind\": \"diagnostics\", \"message\": "
+            << jsonString(std::to_string(Diags.errorCount()) +
+                          (Diags.errorCount() == 1 ? " error" : " errors"))
+            << ", \"diagnostics\": [";
+  bool First = true;
+  for (const Diagnostic &D : Diags.diagnostics()) {
+    std::cout << (First ? "" : ", ") << "{\"file\": "
+              << jsonString(std::string(Diags.fileName(D)))
+              << ", \"line\": " << D.Loc.Line << ", \"column\": " << D.Loc.Col
+              << ", \"severity\": \"" << severityText(D.Severity)
+              << "\", \"message\": " << jsonString(D.Message) << "}";
+    First = false;
+  }
+  std::cout << "]}}\n";
+}
+
+} // namespace
+
+std::optional<LoadedFile> loadFile(const std::string &Path) {
+  LoadedFile File{Path == "-" ? "<stdin>" : Path, readInput(Path), nullptr, {}};
   DiagnosticEngine Diags;
-  Diags.setSource(Path, File.Text);
-  std::unique_ptr<Module> AST = parseModule(Path, File.Text, Diags);
+  Diags.setSource(File.Path, File.Text);
+  std::unique_ptr<Module> AST = parseModule(File.Path, File.Text, Diags);
   if (AST) // Sema skips ops with syntax errors and checks the others.
     File.Ops = analyze(*AST, Diags);
   File.AST = std::move(AST);
   Diags.printAll(std::cerr);
-  if (Diags.hasErrors())
+  if (Diags.hasErrors()) {
+    if (jsonErrors())
+      printJsonDiagnostics(Diags);
     return std::nullopt;
+  }
   return File;
 }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 #include "Commands.h"
+#include "Json.h"
 #include "OutputFile.h"
 
 #include "kiln/Runtime/NvrtcCompiler.h"
@@ -34,7 +35,8 @@ commands:
   cache     list, show, verify, merge, export and import tuning caches
 
 options:
-  --help      show this help (kiln COMMAND --help for a command's)
+  --help      show this help (kiln COMMAND --help or kiln help COMMAND for
+              a command's)
   --version   show kiln's version and those of LLVM/MLIR and NVRTC
 
 Exit status: 0 on success, 1 for an input error (diagnostics on stderr),
@@ -45,13 +47,16 @@ struct Command {
   const char *Name;
   int (*Run)(const Args &);
   const char *Help;
+  /// The help of a sub-command (kiln cache list --help), when it has them.
+  const char *(*SubHelp)(const Args &) = nullptr;
 };
 
 const Command Commands[] = {
     {"compile", runCompile, CompileHelp}, {"check", runCheck, CheckHelp},
     {"space", runSpace, SpaceHelp},       {"run", runRun, RunHelp},
     {"tune", runTune, TuneHelp},          {"bundle", runBundle, BundleHelp},
-    {"info", runInfo, InfoHelp},          {"cache", runCache, CacheHelp},
+    {"info", runInfo, InfoHelp},
+    {"cache", runCache, CacheHelp, cacheSubHelp},
 };
 
 } // namespace
@@ -62,9 +67,15 @@ int main(int argc, char **argv) {
     std::cerr << MainHelp;
     return ExitUsageError;
   }
-  if (All[0] == "--help" || All[0] == "-h" || All[0] == "help") {
+  if (All[0] == "--help" || All[0] == "-h" ||
+      (All[0] == "help" && All.size() == 1)) {
     std::cout << MainHelp;
     return ExitOk;
+  }
+  // kiln help CMD [SUB] is kiln CMD [SUB] --help.
+  if (All[0] == "help") {
+    All.erase(All.begin());
+    All.push_back("--help");
   }
   if (All[0] == "--version") {
     std::cout << "kiln " << KILN_VERSION << " (LLVM/MLIR " << KILN_LLVM_VERSION
@@ -75,11 +86,18 @@ int main(int argc, char **argv) {
     if (All[0] != C.Name)
       continue;
     Args Rest(All.begin() + 1, All.end());
-    for (const std::string &A : Rest)
-      if (A == "--help" || A == "-h") {
-        std::cout << C.Help;
-        return ExitOk;
-      }
+    // Options end at "--": a FILE named --help is a FILE.
+    bool Help = false;
+    for (const std::string &A : Rest) {
+      if (A == "--")
+        break;
+      Help |= A == "--help" || A == "-h";
+      jsonErrors() |= A == "--json";
+    }
+    if (Help) {
+      std::cout << (C.SubHelp ? C.SubHelp(Rest) : C.Help);
+      return ExitOk;
+    }
     try {
       int Status = C.Run(Rest);
       std::string Error;
@@ -91,9 +109,13 @@ int main(int argc, char **argv) {
     } catch (const UsageError &E) {
       std::cerr << "kiln " << C.Name << ": error: " << E.what() << "\n"
                 << "(see 'kiln " << C.Name << " --help')\n";
+      if (jsonErrors())
+        printJsonError("usage", E.what());
       return ExitUsageError;
     } catch (const InputError &E) {
       std::cerr << "kiln " << C.Name << ": error: " << E.what() << "\n";
+      if (jsonErrors())
+        printJsonError("input", E.what());
       return ExitInputError;
     }
   }

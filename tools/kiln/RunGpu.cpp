@@ -199,7 +199,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
     if (T.Reps) {
       std::cout << "time    " << textNumber(T.MedianMs * 1e3)
                 << " us median of " << T.Reps << " launches, "
-                << textNumber(T.Tflops) << " TFLOP/s";
+                << flopRateText(T.Tflops);
       if (Device.Emulated)
         std::cout << " (emulated: host time, not GPU time)";
       if (T.PeakTflops)

@@ -2,6 +2,7 @@
 #include "CommandLine.h"
 #include "Commands.h"
 #include "ConfigResolution.h"
+#include "Json.h"
 #include "LoadOps.h"
 
 #include "kiln/Target/TuningSpace.h"
@@ -10,7 +11,7 @@
 
 namespace kiln::cli {
 
-const char *SpaceHelp = R"(usage: kiln space FILE [--op NAME] --arch ARCH
+const char *SpaceHelp = R"(usage: kiln space FILE [--op NAME] --arch ARCH [--json]
 
 Prints every configuration of the op's tuning space that satisfies its
 `require` constraints and that ARCH can run, one per line, in the k=v,k=v
@@ -18,10 +19,11 @@ form `kiln compile --set` accepts. A summary goes to stderr.
 
   --op NAME     the op to use when FILE defines several
   --arch ARCH   sm_80, sm_89, sm_90a, sm_100a or sm_120a
+  --json        one object: the counts and the configurations
 )";
 
 int runSpace(const Args &A) {
-  ParsedArgs P(A, {{"--op", true}, {"--arch", true}});
+  ParsedArgs P(A, {{"--op", true}, {"--arch", true}, {"--json", false}});
   if (P.positionals().size() != 1)
     throw UsageError("space takes exactly one FILE");
   Arch Target = requireArch(P.get("--arch"));
@@ -30,10 +32,21 @@ int runSpace(const Args &A) {
     return ExitInputError;
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
   std::vector<KernelConfig> Valid = validConfigs(Op, Target);
-  for (const KernelConfig &C : Valid)
-    std::cout << C.str() << '\n';
   size_t Constrained = 0;
   forEachConstrainedConfig(Op, [&](const KernelConfig &) { ++Constrained; });
+  if (P.has("--json")) {
+    std::cout << "{\"op\": " << jsonString(Op.Name) << ", \"arch\": "
+              << jsonString(std::string(archInfo(Target).Name))
+              << ", \"declared\": " << declaredSpaceSize(Op.Space)
+              << ", \"constrained\": " << Constrained
+              << ", \"valid\": " << Valid.size() << ", \"configs\": [";
+    for (size_t I = 0; I < Valid.size(); ++I)
+      std::cout << (I ? ", " : "") << jsonString(Valid[I].str());
+    std::cout << "]}\n";
+  } else {
+    for (const KernelConfig &C : Valid)
+      std::cout << C.str() << '\n';
+  }
   std::cerr << "kiln: " << Op.Name << ": " << Valid.size() << " of "
             << declaredSpaceSize(Op.Space)
             << " declared configurations are valid for "

@@ -13,6 +13,7 @@
 #include "CacheCommand.h"
 #include "Commands.h"
 #include "DeviceOption.h"
+#include "Json.h"
 #include "LoadOps.h"
 #include "ShapeArg.h"
 #include "TuneProgress.h"
@@ -266,8 +267,9 @@ int runTune(const Args &A) {
     std::cerr << "kiln tune: " << Op.Name << " " << Op.MSym << "=" << Size.M
               << "," << Op.NSym << "=" << Size.N << "," << Op.KSym << "="
               << Size.K << " on " << DeviceName << " (" << ArchName
-              << "), backend " << Backend << ", " << Space.validSize()
-              << " configurations\n";
+              << "), backend " << Backend << ", "
+              << countText(Space.validSize(), "configuration", "configurations")
+              << "\n";
   TuneProgress Progress(TuneProgress::modeFor(S.Quiet || S.Json),
                         [&](size_t I) { return Space.config(I).str(); });
   tuner::TuneOptions Options;

@@ -81,7 +81,7 @@ int runTuneReplay(const ParsedArgs &P) {
             << E->deviceName() << "): " << E->space().size()
             << " recorded configurations\n";
   std::cout << "search    " << S.Strategy << ", seed " << S.Seed << ", "
-            << R.History.size() << " evaluations";
+            << countText(R.History.size(), "evaluation", "evaluations");
   std::string Failed = describeFailures(Failures);
   if (!Failed.empty())
     std::cout << " (" << Failed << ")";

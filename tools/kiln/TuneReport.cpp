@@ -52,7 +52,7 @@ void printText(const TuneOutcome &O, std::ostream &OS) {
      << " satisfy the constraints, " << O.Valid << " run on " << O.ArchName
      << "\n"
      << "search    " << O.Search.Strategy << " (seed " << O.Search.Seed << "), "
-     << O.Evaluations << " evaluations";
+     << countText(O.Evaluations, "evaluation", "evaluations");
   std::string Failed = describeFailures(O.Failures);
   if (!Failed.empty())
     OS << " (" << Failed << ")";
@@ -60,7 +60,7 @@ void printText(const TuneOutcome &O, std::ostream &OS) {
      << "\n"
      << "best      " << O.Best.str() << "\n"
      << "          " << formatSeconds(O.BestSeconds) << ", "
-     << jsonNumber(O.BestTflops) << " TFLOP/s"
+     << flopRateText(O.BestTflops)
      << (O.Predicted ? " (predicted)" : "")
      << (O.Emulated ? " (emulated: host time, not GPU time)" : "");
   if (O.RelError)
@@ -73,7 +73,7 @@ void printText(const TuneOutcome &O, std::ostream &OS) {
        << ")\n          ";
     if (O.UntunedSeconds)
       OS << formatSeconds(*O.UntunedSeconds) << ": the tuned configuration is "
-         << jsonNumber(*O.UntunedSeconds / O.BestSeconds) << "x as fast"
+         << speedupText(*O.UntunedSeconds, O.BestSeconds)
          << (O.Emulated ? " (emulated: not meaningful)" : "") << "\n";
     else
       OS << "not measured"

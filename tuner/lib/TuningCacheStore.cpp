@@ -210,11 +210,13 @@ bool TuningCache::store(const std::vector<TuningEntry> &New,
           First +
           (C.Problems.size() > 1
                ? " (and " + std::to_string(C.Problems.size() - 1) +
-                     " more problems)"
+                     (C.Problems.size() == 2 ? " more problem)"
+                                             : " more problems)")
                : "") +
           "; kept the file as it was in '" + Aside + "' and rewrote '" + Path +
           "' with the " + std::to_string(C.Entries.size()) +
-          " entries that could be read");
+          (C.Entries.size() == 1 ? " entry" : " entries") +
+          " that could be read");
     }
     Existing = std::move(C.Entries);
   }
