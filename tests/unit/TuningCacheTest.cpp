@@ -164,36 +164,41 @@ TEST_CASE("tuning cache: a corrupt or truncated file is skipped and kept",
   std::string Good = serializeTuningCache(
       {makeEntry(Fp, 4096, 4096, 4096), makeEntry(Fp, 8192, 4096, 4096)});
 
+  // Kept: the complete entries salvaged from a file damaged as a whole.
   struct Case {
     const char *Name;
     std::string Text;
     const char *Expect;
+    size_t Kept;
   };
   std::vector<Case> Cases = {
       {"not TOML", "schema_version = 1\nentry_count = 1\n[[entry]\nop = 1\n",
-       "tuning.toml:3:"},
+       "tuning.toml:3:", 0},
       {"truncated mid-string", Good.substr(0, Good.find("op_fingerprint") + 20),
-       "not valid TOML"},
+       "not valid TOML", 0},
       {"truncated between entries", Good.substr(0, Good.rfind("[[entry]]")),
-       "entry_count is 2 but"},
+       "entry_count is 2 but", 1},
+      {"truncated in the last entry",
+       Good.substr(0, Good.rfind("median_us") + 5), "not valid TOML", 1},
       {"truncated in the header", Good.substr(0, Good.find("\nentry_count")),
-       "no integer entry_count"},
-      {"empty", "", "no integer schema_version"},
+       "no integer entry_count", 0},
+      {"empty", "", "no integer schema_version", 0},
   };
   for (const Case &C : Cases) {
     SECTION(C.Name) {
       spit(Path, C.Text);
       std::vector<std::string> Warnings;
-      CHECK(Cache.entries(Warnings).empty());
+      CHECK(Cache.entries(Warnings).size() == C.Kept);
       INFO(C.Text);
       REQUIRE(Warnings.size() == 1);
       CHECK(Warnings[0].find(Path) == 0);
       CHECK(Warnings[0].find(C.Expect) != std::string::npos);
       auto Match = Cache.lookup(Fp, kiln::test::h200(), {4096, 4096, 4096},
                                 nullptr, Warnings);
-      CHECK(!Match);
+      CHECK(bool(Match) == (C.Kept > 0));
 
-      // A store keeps the damaged file aside and names it.
+      // A store keeps the damaged file aside and names it, and keeps what
+      // was salvaged.
       std::string Error;
       Warnings.clear();
       REQUIRE(Cache.store({makeEntry(Fp, 64, 64, 64)}, Warnings, Error));
@@ -205,10 +210,37 @@ TEST_CASE("tuning cache: a corrupt or truncated file is skipped and kept",
       CHECK(Aside.rfind(Path + ".bad-", 0) == 0);
       CHECK(slurp(Aside) == C.Text);
       Warnings.clear();
-      CHECK(Cache.entries(Warnings).size() == 1);
+      CHECK(Cache.entries(Warnings).size() == C.Kept + 1);
       CHECK(Warnings.empty());
     }
   }
+}
+
+TEST_CASE("tuning cache: one stray byte loses one entry, not the file",
+          "[tuning-cache]") {
+  TuningTempDir Dir;
+  std::string Path = Dir.Path + "/tuning.toml";
+  TuningCache Cache(Path);
+  std::string Good = serializeTuningCache({makeEntry(Fp, 1024, 1024, 1024),
+                                           makeEntry(Fp, 2048, 1024, 1024),
+                                           makeEntry(Fp, 4096, 1024, 1024)});
+  // A stray byte inside the second entry.
+  size_t Second = Good.find("[[entry]]", Good.find("[[entry]]\nop") + 1);
+  std::string Damaged = Good;
+  Damaged.insert(Good.find("median_us", Second), "\x01");
+  spit(Path, Damaged);
+  std::vector<std::string> Warnings;
+  std::vector<TuningEntry> Kept = Cache.entries(Warnings);
+  REQUIRE(Kept.size() == 2);
+  CHECK(Kept[0].Key.Shape.M == 1024);
+  CHECK(Kept[1].Key.Shape.M == 4096);
+  REQUIRE_FALSE(Warnings.empty());
+  CHECK(Warnings[0].find("kept 2 complete entries, lost 1") !=
+        std::string::npos);
+  std::string Error;
+  Warnings.clear();
+  REQUIRE(Cache.store({}, Warnings, Error));
+  CHECK(Cache.entries(Warnings).size() == 2);
 }
 
 TEST_CASE("tuning cache: a bad entry is skipped, the others kept",

@@ -38,6 +38,12 @@ int runCacheVerify(const Args &A) {
   }
   std::vector<std::string> Problems = C.Problems;
 
+  // What kiln writes: hex fingerprints, MAJOR.MINOR, consistent rates.
+  for (size_t I = 0; I < C.Entries.size(); ++I)
+    if (std::string Bad = tuner::auditEntry(C.Entries[I]); !Bad.empty())
+      Problems.push_back(C.EntryLocations[I] + ": entry " +
+                         std::to_string(I + 1) + ": " + Bad);
+
   // Keys that repeat: only the preferred entry would be kept.
   std::map<tuner::TuningKey, size_t> FirstOf;
   for (size_t I = 0; I < C.Entries.size(); ++I) {

@@ -233,6 +233,38 @@ std::string validateEntry(const TuningEntry &E) {
   return {};
 }
 
+std::string auditEntry(const TuningEntry &E) {
+  if (std::string Bad = validateEntry(E); !Bad.empty())
+    return Bad;
+  const std::string &Fp = E.Key.OpFingerprint;
+  bool Hex = Fp.size() == 64 && std::all_of(Fp.begin(), Fp.end(), [](char C) {
+               return (C >= '0' && C <= '9') || (C >= 'a' && C <= 'f');
+             });
+  if (!Hex)
+    return "op_fingerprint '" + Fp +
+           "' is not 64 lowercase hex digits (a SHA-256; see kiln cache "
+           "fingerprint)";
+  const std::string &CC = E.Key.Device.ComputeCapability;
+  size_t Dot = CC.find('.');
+  auto Digits = [](std::string_view S) {
+    return !S.empty() && S.size() <= 3 &&
+           std::all_of(S.begin(), S.end(),
+                       [](char C) { return C >= '0' && C <= '9'; });
+  };
+  if (Dot == std::string::npos || !Digits(std::string_view(CC).substr(0, Dot)) ||
+      !Digits(std::string_view(CC).substr(Dot + 1)))
+    return "device compute_capability '" + CC +
+           "' is not of the form MAJOR.MINOR (such as 9.0)";
+  double Flops = 2.0 * double(E.Key.Shape.M) * double(E.Key.Shape.N) *
+                 double(E.Key.Shape.K);
+  double Implied = Flops / (E.MedianUs * 1e-6) / 1e12;
+  if (std::fabs(E.Tflops - Implied) > 1e-3 * Implied)
+    return "tflops " + std::to_string(E.Tflops) +
+           " contradicts the median time: 2 M N K / median_us gives " +
+           std::to_string(Implied);
+  return {};
+}
+
 std::string currentHostName() {
   char Buf[256] = {};
   if (gethostname(Buf, sizeof(Buf) - 1) != 0 || !Buf[0])

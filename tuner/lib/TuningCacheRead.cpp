@@ -9,14 +9,19 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Tuner/TuningCache.h"
 
+#include "TomlHazard.h"
+
 #include "kiln/Runtime/FileIO.h"
 #include "kiln/Runtime/FileKind.h"
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <set>
 #include <unistd.h>
 
@@ -244,19 +249,36 @@ void corrupt(TuningCacheContents &C, const std::string &Sentence) {
   C.Problems.insert(C.Problems.begin(), Sentence);
 }
 
-} // namespace
+/// The file is damaged as a whole (not TOML, or a count that does not
+/// match): Sentence says where; the entries are then salvaged one by one.
+struct Damage {
+  std::string Sentence;
+};
 
-TuningCacheContents parseTuningCache(std::string_view Text,
-                                     const std::string &Origin) {
+/// Parses the whole text; a file damaged as a whole is reported through
+/// *Damaged (and C is left for salvageEntries).
+TuningCacheContents parseWhole(std::string_view Text, const std::string &Origin,
+                               std::optional<Damage> &Damaged) {
   TuningCacheContents C;
   C.State = State::Ok;
+  if (std::optional<TomlHazard> H = findTomlHazard(Text)) {
+    char U[16];
+    std::snprintf(U, sizeof(U), "U+%04X", unsigned(H->CodePoint));
+    Damaged = Damage{Origin + ":" + std::to_string(H->Line) + ":" +
+                     std::to_string(H->Column) + ": not valid TOML (" + U +
+                     (H->AfterBackslash
+                          ? " after a backslash in a multi-line string"
+                          : " outside a string or comment") +
+                     "): the file is damaged or truncated"};
+    return C;
+  }
   toml::table Root;
   try {
     Root = toml::parse(Text, Origin);
   } catch (const toml::parse_error &E) {
-    corrupt(C, where(Origin, E.source()) + ": not valid TOML (" +
-                   std::string(E.description()) +
-                   "): the file is damaged or truncated; ignoring it");
+    Damaged = Damage{where(Origin, E.source()) + ": not valid TOML (" +
+                     std::string(E.description()) +
+                     "): the file is damaged or truncated"};
     return C;
   }
   const toml::node *Version = Root.get("schema_version");
@@ -297,10 +319,10 @@ TuningCacheContents parseTuningCache(std::string_view Text,
   }
   size_t Found = Array ? Array->size() : 0;
   if (int64_t(Found) != Count->as_integer()->get()) {
-    corrupt(C, where(Origin, Count->source()) + ": entry_count is " +
-                   std::to_string(Count->as_integer()->get()) +
-                   " but the file holds " + std::to_string(Found) +
-                   " entries: truncated or edited; ignoring the file");
+    Damaged = Damage{where(Origin, Count->source()) + ": entry_count is " +
+                     std::to_string(Count->as_integer()->get()) +
+                     " but the file holds " + std::to_string(Found) +
+                     " entries: truncated or edited"};
     return C;
   }
   for (auto &&[Key, Node] : Root)
@@ -321,6 +343,110 @@ TuningCacheContents parseTuningCache(std::string_view Text,
     }
   }
   return C;
+}
+
+/// The offsets of the lines that are exactly "[[entry]]" (each entry's
+/// start in the canonical form kiln writes).
+std::vector<size_t> entryStarts(std::string_view Text) {
+  std::vector<size_t> Starts;
+  for (size_t At = 0; At < Text.size();) {
+    size_t End = Text.find('\n', At);
+    if (End == std::string_view::npos)
+      End = Text.size();
+    std::string_view Line = Text.substr(At, End - At);
+    if (!Line.empty() && Line.back() == '\r')
+      Line.remove_suffix(1);
+    if (Line == "[[entry]]")
+      Starts.push_back(At);
+    At = End + 1;
+  }
+  return Starts;
+}
+
+/// A piece of the file parsed on its own, its line numbers those of the
+/// file (the lines before it are blank). nullopt when it is not TOML.
+std::optional<toml::table> parsePiece(std::string_view Text, size_t From,
+                                      size_t To, const std::string &Origin) {
+  size_t LinesBefore = size_t(std::count(Text.begin(), Text.begin() + From,
+                                         '\n'));
+  std::string Piece(LinesBefore, '\n');
+  Piece.append(Text.substr(From, To - From));
+  if (findTomlHazard(Piece))
+    return std::nullopt;
+  try {
+    return toml::parse(Piece, Origin);
+  } catch (const toml::parse_error &) {
+    return std::nullopt;
+  }
+}
+
+/// Keeps every complete, valid entry of a file damaged as a whole: each
+/// [[entry]] block is parsed and read on its own. A header that names a
+/// newer schema stops it (its entries are not this kiln's to read).
+TuningCacheContents salvageEntries(std::string_view Text,
+                                   const std::string &Origin,
+                                   const Damage &D) {
+  TuningCacheContents C;
+  C.State = State::Corrupt;
+  std::vector<size_t> Starts = entryStarts(Text);
+  size_t HeaderEnd = Starts.empty() ? Text.size() : Starts.front();
+  if (std::optional<toml::table> Header =
+          parsePiece(Text, 0, HeaderEnd, Origin)) {
+    const toml::node *Version = Header->get("schema_version");
+    if (Version && Version->is_integer() &&
+        Version->as_integer()->get() > TuningCacheSchemaVersion) {
+      C.State = State::NewerSchema;
+      C.Problems.push_back(where(Origin, Version->source()) +
+                           ": schema_version " +
+                           std::to_string(Version->as_integer()->get()) +
+                           " is newer than this kiln reads (" +
+                           std::to_string(TuningCacheSchemaVersion) +
+                           "); ignoring it");
+      return C;
+    }
+  }
+  std::vector<std::string> EntryProblems;
+  for (size_t I = 0; I < Starts.size(); ++I) {
+    size_t To = I + 1 < Starts.size() ? Starts[I + 1] : Text.size();
+    std::optional<toml::table> Piece = parsePiece(Text, Starts[I], To, Origin);
+    const toml::array *List =
+        Piece && Piece->get("entry") ? Piece->get("entry")->as_array()
+                                     : nullptr;
+    if (!List || List->size() != 1 || !(*List)[0].as_table()) {
+      ++C.LostEntries;
+      continue;
+    }
+    const toml::table &T = *(*List)[0].as_table();
+    EntryReader R(T, Origin, I + 1);
+    std::optional<TuningEntry> E = R.read(EntryProblems);
+    if (!E) {
+      EntryProblems.push_back(R.problem() + "; entry lost");
+      ++C.LostEntries;
+      continue;
+    }
+    C.Entries.push_back(std::move(*E));
+    C.EntryLocations.push_back(where(Origin, T.source()));
+  }
+  C.Problems.push_back(
+      Starts.empty()
+          ? D.Sentence + "; ignoring it"
+          : D.Sentence + "; kept " + std::to_string(C.Entries.size()) +
+                " complete " + (C.Entries.size() == 1 ? "entry" : "entries") +
+                ", lost " + std::to_string(C.LostEntries));
+  C.Problems.insert(C.Problems.end(), EntryProblems.begin(),
+                    EntryProblems.end());
+  return C;
+}
+
+} // namespace
+
+TuningCacheContents parseTuningCache(std::string_view Text,
+                                     const std::string &Origin) {
+  std::optional<Damage> Damaged;
+  TuningCacheContents C = parseWhole(Text, Origin, Damaged);
+  if (!Damaged)
+    return C;
+  return salvageEntries(Text, Origin, *Damaged);
 }
 
 TuningCacheContents readTuningCache(const std::string &Path) {

@@ -45,6 +45,10 @@ struct TuningCacheContents {
   /// first; then one per skipped entry ("entry N ... skipped").
   std::vector<std::string> Problems;
   size_t SkippedEntries = 0;
+  /// A file damaged as a whole (not TOML, a wrong entry_count) is salvaged
+  /// entry by entry: Entries holds every complete, valid one (State stays
+  /// Corrupt) and this counts the [[entry]] blocks that were lost.
+  size_t LostEntries = 0;
 
   bool fileUsable() const {
     return State == FileState::Ok || State == FileState::Missing;

@@ -108,6 +108,12 @@ std::vector<TuningEntry> mergeEntries(std::vector<TuningEntry> A,
 /// sentence naming the first bad field.
 std::string validateEntry(const TuningEntry &E);
 
+/// What `kiln cache verify` holds an entry to beyond validateEntry (what
+/// kiln itself writes): the fingerprint is 64 lowercase hex digits, the
+/// compute capability MAJOR.MINOR, and tflops agrees with 2 M N K /
+/// median_us (to 0.1%, the file's 6 significant digits). Empty when fine.
+std::string auditEntry(const TuningEntry &E);
+
 /// This machine's host name ("unknown" when it cannot be read).
 std::string currentHostName();
 
