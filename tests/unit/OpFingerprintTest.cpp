@@ -66,10 +66,12 @@ TEST_CASE("op fingerprint changes with the op and the kiln version",
   for (auto [From, To] : std::vector<std::pair<std::string, std::string>>{
            {"out D : bf16", "out D : f16"},
            {"relu(", "silu("},
-           {"[64, 128]", "[64, 128, 256]"},
-           {"<= 512", "<= 1024"},
            {"op g", "op h"}})
     CHECK(fingerprintOf(replaced(Base, From, To)) != F);
+  // The tune block says which kernels to try, not what one computes:
+  // widening a domain or changing a require keeps the tuned entries.
+  CHECK(fingerprintOf(replaced(Base, "[64, 128]", "[64, 128, 256]")) == F);
+  CHECK(fingerprintOf(replaced(Base, "<= 512", "<= 1024")) == F);
   DiagnosticEngine Diags;
   std::vector<OpModel> Ops = loadOps("a.kiln", Base, Diags);
   REQUIRE(Ops.size() == 1);
@@ -77,9 +79,8 @@ TEST_CASE("op fingerprint changes with the op and the kiln version",
   CHECK(opFingerprint(Ops[0]).size() == 64);
   std::string Text = canonicalOpText(Ops[0]);
   CHECK(Text.find("in A bf16 [M,K]\n") != std::string::npos);
-  CHECK(Text.find("tune block_m [64,128]\n") != std::string::npos);
-  CHECK(Text.find("require (<= (* block_m stages) 512)\n") !=
-        std::string::npos);
+  CHECK(Text.find("tune") == std::string::npos);
+  CHECK(Text.find("require") == std::string::npos);
 }
 
 TEST_CASE("op fingerprint of the examples", "[tuning-cache]") {

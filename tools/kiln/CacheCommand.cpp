@@ -46,6 +46,11 @@ commands:
   import FILE              merge FILE into the cache (under its lock)
   fingerprint FILE.kiln [--op NAME]
                            print the op's fingerprint (the cache's op key)
+  prune [--op FILE.kiln]... [--older-than DATE] [--dry-run]
+                           remove entries that can no longer be used
+  rm FILTERS [--dry-run]   remove the entries matching --op-fingerprint,
+                           --op, --shape, --device
+  (kiln cache COMMAND --help, or kiln help cache COMMAND, for each)
 
 options:
   --cache PATH   the cache file (default: $KILN_TUNING_CACHE, else
@@ -294,6 +299,21 @@ const CacheSub CacheSubs[] = {
     {"fingerprint", runFingerprint,
      "usage: kiln cache fingerprint FILE.kiln [--op NAME]\n\n"
      "Prints the op's fingerprint (the cache's op key).\n"},
+    {"prune", runCachePrune,
+     "usage: kiln cache prune [--op FILE.kiln]... [--older-than DATE]\n"
+     "                        [--dry-run] [--cache PATH]\n\n"
+     "Removes the entries that can no longer be used: for a GPU kiln does "
+     "not\ncompile for; with --op, an entry of one of the file's ops (by "
+     "name) whose\nfingerprint is stale or whose configuration is no "
+     "longer in the op's space\non its GPU; with --older-than (a UTC date, "
+     "2026-12-01), entries measured\nbefore it. Prints each with the "
+     "reason; --dry-run changes nothing.\n"},
+    {"rm", runCacheRm,
+     "usage: kiln cache rm [--op-fingerprint FP] [--op NAME] [--shape "
+     "M=..,N=..,K=..]\n                     [--device NAME] [--dry-run] "
+     "[--cache PATH]\n\n"
+     "Removes the entries that match every filter given (at least one; FP "
+     "may be\na prefix, NAME matches part of the device name).\n"},
 };
 
 } // namespace
@@ -308,15 +328,15 @@ const char *cacheSubHelp(const Args &A) {
 int runCache(const Args &A) {
   if (A.empty())
     throw UsageError("cache needs a command: list, show, verify, merge, "
-                     "export, import or fingerprint");
+                     "export, import, fingerprint, prune or rm");
   Args Rest(A.begin() + 1, A.end());
   const std::string &Sub = A[0];
   for (const CacheSub &S : CacheSubs)
     if (Sub == S.Name)
       return S.Run(Rest);
   throw UsageError("unknown cache command '" + Sub +
-                   "' (list, show, verify, merge, export, import or "
-                   "fingerprint)");
+                   "' (list, show, verify, merge, export, import, "
+                   "fingerprint, prune or rm)");
 }
 
 /// Reads a file the command must be able to use whole. On a file-level

@@ -34,6 +34,10 @@ void printWarnings(const std::vector<std::string> &Lines);
 /// kiln cache verify ARGS.
 int runCacheVerify(const Args &A);
 
+/// kiln cache prune ARGS and kiln cache rm ARGS.
+int runCachePrune(const Args &A);
+int runCacheRm(const Args &A);
+
 } // namespace kiln::cli
 
 #endif // KILN_TOOLS_KILN_CACHECOMMAND_H

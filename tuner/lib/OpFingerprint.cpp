@@ -81,72 +81,6 @@ void printEpi(const OpModel &Op, const EpiExpr &E, std::string &Out) {
   Out += ")";
 }
 
-const char *constraintName(ConstraintExpr::Kind K) {
-  using CK = ConstraintExpr::Kind;
-  switch (K) {
-  case CK::Int:
-    return "int";
-  case CK::Ident:
-    return "ident";
-  case CK::Add:
-    return "+";
-  case CK::Sub:
-    return "-";
-  case CK::Mul:
-    return "*";
-  case CK::Div:
-    return "/";
-  case CK::Mod:
-    return "%";
-  case CK::Lt:
-    return "<";
-  case CK::Le:
-    return "<=";
-  case CK::Gt:
-    return ">";
-  case CK::Ge:
-    return ">=";
-  case CK::Eq:
-    return "==";
-  case CK::Ne:
-    return "!=";
-  case CK::And:
-    return "&&";
-  case CK::Or:
-    return "||";
-  case CK::Not:
-    return "!";
-  case CK::Neg:
-    return "neg";
-  }
-  return "?";
-}
-
-void printConstraint(const ConstraintExpr &E, std::string &Out) {
-  if (E.K == ConstraintExpr::Kind::Int) {
-    Out += std::to_string(E.Int);
-    return;
-  }
-  if (E.K == ConstraintExpr::Kind::Ident) {
-    Out += E.Name;
-    return;
-  }
-  Out += "(";
-  Out += constraintName(E.K);
-  for (const auto &O : E.Operands) {
-    Out += " ";
-    if (O)
-      printConstraint(*O, Out);
-  }
-  Out += ")";
-}
-
-std::string tuneValue(const TuneValue &V) {
-  if (const int64_t *I = std::get_if<int64_t>(&V))
-    return std::to_string(*I);
-  return std::get<std::string>(V);
-}
-
 } // namespace
 
 std::string canonicalOpText(const OpModel &Op) {
@@ -168,24 +102,16 @@ std::string canonicalOpText(const OpModel &Op) {
   if (Op.Epilogue)
     printEpi(Op, *Op.Epilogue, S);
   S += "\n";
-  for (const TuneParam &P : Op.Space.Params) {
-    S += "tune " + P.Name + " [";
-    for (size_t I = 0; I < P.Domain.size(); ++I)
-      S += (I ? "," : "") + tuneValue(P.Domain[I]);
-    S += "]\n";
-  }
-  for (const Constraint &C : Op.Space.Requires) {
-    S += "require ";
-    if (C.Expr)
-      printConstraint(*C.Expr, S);
-    S += "\n";
-  }
+  // The tune block is not part of it: it says which kernels to try, not
+  // what a kernel computes. A stored configuration is used only while it is
+  // in the op's current space (lookups check), so widening or narrowing a
+  // domain keeps every entry that is still valid.
   return S;
 }
 
 std::string opFingerprint(const OpModel &Op, std::string_view KilnVersion) {
   Sha256 H;
-  H.update("kiln-op-fingerprint 1\n");
+  H.update("kiln-op-fingerprint 2\n");
   H.update("kiln " + std::string(KilnVersion) + "\n");
   H.update(canonicalOpText(Op));
   return Sha256::hex(H.finish());

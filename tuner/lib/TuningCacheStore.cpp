@@ -152,6 +152,16 @@ bool TuningCache::store(const std::vector<TuningEntry> &New,
                          (E.OpName.empty() ? E.Key.OpFingerprint : E.OpName) +
                          " at " + E.Key.Shape.str() + ": " + Bad);
   }
+  return update(
+      [&](std::vector<TuningEntry> Existing) {
+        return mergeEntries(std::move(Existing), Good);
+      },
+      Warnings, Error);
+}
+
+bool TuningCache::update(const EntriesUpdate &Change,
+                         std::vector<std::string> &Warnings,
+                         std::string &Error) const {
   // Only a regular file (through links) or a new file in a directory is
   // ever replaced; /dev/null is the documented "no cache".
   PathInfo Info = inspectPath(FilePath);
@@ -183,7 +193,7 @@ bool TuningCache::store(const std::vector<TuningEntry> &New,
     }
   }
 
-  // Under the lock: read, keep damaged files, merge, replace.
+  // Under the lock: read, keep damaged files, change, replace.
   removeDeadTemporaries(Path);
   std::string Old;
   std::vector<TuningEntry> Existing;
@@ -220,9 +230,8 @@ bool TuningCache::store(const std::vector<TuningEntry> &New,
     }
     Existing = std::move(C.Entries);
   }
-  return replaceFile(
-      Path, serializeTuningCache(mergeEntries(std::move(Existing), Good)),
-      Error);
+  return replaceFile(Path, serializeTuningCache(Change(std::move(Existing))),
+                     Error);
 }
 
 } // namespace kiln::tuner

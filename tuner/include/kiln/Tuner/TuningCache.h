@@ -145,6 +145,14 @@ public:
   bool store(const std::vector<TuningEntry> &New,
              std::vector<std::string> &Warnings, std::string &Error) const;
 
+  /// The read-modify-write store() is made of: under the lock, the file's
+  /// entries (damaged files kept aside first, as for store) are replaced by
+  /// Change(entries), written canonically. prune and rm use it.
+  using EntriesUpdate =
+      std::function<std::vector<TuningEntry>(std::vector<TuningEntry>)>;
+  bool update(const EntriesUpdate &Change, std::vector<std::string> &Warnings,
+              std::string &Error) const;
+
 private:
   std::string FilePath;
 };
