@@ -168,7 +168,8 @@ void GemmLauncher::launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr D,
   Config.blockDimZ = 1;
   Config.sharedMemBytes = Dims.SmemBytes;
   Config.hStream = Stream;
-  // The kernel also declares __cluster_dims__ with the same shape.
+  // The only place the cluster shape is given: the generated kernel has no
+  // __cluster_dims__ (docs/ARCHITECTURE.md, "The launch contract").
   Config.attrs = Dims.ClusterX > 1 ? &Cluster : nullptr;
   Config.numAttrs = Dims.ClusterX > 1 ? 1 : 0;
   KILN_CU_CHECK(Driver, cuLaunchKernelEx, &Config, Function, Params.data(),

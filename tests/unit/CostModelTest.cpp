@@ -294,6 +294,13 @@ TEST_CASE("pruning: spills, register file and occupancy", "[cost-model]") {
   CHECK(pruneReason(Fat, Plan, D)->find("registers per CTA (255 x 384") !=
         std::string::npos);
 
+  // Fewer registers than the setmaxnreg budgets need: pruned, not hung.
+  ResourceUsage Lean = U;
+  Lean.Registers = 128;
+  REQUIRE(pruneReason(Lean, Plan, D));
+  CHECK(pruneReason(Lean, Plan, D)->find("setmaxnreg.inc would wait") !=
+        std::string::npos);
+
   // Static shared memory on top of the ring: no CTA fits.
   ResourceUsage Smem = U;
   Smem.StaticSmemBytes = 200000;

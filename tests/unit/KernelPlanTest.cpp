@@ -102,3 +102,35 @@ TEST_CASE("no MMA for mixed or f32 inputs") {
   CHECK(planKernel(E5M2, config(128, 128, 3), Arch::SM90a, P, Why));
   CHECK(P.MmaAtom == "wgmma.m64n128k32.f32.e5m2.e4m3");
 }
+
+TEST_CASE("the setmaxnreg budget must fit the registers ptxas allocated") {
+  KernelPlan P;
+  std::string Why;
+  GemmTypes Fp8{DType::F8E4M3, DType::F8E4M3, DType::BF16};
+  // Two consumers (384 threads): 40 / 232, a pool of 64512 at 168 each.
+  REQUIRE(planKernel(Fp8, config(128, 128, 4), Arch::SM90a, P, Why));
+  CHECK(P.ProducerRegs == 40);
+  CHECK(P.ConsumerRegs == 232);
+  CHECK(registerBudgetProblem(P, 168).empty());
+  CHECK(registerBudgetProblem(P, 232).empty());
+  CHECK(registerBudgetProblem(P, 32) ==
+        "ptxas gave 32 registers per thread, fewer than the 40 the "
+        "producer's setmaxnreg.dec lowers to");
+  CHECK(registerBudgetProblem(P, 240) ==
+        "ptxas gave 240 registers per thread, more than the 232 the "
+        "consumers' setmaxnreg.inc raises to");
+  CHECK(registerBudgetProblem(P, 160) ==
+        "the setmaxnreg budgets need 64512 registers but the CTA's pool is "
+        "160 x 384 = 61440: the consumers' setmaxnreg.inc would wait forever");
+  // One consumer (256 threads): 40 / 240.
+  REQUIRE(planKernel(Fp8, config(64, 128, 4), Arch::SM90a, P, Why));
+  CHECK(P.ConsumerRegs == 240);
+  CHECK(registerBudgetProblem(P, 240).empty());
+  CHECK_FALSE(registerBudgetProblem(P, 248).empty());
+  CHECK_FALSE(registerBudgetProblem(P, 136).empty()); // 34816 < 35840
+  CHECK(registerBudgetProblem(P, 140).empty());
+  // No setmaxnreg on the mma.sync path.
+  REQUIRE(planKernel(Fp8, config(128, 128, 3), Arch::SM89, P, Why));
+  CHECK(P.ProducerRegs == 0);
+  CHECK(registerBudgetProblem(P, 255).empty());
+}

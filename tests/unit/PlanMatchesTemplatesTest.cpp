@@ -43,6 +43,8 @@ void checkSm90() {
   CHECK(P.SmemBytes == Cfg::kSmemBytes);
   CHECK(P.ConsumerWarpgroups == Cfg::kConsumers);
   CHECK(P.AccRegsPerThread == Cfg::kAccumPerThread);
+  CHECK(P.ProducerRegs == Cfg::kProducerRegs);
+  CHECK(P.ConsumerRegs == Cfg::kConsumerRegs);
 }
 
 template <class T, int BM, int BN, int BK, int S, int WarpsN>

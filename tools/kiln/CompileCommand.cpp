@@ -99,8 +99,20 @@ bool emitText(const std::optional<std::string> &Out, const std::string &Text) {
   return true;
 }
 
-std::string describeResources(const CachedNvrtcResult &R, int64_t DynamicSmem) {
+/// The setmaxnreg line of the report: the budgets and whether they fit.
+std::string describeRegisterBudget(const KernelPlan &Plan, int Registers) {
+  if (!Plan.ProducerRegs)
+    return "";
+  std::string Problem = registerBudgetProblem(Plan, Registers);
+  return "setmaxnreg      " + std::to_string(Plan.ProducerRegs) + " / " +
+         std::to_string(Plan.ConsumerRegs) + " (producer / consumers): " +
+         (Problem.empty() ? "fits" : "BROKEN: " + Problem) + "\n";
+}
+
+std::string describeResources(const CachedNvrtcResult &R,
+                              const KernelPlan &Plan) {
   std::ostringstream OS;
+  int64_t DynamicSmem = Plan.SmemBytes;
   if (!R.Resources) {
     OS << "(ptxas reported no resource usage)\n";
     return OS.str();
@@ -108,6 +120,7 @@ std::string describeResources(const CachedNvrtcResult &R, int64_t DynamicSmem) {
   const ResourceUsage &U = *R.Resources;
   OS << "kernel          " << U.Kernel << " (" << U.Arch << ")\n"
      << "registers       " << U.Registers << " per thread\n"
+     << describeRegisterBudget(Plan, U.Registers)
      << "shared memory   " << DynamicSmem << " B dynamic, " << U.StaticSmemBytes
      << " B static\n"
      << "stack           " << U.StackBytes << " B\n"
@@ -126,7 +139,8 @@ std::string describeResources(const CachedNvrtcResult &R, int64_t DynamicSmem) {
 /// --emit resources --json: one object with what describeResources prints.
 std::string resourcesJson(const OpModel &Op, const std::string &ArchName,
                           const KernelConfig &Config,
-                          const CachedNvrtcResult &R, int64_t DynamicSmem) {
+                          const CachedNvrtcResult &R, const KernelPlan &Plan) {
+  int64_t DynamicSmem = Plan.SmemBytes;
   std::ostringstream OS;
   OS << "{\"op\": " << jsonString(Op.Name)
      << ", \"arch\": " << jsonString(ArchName)
@@ -140,7 +154,13 @@ std::string resourcesJson(const OpModel &Op, const std::string &ArchName,
        << ", \"spill_store_bytes\": " << U->SpillStoreBytes
        << ", \"spill_load_bytes\": " << U->SpillLoadBytes
        << ", \"barriers\": " << U->Barriers;
-  else
+  if (R.Resources && Plan.ProducerRegs) {
+    std::string Problem = registerBudgetProblem(Plan, R.Resources->Registers);
+    OS << ", \"setmaxnreg\": {\"producer\": " << Plan.ProducerRegs
+       << ", \"consumers\": " << Plan.ConsumerRegs << ", \"problem\": "
+       << (Problem.empty() ? "null" : jsonString(Problem)) << "}";
+  }
+  if (!R.Resources)
     OS << ", \"kernel\": null";
   OS << ", \"compile_cache_hit\": " << (R.CacheHit ? "true" : "false")
      << "}\n";
@@ -261,10 +281,9 @@ int runCompile(const Args &A) {
       return emitText(Out, R.Ptx) ? ExitOk : ExitInputError;
     if (What == Emit::Cubin)
       return emitText(Out, R.Cubin) ? ExitOk : ExitInputError;
-    std::string Resources = describeResources(R, Plan.SmemBytes);
+    std::string Resources = describeResources(R, Plan);
     if (What == Emit::Resources && P.has("--json"))
-      return emitText(Out, resourcesJson(*Op, ArchName, *Config, R,
-                                         Plan.SmemBytes))
+      return emitText(Out, resourcesJson(*Op, ArchName, *Config, R, Plan))
                  ? ExitOk
                  : ExitInputError;
     if (What == Emit::Resources)

@@ -19,6 +19,10 @@ pruneReason(const ResourceUsage &U, const KernelPlan &P, const DeviceModel &D) {
     return "needs " + std::to_string(PerCta) + " registers per CTA (" +
            std::to_string(U.Registers) + " x " + std::to_string(P.Threads) +
            " threads); the SM has " + std::to_string(D.RegsPerSm);
+  // The setmaxnreg budget the kernel assumes must fit the allocation.
+  if (std::string Budget = registerBudgetProblem(P, U.Registers);
+      !Budget.empty())
+    return Budget;
   Occupancy O = occupancy(P, U.Registers, U.StaticSmemBytes, D);
   if (O.CtasPerSm > 0)
     return std::nullopt;

@@ -73,6 +73,16 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
                 explainNvrtcFailure(Out.Cuda, Program, C.Log);
     return Out;
   }
+  // The setmaxnreg budget the kernel assumes must fit what ptxas allocated,
+  // or the kernel is undefined (or hangs in setmaxnreg.inc).
+  if (C.Resources)
+    if (std::string Budget = registerBudgetProblem(Plan, C.Resources->Registers);
+        !Budget.empty()) {
+      Out.Error = Op.Name + ": " +
+                  resolvedConfig(gemmTypes(Op), R.Config).str() + " on " +
+                  ArchName + ": " + Budget;
+      return Out;
+    }
   if (R.ForEmulator) {
     EmuCompileOptions EO;
     EO.Arch = ArchName;

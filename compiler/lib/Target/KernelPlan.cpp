@@ -78,6 +78,9 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
                          " registers per thread (limit 128): block_m x "
                          "block_n too large");
   P.Threads = 128 * (1 + P.ConsumerWarpgroups);
+  // templates/kiln/gemm/config_sm90.cuh: kProducerRegs, kConsumerRegs.
+  P.ProducerRegs = 40;
+  P.ConsumerRegs = P.ConsumerWarpgroups == 2 ? 232 : 240;
   P.SmemBytes = C.Stages * (C.BlockM + C.BlockN) * P.BlockK * Elem + 1024 + 256;
   int64_t K = 32 / Elem;
   P.MmaAtom = "wgmma.m64n" + std::to_string(C.BlockN) + "k" +
@@ -162,6 +165,29 @@ KernelConfig resolvedConfig(const GemmTypes &Types, KernelConfig Config) {
   if (Config.BlockK == 0)
     Config.BlockK = 128 / (dtypeBits(Types.A) / 8);
   return Config;
+}
+
+std::string registerBudgetProblem(const KernelPlan &Plan, int64_t Registers) {
+  if (Plan.ProducerRegs == 0)
+    return "";
+  std::string R = std::to_string(Registers);
+  if (Registers < Plan.ProducerRegs)
+    return "ptxas gave " + R + " registers per thread, fewer than the " +
+           std::to_string(Plan.ProducerRegs) +
+           " the producer's setmaxnreg.dec lowers to";
+  if (Registers > Plan.ConsumerRegs)
+    return "ptxas gave " + R + " registers per thread, more than the " +
+           std::to_string(Plan.ConsumerRegs) +
+           " the consumers' setmaxnreg.inc raises to";
+  int64_t Pool = Registers * Plan.Threads;
+  int64_t Budget = 128 * Plan.ProducerRegs +
+                   128 * Plan.ConsumerWarpgroups * Plan.ConsumerRegs;
+  if (Budget > Pool)
+    return "the setmaxnreg budgets need " + std::to_string(Budget) +
+           " registers but the CTA's pool is " + R + " x " +
+           std::to_string(Plan.Threads) + " = " + std::to_string(Pool) +
+           ": the consumers' setmaxnreg.inc would wait forever";
+  return "";
 }
 
 } // namespace kiln

@@ -13,13 +13,14 @@
 // CHECK: emitc.call_opaque "kiln::gelu"
 // CHECK: emitc.return
 // CHECK: emitc.func @gemm_fp8(%{{.*}}: !emitc.opaque<"const __grid_constant__ kiln::TmaDescriptor">, %{{.*}}: !emitc.opaque<"const __grid_constant__ kiln::TmaDescriptor">, %{{.*}}: !emitc.opaque<"kiln::bf16* __restrict__">, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32
-// CHECK-SAME: specifiers = ["extern \22C\22", "__global__", "__launch_bounds__(384, 1)", "__cluster_dims__(2, 1, 1)"]
+// The cluster shape is given once, as the launch attribute: no __cluster_dims__.
+// CHECK-SAME: specifiers = ["extern \22C\22", "__global__", "__launch_bounds__(384, 1)"]
 // CHECK: emitc.call_opaque "kiln::sm90::gemm"
 // CHECK-SAME: template_args = [#emitc.opaque<"kiln::sm90::GemmConfig<kiln::f8e4m3, kiln::f8e4m3, 128, 128, 128, 4, 2, 1, 0, 8>">, #emitc.opaque<"kiln_epilogue_gemm_fp8">]
 // CHECK-NOT: func.func
 // CPP: static __device__ __forceinline__ float kiln_epilogue_gemm_fp8(float [[ACC:v[0-9]+]], int32_t [[M:v[0-9]+]], int32_t [[N:v[0-9]+]], int32_t [[MM:v[0-9]+]], int32_t [[NN:v[0-9]+]], const float* __restrict__ [[S:v[0-9]+]], const kiln::bf16* __restrict__ [[BIAS:v[0-9]+]])
 // CPP: kiln::to_float([[BIAS]][[[N]]])
-// CPP: extern "C" __global__ __launch_bounds__(384, 1) __cluster_dims__(2, 1, 1) void gemm_fp8(
+// CPP: extern "C" __global__ __launch_bounds__(384, 1) void gemm_fp8(
 // CPP: kiln::sm90::gemm<kiln::sm90::GemmConfig<kiln::f8e4m3, kiln::f8e4m3, 128, 128, 128, 4, 2, 1, 0, 8>, kiln_epilogue_gemm_fp8>(
 func.func @gemm_fp8(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %s: memref<f32>, %bias: memref<?xbf16>, %D: memref<?x?xbf16>) {
   kiln.tiled_gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>) d(%D : memref<?x?xbf16>) operands(%s, %bias : memref<f32>, memref<?xbf16>)
@@ -64,9 +65,10 @@ func.func @gemm_res(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xb
 
 // -----
 
-// The grid is 1-D, so a 2-CTA cluster along N is still __cluster_dims__(2, 1, 1).
+// A 2-CTA cluster along N: the config carries it, the kernel has no
+// __cluster_dims__ (the launch attribute gives the shape).
 // CHECK-LABEL: emitc.func @gemm_cn
-// CHECK-SAME: "__cluster_dims__(2, 1, 1)"
+// CHECK-NOT: __cluster_dims__
 // CHECK: #emitc.opaque<"kiln::sm90::GemmConfig<kiln::bf16, kiln::bf16, 128, 128, 64, 4, 1, 2, 0, 8>">
 func.func @gemm_cn(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
   kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>)

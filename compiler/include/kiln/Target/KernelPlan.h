@@ -33,6 +33,10 @@ struct KernelPlan {
   int64_t AccRegsPerThread = 0;
   int64_t WarpsM = 0, WarpsN = 0; ///< sm80 path.
   int64_t ConsumerWarpgroups = 0; ///< sm90 path.
+  /// sm90 path: the setmaxnreg budgets the kernel assumes (the producer
+  /// warpgroup decreases to ProducerRegs, each consumer increases to
+  /// ConsumerRegs); 0 on the other paths.
+  int64_t ProducerRegs = 0, ConsumerRegs = 0;
   int64_t BlockK = 0;             ///< Resolved (never 0).
 };
 
@@ -48,6 +52,14 @@ struct GemmTypes {
 /// sm_89's 101376 B").
 bool planKernel(const GemmTypes &Types, const KernelConfig &Config, Arch Target,
                 KernelPlan &Plan, std::string &Why);
+
+/// Why a kernel that ptxas gave Registers per thread breaks the setmaxnreg
+/// budget Plan assumes, or "" (always "" without setmaxnreg). The PTX ISA:
+/// .dec lowers the count from its current value and .inc raises it, so
+/// ProducerRegs <= Registers <= ConsumerRegs; and .inc blocks until the
+/// CTA's pool (Registers x Threads, given at launch) holds the budgets, so
+/// they must fit in it or the consumers wait forever.
+std::string registerBudgetProblem(const KernelPlan &Plan, int64_t Registers);
 
 /// Config as it is built and shown: block_k 0 (the default) replaced by 128
 /// bytes of A's type, so no message shows the placeholder.

@@ -63,7 +63,6 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   MLIRContext *Ctx = F.getContext();
   OpBuilder B(F);
   KernelPlanAttr P = *Op.getPlan();
-  TileConfigAttr C = Op.getConfig();
   bool Sm90 = P.getPath() == "sm90_tma_wgmma";
   Location Loc = Op.getLoc();
 
@@ -97,13 +96,9 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   std::string Bounds =
       llvm::formatv("__launch_bounds__({0}, 1)", P.getThreads()).str();
   Specifiers.push_back(Bounds);
-  // The grid is 1-D: a 2-CTA cluster is always (2, 1, 1) and the tile
-  // scheduler decides whether the pair spans M or N.
-  int64_t ClusterSize = C.getClusterM() * C.getClusterN();
-  std::string Cluster =
-      llvm::formatv("__cluster_dims__({0}, 1, 1)", ClusterSize).str();
-  if (ClusterSize > 1)
-    Specifiers.push_back(Cluster);
+  // No __cluster_dims__: the cluster shape reaches the driver once, as the
+  // launch attribute GemmLauncher sets (a 1-D grid, so a 2-CTA cluster is
+  // (2, 1, 1) whether the pair spans M or N), never twice.
   Kernel.setSpecifiersAttr(B.getStrArrayAttr(Specifiers));
   Block *Entry = Kernel.addEntryBlock();
   B.setInsertionPointToStart(Entry);
