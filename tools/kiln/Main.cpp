@@ -9,6 +9,7 @@
 #include "Json.h"
 #include "OutputFile.h"
 
+#include "kiln/Jit/MeasureWorker.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
 
 #include <cstring>
@@ -77,6 +78,10 @@ int main(int argc, char **argv) {
     All.erase(All.begin());
     All.push_back("--help");
   }
+  // The tuner's measuring process (kiln/Jit/MeasureWorker.h), on the
+  // descriptors its parent gave it.
+  if (All[0] == "__measure-worker")
+    return kiln::runMeasureWorker(3, 4);
   if (All[0] == "--version") {
     std::cout << "kiln " << KILN_VERSION << " (LLVM/MLIR " << KILN_LLVM_VERSION
               << ", NVRTC " << kiln::nvrtcVersion() << ")\n";

@@ -32,6 +32,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
+#include <unistd.h>
 
 namespace kiln::cli {
 
@@ -39,7 +40,8 @@ const char *TuneHelp =
     R"(usage: kiln tune FILE [--op NAME] --shape M=..,N=..,K=.. [--backend gpu|model]
                  [--device gpu|emu] [--arch ARCH] [--strategy S] [--budget N]
                  [--time-limit SEC]
-                 [--seed S] [--jobs N] [--cache PATH] [--no-store] [--quiet] [--json]
+                 [--seed S] [--jobs N] [--candidate-timeout SEC] [--cache PATH]
+                 [--no-store] [--quiet] [--json]
        kiln tune --replay FILE [--strategy S] [--budget N] [--time-limit SEC]
                  [--seed S] [--quiet] [--json]
 
@@ -61,6 +63,14 @@ the right answer, for one problem size on this machine's GPU 0.
                     default: the cost model's best first, then local search)
   --budget N        at most N evaluations (default 100; 0: no limit)
   --time-limit SEC  stop starting new evaluations after SEC seconds
+  --candidate-timeout SEC
+                    how long one candidate may take on the device; each is
+                    measured in a separate worker process, so one that faults
+                    (the CUDA context is lost) or hangs fails alone (the
+                    worker is restarted) and is never cached. Default: from
+                    the cost model's predicted time (10 s + 2 s + 20x the
+                    prediction for every launch; 60 s if it cannot predict;
+                    600 s on the emulator)
   --seed S          the search's seed (default 1); a run is deterministic
                     for a seed and the backend's answers
   --cache PATH      the tuning cache (default: KILN_TUNING_CACHE, else
@@ -74,6 +84,13 @@ Progress goes to stderr (one live line on a terminal); --quiet hides it and
 )";
 
 namespace {
+
+/// This program's path, for starting its measuring worker.
+std::string selfExecutable() {
+  char Buf[4096];
+  ssize_t N = readlink("/proc/self/exe", Buf, sizeof(Buf) - 1);
+  return N > 0 ? std::string(Buf, size_t(N)) : std::string("/proc/self/exe");
+}
 
 struct Winner {
   KernelConfig Config;
@@ -135,6 +152,7 @@ int runTune(const Args &A) {
                    {"--time-limit", true},
                    {"--seed", true},
                    {"--jobs", true},
+                   {"--candidate-timeout", true},
                    {"--cache", true},
                    {"--no-store", false},
                    {"--replay", true},
@@ -159,6 +177,16 @@ int runTune(const Args &A) {
     Jobs = unsigned(std::atoi(J->c_str()));
     if (Jobs < 1 || Jobs > 1024 || std::to_string(Jobs) != *J)
       throw UsageError("--jobs " + *J + ": expected a number of threads");
+  }
+
+  double CandidateTimeout = 0;
+  if (std::optional<std::string> T = P.get("--candidate-timeout")) {
+    char *End = nullptr;
+    CandidateTimeout = std::strtod(T->c_str(), &End);
+    if (T->empty() || *End || !(CandidateTimeout > 0) ||
+        CandidateTimeout > 86400)
+      throw UsageError("--candidate-timeout " + *T +
+                       ": expected seconds in (0, 86400]");
   }
 
   std::optional<LoadedFile> File = loadFile(P.positionals()[0]);
@@ -203,9 +231,11 @@ int runTune(const Args &A) {
       if (!P.has("--no-store") && !Device->Emulated)
         CachePath = tuningCachePathOption(P.get("--cache"));
     } else {
-      if (P.has("--no-store") || P.has("--cache") || P.has("--jobs"))
-        throw UsageError("--cache, --no-store and --jobs are for --backend "
-                         "gpu (model results are never stored)");
+      if (P.has("--no-store") || P.has("--cache") || P.has("--jobs") ||
+          P.has("--candidate-timeout"))
+        throw UsageError("--cache, --no-store, --jobs and --candidate-timeout "
+                         "are for --backend gpu (model results are never "
+                         "stored)");
       Target = P.get("--arch") ? requireArch(P.get("--arch")) : Arch::SM90a;
     }
   } catch (const CudaError &E) {
@@ -250,6 +280,8 @@ int runTune(const Args &A) {
       GpuEvaluatorOptions O;
       O.Jobs = Jobs;
       O.Seed = S.Seed;
+      O.CandidateTimeout = CandidateTimeout;
+      O.WorkerCommand = {selfExecutable(), "__measure-worker"};
       auto G = std::make_unique<GpuEvaluator>(Space, File->Path, File->Text,
                                               Size, *Device, &*Compile, O);
       GpuEval = G.get();

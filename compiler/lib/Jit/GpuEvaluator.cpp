@@ -2,16 +2,16 @@
 #include "kiln/Jit/GpuEvaluator.h"
 
 #include "kiln/Jit/KernelBuild.h"
+#include "kiln/Jit/MeasureWorker.h"
 #include "kiln/Target/TuningSpace.h"
+#include "kiln/Tuner/ModelEvaluator.h"
 #include "kiln/Tuner/Pruning.h"
 
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
-#include <cstdio>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
 namespace kiln {
@@ -23,14 +23,16 @@ struct GpuEvaluator::Impl {
   tuner::DeviceModel Model;
   CompileCache *Cache;
   GpuEvaluatorOptions Options;
-  std::unique_ptr<GpuProblem> Problem;
-  std::unique_ptr<DeviceBuffer> Flush;
-  CUstream Stream = nullptr;
+  std::vector<double> Predicted; ///< The cost model's seconds per point.
+  std::unique_ptr<MeasureWorker> Worker; ///< With Options.WorkerCommand.
+  std::unique_ptr<DeviceBench> Bench;    ///< Without: in this process.
   std::map<size_t, CandidateReport> Reports;
 
   tuner::Measurement measure(const OpModel &Op, const KernelConfig &Config,
+                             std::optional<size_t> Index,
                              const KernelBuildResult &Build,
                              CandidateReport &Report);
+  double timeoutFor(std::optional<size_t> Index) const;
 };
 
 namespace {
@@ -41,23 +43,29 @@ tuner::Measurement invalid(const std::string &Why) {
   return M;
 }
 
-/// V for a message: "%.6g", NaN without its (meaningless) sign.
-std::string number(double V) {
-  if (std::isnan(V))
-    return "nan";
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "%.6g", V);
-  return Buf;
-}
-
 std::string firstLine(const std::string &Text) {
   return Text.substr(0, Text.find('\n'));
 }
 
 } // namespace
 
+double GpuEvaluator::Impl::timeoutFor(std::optional<size_t> Index) const {
+  if (Options.CandidateTimeout > 0)
+    return Options.CandidateTimeout;
+  if (Driver.emulated())
+    return EmulatedCandidateTimeout;
+  double P = Index && *Index < Predicted.size() ? Predicted[*Index] : INFINITY;
+  if (!std::isfinite(P))
+    return 60;
+  // The check launch, the warm-ups and at most MaxReps timed launches (the
+  // timing also stops after MaxSeconds), each at 20x the prediction.
+  const TimingOptions &T = Options.Timing;
+  return 10 + 2 * T.MaxSeconds + 20 * P * double(2 + T.Warmup + T.MaxReps);
+}
+
 tuner::Measurement GpuEvaluator::Impl::measure(const OpModel &Op,
                                                const KernelConfig &Config,
+                                               std::optional<size_t> Index,
                                                const KernelBuildResult &Build,
                                                CandidateReport &Report) {
   Report.Compiled = Build.Ok;
@@ -72,55 +80,19 @@ tuner::Measurement GpuEvaluator::Impl::measure(const OpModel &Op,
     if (std::optional<std::string> Prune =
             tuner::pruneReason(*Build.Resources, Plan, Model))
       return invalid("PrunedConfig: " + *Prune);
-  try {
-    Kernel K(std::make_shared<const CompiledKernel>(Build.Kernel));
-    K.prepare();
-    const std::vector<TensorArg> &Args = Problem->args();
-    Problem->poisonOutput();
-    K.launch(Args.data(), Args.size(), Stream);
-    KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
-    GpuCheck C = Problem->check(accumulationFor(
-        isFloat8(Build.Kernel.Shape.A) && isFloat8(Build.Kernel.Shape.B),
-        Build.Kernel.Shape.TmaWgmma, Size.K));
-    Report.Check = C;
-    if (!C.Pass) {
-      std::ostringstream OS;
-      OS << "WrongResultConfig: " << C.C.Failures << " of " << C.C.Checked
-         << " elements outside " << number(C.C.Tol.Atol) << " + "
-         << number(C.C.Tol.Rtol) << " |ref|";
-      if (C.C.Worst >= 0) {
-        int64_t Row = Problem->rows()[size_t(C.C.Worst / Size.N)];
-        OS << " (worst D[" << Row << ", " << C.C.Worst % Size.N
-           << "] = " << number(C.C.WorstValue) << ", reference "
-           << number(C.C.WorstRef) << ")";
-      }
-      if (C.NonFinite)
-        OS << ", " << C.NonFinite << " NaN/inf elements";
-      return invalid(OS.str());
-    }
-    TimingOptions T = Options.Timing;
-    if (Flush) {
-      T.FlushBuffer = Flush->get();
-      T.FlushBytes = Flush->size();
-    }
-    Report.Timing = timeLaunches(
-        Driver, [&] { K.launch(Args.data(), Args.size(), Stream); }, Stream, T);
-    tuner::Measurement M;
-    M.Valid = true;
-    M.Seconds = Report.Timing.MedianMs * 1e-3;
-    return M;
-  } catch (const CudaError &E) {
-    // A kernel that faults (an illegal address, say) leaves the context
-    // unusable: every later launch would fail too, so the search stops.
-    if (Driver.api().cuCtxSynchronize() != CUDA_SUCCESS)
-      throw CudaError(Config.str() + " faulted (" + E.what() +
-                          "); the CUDA context cannot be used any more, so "
-                          "the search stops",
-                      E.code());
-    return invalid(std::string("RuntimeFailedConfig: ") + E.what());
-  } catch (const std::invalid_argument &E) {
-    return invalid(std::string("RuntimeFailedConfig: ") + E.what());
-  }
+  BenchResult R =
+      Worker ? Worker->measure(Build.Kernel, timeoutFor(Index),
+                               WorkerStartSeconds)
+             : Bench->run(Build.Kernel, Options.Timing);
+  Report.Check = R.Check;
+  Report.Timing = R.Timing;
+  if (R.ContextLost && !Worker)
+    // In this process nothing can run after a lost context.
+    throw CudaError(Config.str() + ": " + R.M.Failure +
+                        "; the search stops (run it with a measuring worker "
+                        "to go on)",
+                    CUDA_ERROR_ILLEGAL_ADDRESS);
+  return R.M;
 }
 
 GpuEvaluator::GpuEvaluator(const tuner::OpSearchSpace &TheSpace,
@@ -144,17 +116,29 @@ GpuEvaluator::GpuEvaluator(const tuner::OpSearchSpace &TheSpace,
     P->Options.Timing.MinReps = P->Options.Timing.MaxReps = 1;
     P->Options.FlushL2 = false;
   }
-  P->Problem =
-      std::make_unique<GpuProblem>(P->Driver, Space.op(), Size, Options.Seed);
-  if (Options.FlushL2 && Device.L2CacheBytes > 0)
-    P->Flush = std::make_unique<DeviceBuffer>(P->Driver,
-                                              size_t(Device.L2CacheBytes) * 2);
-  KILN_CU_CHECK(P->Driver, cuStreamCreate, &P->Stream, CU_STREAM_DEFAULT);
+  P->Predicted =
+      tuner::modelPrior(Space, Size.M, Size.N, Size.K, P->Model);
+  int64_t L2 = P->Options.FlushL2 ? Device.L2CacheBytes : 0;
+  if (!P->Options.WorkerCommand.empty()) {
+    WorkerSetup W;
+    W.FileName = FileName;
+    W.Source = Source;
+    W.OpName = Space.op().Name;
+    W.Size = Size;
+    W.Seed = Options.Seed;
+    W.L2Bytes = L2;
+    W.Timing = P->Options.Timing;
+    P->Worker = std::make_unique<MeasureWorker>(P->Options.WorkerCommand, W);
+  } else {
+    P->Bench = std::make_unique<DeviceBench>(Space.op(), Size, Options.Seed,
+                                             L2);
+  }
 }
 
-GpuEvaluator::~GpuEvaluator() {
-  if (P->Stream)
-    P->Driver.api().cuStreamDestroy(P->Stream);
+GpuEvaluator::~GpuEvaluator() = default;
+
+unsigned GpuEvaluator::workersStarted() const {
+  return P->Worker ? P->Worker->started() : 0;
 }
 
 const CandidateReport *GpuEvaluator::report(size_t Index) const {
@@ -212,7 +196,8 @@ GpuEvaluator::evaluate(const std::vector<size_t> &Batch) {
         Done.wait(Guard, [&] { return Ready[I] != 0; });
       }
       CandidateReport &Report = P->Reports[Batch[I]];
-      Out[I] = P->measure(Op, Space.config(Batch[I]), Builds[I], Report);
+      Out[I] = P->measure(Op, Space.config(Batch[I]), Batch[I], Builds[I],
+                          Report);
       Builds[I] = KernelBuildResult(); // Free the cubin and source.
     }
   } catch (...) {
@@ -235,7 +220,8 @@ tuner::Measurement GpuEvaluator::measureConfig(const KernelConfig &Config,
   R.ForEmulator = P->Driver.emulated();
   R.TunedFor = {P->Size.M, P->Size.N, P->Size.K};
   R.Cache = P->Cache;
-  return P->measure(Space.op(), Config, buildKernel(Space.op(), R), Report);
+  return P->measure(Space.op(), Config, Space.indexOf(Config),
+                    buildKernel(Space.op(), R), Report);
 }
 
 } // namespace kiln

@@ -57,6 +57,23 @@ BREAKS = {
     "cp-async-wait": ("kiln/gemm/mainloop_sm80_cp_async_mma.cuh",
                       "arch::cp_async_wait<S - 2>();",
                       "arch::cp_async_wait<S - 1>();"),
+    # For kiln tune's isolation (tests/lit/Emu/tune-isolation.test), breaks
+    # that hit some configurations only: 64-row tiles write far out of
+    # bounds (a fault), 64-column tiles spin forever (a hang that no
+    # barrier or watchdog of the kernel's own can end).
+    "fault-bm64-hang-bn64": ("kiln/gemm/gemm_sm90.cuh",
+                             """#elif defined(__CUDA_ARCH__)
+  if constexpr (Cfg::kClusterSize == 2) {""",
+                             """#elif defined(__CUDA_ARCH__)
+  if constexpr (Cfg::kBM == 64 && Cfg::kBN != 64)
+    D[-(int64_t(1) << 30)] = TOut();
+  if constexpr (Cfg::kBN == 64 && Cfg::kBM != 64) {
+    // Never ends for a real M (>= 1), yet the code after it stays live.
+    volatile int32_t spin = M;
+    while (spin != -1)
+      spin = M;
+  }
+  if constexpr (Cfg::kClusterSize == 2) {"""),
 }
 
 

@@ -7,10 +7,12 @@
 // pruned by its resource report (spills, registers, occupancy), and its
 // output matched the float64 reference on seeded random inputs (D poisoned
 // beforehand); then it is timed with GpuTiming (L2 flushed, median of
-// repeated launches until stable). A wrong kernel is never a winner. A
-// kernel that faults and leaves the CUDA context unusable ends the search
-// with a CudaError naming it; a kernel that never finishes is not detected
-// (run the tuner under a timeout, as tests/gpu/run.sh does).
+// repeated launches until stable). A wrong kernel is never a winner. With
+// a WorkerCommand (kiln tune always gives one) the device work happens in a
+// measuring process (MeasureWorker.h): a kernel that faults and loses the
+// CUDA context, or that does not finish within its timeout, fails that
+// candidate only, and the worker is restarted. In process, a lost context
+// ends the search with a CudaError naming the kernel.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_JIT_GPUEVALUATOR_H
@@ -26,6 +28,8 @@
 
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -43,7 +47,19 @@ struct GpuEvaluatorOptions {
   uint64_t Seed = 1;
   TimingOptions Timing;
   bool FlushL2 = true;
+  /// The measuring worker's argv; empty: measure in this process.
+  std::vector<std::string> WorkerCommand;
+  /// Seconds a candidate may take in the worker; 0: derived from the cost
+  /// model's prediction (GPU: 10 s + 2 MaxSeconds + 20x the predicted time
+  /// of every launch; unpredictable: 60 s; emulator: 600 s).
+  double CandidateTimeout = 0;
 };
+
+/// Seconds a candidate may take on the emulator (it runs on the CPU).
+constexpr double EmulatedCandidateTimeout = 600;
+/// Extra seconds for a candidate that starts a worker (context, inputs, the
+/// reference of the checked rows).
+constexpr double WorkerStartSeconds = 120;
 
 class GpuEvaluator : public tuner::Evaluator {
 public:
@@ -65,6 +81,8 @@ public:
   /// default, to compare with the winner).
   tuner::Measurement measureConfig(const KernelConfig &Config,
                                    CandidateReport &Report);
+  /// Measuring processes started (0 in process).
+  unsigned workersStarted() const;
 
 private:
   struct Impl;

@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #define NOT_SUPPORTED 801
@@ -167,9 +168,25 @@ int cuCtxGetCurrent(void **ctx) {
   *ctx = current_ctx;
   return 0;
 }
+/* Fault and hang injection: FAKE_CUDA_FAULT_GRID=G makes a launch of grid
+ * G an illegal address, reported (as a GPU does) at the next synchronization
+ * and by every call after it: the context is lost. FAKE_CUDA_HANG_GRID=G
+ * makes the synchronization after a launch of grid G never return. */
+static int context_lost = 0;
+static int pending_hang = 0;
+static int injected(const char *name, unsigned grid) {
+  const char *e = getenv(name);
+  return e && (unsigned)atoi(e) == grid;
+}
+static int synchronize(void) {
+  if (pending_hang)
+    for (;;)
+      pause();
+  return context_lost ? 700 /* CUDA_ERROR_ILLEGAL_ADDRESS */ : 0;
+}
 int cuCtxSynchronize(void) {
   trace_host("cuCtxSynchronize");
-  return 0;
+  return synchronize();
 }
 int cuModuleLoadData(void **module, const void *image) {
   trace_host("cuModuleLoadData");
@@ -273,7 +290,7 @@ int cuStreamCreate(void **s, unsigned flags) {
 int cuStreamDestroy_v2(void *s) { return 0; }
 int cuStreamSynchronize(void *s) {
   trace_host("cuStreamSynchronize");
-  return 0;
+  return synchronize();
 }
 int cuStreamQuery(void *s) { return 0; }
 int cuEventCreate(void **e, unsigned flags) {
@@ -377,6 +394,12 @@ int cuLaunchKernelEx(const struct fake_config *c, void *f, void **params,
                      void **extra) {
   unsigned cluster[3] = {1, 1, 1};
   ++launches;
+  if (context_lost)
+    return 700;
+  if (injected("FAKE_CUDA_FAULT_GRID", c->grid[0]))
+    context_lost = 1;
+  if (injected("FAKE_CUDA_HANG_GRID", c->grid[0]))
+    pending_hang = 1;
   if (getenv("FAKE_CUDA_COMPUTE_GEMM"))
     fake_compute_gemm(params, atoi(getenv("FAKE_CUDA_COMPUTE_GEMM")));
   for (unsigned i = 0; i < c->num_attrs; ++i)

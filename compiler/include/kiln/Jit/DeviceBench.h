@@ -1,0 +1,56 @@
+//===- DeviceBench.h - Checking and timing one kernel on the device -*- C++ -*-=//
+//
+// What the tuner does with a compiled candidate on the GPU (or kiln's
+// emulator): D poisoned, one launch, D checked element by element against
+// the float64 reference (GpuProblem), then timed launches (GpuTiming, L2
+// flushed). Used in the measuring worker process (MeasureWorker.h), and in
+// process where no worker can be started. A kernel that faults and loses the
+// CUDA context is reported with ContextLost set: nothing after it can run in
+// this process.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_JIT_DEVICEBENCH_H
+#define KILN_JIT_DEVICEBENCH_H
+
+#include "kiln/Jit/GpuProblem.h"
+#include "kiln/Jit/GpuTiming.h"
+#include "kiln/Runtime/KernelSignature.h"
+#include "kiln/Tuner/Evaluator.h"
+
+#include <memory>
+#include <optional>
+
+namespace kiln {
+
+/// One candidate's outcome on the device.
+struct BenchResult {
+  tuner::Measurement M; ///< Valid with Seconds, or a Failure sentence.
+  std::optional<GpuCheck> Check;
+  TimingResult Timing;
+  bool ContextLost = false; ///< The kernel faulted; the context is gone.
+};
+
+class DeviceBench {
+public:
+  /// Uploads Op's seeded inputs for Size in the current context, makes a
+  /// stream and (L2Bytes > 0) an L2 flush buffer of twice that size.
+  DeviceBench(const OpModel &Op, const GemmSize &Size, uint64_t Seed,
+              int64_t L2Bytes);
+  ~DeviceBench();
+  DeviceBench(const DeviceBench &) = delete;
+  DeviceBench &operator=(const DeviceBench &) = delete;
+
+  /// Checks, then (if correct) times K with Timing.
+  BenchResult run(const CompiledKernel &K, TimingOptions Timing);
+
+private:
+  const CudaDriver &Driver;
+  GemmSize Size;
+  GpuProblem Problem;
+  std::unique_ptr<DeviceBuffer> Flush;
+  CUstream Stream = nullptr;
+};
+
+} // namespace kiln
+
+#endif // KILN_JIT_DEVICEBENCH_H

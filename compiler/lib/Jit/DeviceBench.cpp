@@ -1,0 +1,98 @@
+//===- DeviceBench.cpp - Checking and timing one kernel on the device -----===//
+#include "kiln/Jit/DeviceBench.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace kiln {
+
+namespace {
+
+/// V for a message: "%.6g", NaN without its (meaningless) sign.
+std::string number(double V) {
+  if (std::isnan(V))
+    return "nan";
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.6g", V);
+  return Buf;
+}
+
+BenchResult failed(const std::string &Why) {
+  BenchResult R;
+  R.M.Failure = Why;
+  return R;
+}
+
+} // namespace
+
+DeviceBench::DeviceBench(const OpModel &Op, const GemmSize &TheSize,
+                         uint64_t Seed, int64_t L2Bytes)
+    : Driver(CudaDriver::instance()), Size(TheSize),
+      Problem(Driver, Op, TheSize, Seed) {
+  if (L2Bytes > 0)
+    Flush = std::make_unique<DeviceBuffer>(Driver, size_t(L2Bytes) * 2);
+  KILN_CU_CHECK(Driver, cuStreamCreate, &Stream, CU_STREAM_DEFAULT);
+}
+
+DeviceBench::~DeviceBench() {
+  if (Stream)
+    Driver.api().cuStreamDestroy(Stream);
+}
+
+BenchResult DeviceBench::run(const CompiledKernel &Compiled,
+                             TimingOptions Timing) {
+  BenchResult R;
+  try {
+    Kernel K(std::make_shared<const CompiledKernel>(Compiled));
+    K.prepare();
+    const std::vector<TensorArg> &Args = Problem.args();
+    Problem.poisonOutput();
+    K.launch(Args.data(), Args.size(), Stream);
+    KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
+    GpuCheck C = Problem.check(accumulationFor(
+        isFloat8(Compiled.Shape.A) && isFloat8(Compiled.Shape.B),
+        Compiled.Shape.TmaWgmma, Size.K));
+    R.Check = C;
+    if (!C.Pass) {
+      std::ostringstream OS;
+      OS << "WrongResultConfig: " << C.C.Failures << " of " << C.C.Checked
+         << " elements outside " << number(C.C.Tol.Atol) << " + "
+         << number(C.C.Tol.Rtol) << " |ref|";
+      if (C.C.Worst >= 0) {
+        int64_t Row = Problem.rows()[size_t(C.C.Worst / Size.N)];
+        OS << " (worst D[" << Row << ", " << C.C.Worst % Size.N
+           << "] = " << number(C.C.WorstValue) << ", reference "
+           << number(C.C.WorstRef) << ")";
+      }
+      if (C.NonFinite)
+        OS << ", " << C.NonFinite << " NaN/inf elements";
+      R.M.Failure = OS.str();
+      return R;
+    }
+    if (Flush) {
+      Timing.FlushBuffer = Flush->get();
+      Timing.FlushBytes = Flush->size();
+    }
+    R.Timing = timeLaunches(
+        Driver, [&] { K.launch(Args.data(), Args.size(), Stream); }, Stream,
+        Timing);
+    R.M.Valid = true;
+    R.M.Seconds = R.Timing.MedianMs * 1e-3;
+    return R;
+  } catch (const CudaError &E) {
+    // A kernel that faults (an illegal address, say) leaves the context
+    // unusable: every later launch in this process would fail too.
+    BenchResult F = failed(std::string("RuntimeFailedConfig: ") + E.what());
+    F.Check = R.Check;
+    if (Driver.api().cuCtxSynchronize() != CUDA_SUCCESS) {
+      F.ContextLost = true;
+      F.M.Failure += " (the kernel faulted; the CUDA context was lost)";
+    }
+    return F;
+  } catch (const std::invalid_argument &E) {
+    return failed(std::string("RuntimeFailedConfig: ") + E.what());
+  }
+}
+
+} // namespace kiln
