@@ -11,7 +11,56 @@
 #include <ucontext.h>
 #endif
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KILN_EMU_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define KILN_EMU_ASAN 1
+#endif
+#ifdef KILN_EMU_ASAN
+#include <pthread.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace kiln::emu {
+
+namespace {
+
+// AddressSanitizer knows one stack per thread. Told about every switch, it
+// checks fiber stacks as stacks (and unpoisons the right one when a fiber
+// calls a noreturn function); without it, these do nothing.
+void beforeSwitch(FiberContext &From, const FiberContext &To,
+                  void **FakeStack) {
+#ifdef KILN_EMU_ASAN
+  if (!From.StackLow) { // a thread's own context: its thread's stack
+    thread_local uintptr_t Low = 0;
+    thread_local size_t Bytes = 0;
+    if (!Low) {
+      pthread_attr_t A;
+      void *Addr = nullptr;
+      if (pthread_getattr_np(pthread_self(), &A) == 0) {
+        pthread_attr_getstack(&A, &Addr, &Bytes);
+        pthread_attr_destroy(&A);
+      }
+      Low = uintptr_t(Addr);
+    }
+    From.StackLow = Low;
+    From.StackBytes = Bytes;
+  }
+  __sanitizer_start_switch_fiber(
+      FakeStack, reinterpret_cast<const void *>(To.StackLow), To.StackBytes);
+#endif
+}
+
+void afterSwitch(void *FakeStack) {
+#ifdef KILN_EMU_ASAN
+  __sanitizer_finish_switch_fiber(FakeStack, nullptr, nullptr);
+#endif
+}
+
+} // namespace
 
 FiberStack::FiberStack(size_t Bytes) {
   size_t Page = size_t(sysconf(_SC_PAGESIZE));
@@ -38,8 +87,8 @@ FiberStack *StackPool::acquire() {
 
 // kiln_emu_switch(void **SaveSp, void *NewSp): push the callee-saved
 // registers, MXCSR and the x87 control word, swap stacks, pop, return.
-// kiln_emu_fiber_start: the first return of a new fiber lands here with the
-// entry in r12 and its argument in r13.
+// kiln_emu_fiber_start: the first return of a new fiber lands here and calls
+// r12 (fiberStart) with r13 (the argument) and r14 (the entry).
 asm(R"(
   .text
   .globl kiln_emu_switch
@@ -72,6 +121,7 @@ kiln_emu_switch:
   .type kiln_emu_fiber_start, @function
 kiln_emu_fiber_start:
   movq %r13, %rdi
+  movq %r14, %rsi
   andq $-16, %rsp
   callq *%r12
   ud2
@@ -83,6 +133,14 @@ extern "C" void kiln_emu_fiber_start();
 
 FiberContext::~FiberContext() {}
 
+namespace {
+[[noreturn]] void fiberStart(void *Arg, void (*Entry)(void *)) {
+  afterSwitch(nullptr);
+  Entry(Arg);
+  std::abort(); // Entry never returns
+}
+} // namespace
+
 void makeFiber(FiberContext &Ctx, FiberStack &Stack, void (*Entry)(void *),
                void *Arg) {
   uint64_t *Sp = reinterpret_cast<uint64_t *>(Stack.high() & ~uintptr_t(15));
@@ -90,16 +148,21 @@ void makeFiber(FiberContext &Ctx, FiberStack &Stack, void (*Entry)(void *),
   *--Sp = uint64_t(uintptr_t(&kiln_emu_fiber_start));  // return address
   *--Sp = 0;                                           // rbp
   *--Sp = 0;                                           // rbx
-  *--Sp = uint64_t(uintptr_t(Entry));                  // r12
+  *--Sp = uint64_t(uintptr_t(&fiberStart));            // r12
   *--Sp = uint64_t(uintptr_t(Arg));                    // r13
-  *--Sp = 0;                                           // r14
+  *--Sp = uint64_t(uintptr_t(Entry));                  // r14
   *--Sp = 0;                                           // r15
   *--Sp = uint64_t(0x1F80) | (uint64_t(0x037F) << 32); // MXCSR, x87 CW
   Ctx.Sp = Sp;
+  Ctx.StackLow = Stack.low();
+  Ctx.StackBytes = Stack.high() - Stack.low();
 }
 
 void switchFiber(FiberContext &From, FiberContext &To) {
+  void *FakeStack = nullptr;
+  beforeSwitch(From, To, &FakeStack);
   kiln_emu_switch(&From.Sp, To.Sp);
+  afterSwitch(FakeStack);
 }
 
 #else // ucontext fallback
@@ -114,7 +177,10 @@ ucontext_t &ucontextOf(FiberContext &C) {
 }
 void (*PendingEntry)(void *);
 void *PendingArg;
-void fallbackStart() { PendingEntry(PendingArg); }
+void fallbackStart() {
+  afterSwitch(nullptr);
+  PendingEntry(PendingArg);
+}
 } // namespace
 
 void makeFiber(FiberContext &Ctx, FiberStack &Stack, void (*Entry)(void *),
@@ -128,10 +194,15 @@ void makeFiber(FiberContext &Ctx, FiberStack &Stack, void (*Entry)(void *),
   PendingEntry = Entry;
   PendingArg = Arg;
   makecontext(&U, fallbackStart, 0);
+  Ctx.StackLow = Stack.low();
+  Ctx.StackBytes = Stack.high() - Stack.low();
 }
 
 void switchFiber(FiberContext &From, FiberContext &To) {
+  void *FakeStack = nullptr;
+  beforeSwitch(From, To, &FakeStack);
   swapcontext(&ucontextOf(From), &ucontextOf(To));
+  afterSwitch(FakeStack);
 }
 
 #endif

@@ -188,8 +188,10 @@ std::vector<std::string> emulatorCompileFlags(const std::string &Arch) {
       // Every load and store of the kernel calls the emulator's check.
       "-fsanitize=kernel-address", "--param",
       "asan-instrumentation-with-call-threshold=0", "--param", "asan-stack=0",
-      "--param", "asan-globals=0", "-DNDEBUG",
-      "-D__CUDA_ARCH__=" + archMacro(Arch)};
+      "--param", "asan-globals=0",
+      // The module's own __asan_* hooks (prelude.cuh), even in a process
+      // that has AddressSanitizer's (which would otherwise take the calls).
+      "-Wl,-Bsymbolic", "-DNDEBUG", "-D__CUDA_ARCH__=" + archMacro(Arch)};
   if (!Arch.empty() && Arch.back() == 'a' && archMacro(Arch) == "900")
     F.push_back("-D__CUDA_ARCH_FEAT_SM90_ALL");
   F.push_back("-include");

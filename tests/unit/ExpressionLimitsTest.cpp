@@ -4,8 +4,9 @@
 // (MaxExprDepth for nesting, MaxExprHeight for the tree): long operator
 // chains, deep unary prefixes and deep parentheses get a located error, and
 // ops at the limit go through sema, the fingerprint, MLIR generation, EmitC
-// and the reference, all on a 256 KiB thread stack, the way an embedding
-// application's worker thread might run kiln.
+// and the reference, all on a 256 KiB thread stack (1 MiB under
+// AddressSanitizer), the way an embedding application's worker thread might
+// run kiln.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln.h"
@@ -29,7 +30,19 @@ using namespace kiln;
 
 namespace {
 
+// AddressSanitizer's frames are several times larger: the same walks then
+// need a larger (still small) stack.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr size_t SmallStack = 1024 * 1024;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr size_t SmallStack = 1024 * 1024;
+#else
 constexpr size_t SmallStack = 256 * 1024;
+#endif
+#else
+constexpr size_t SmallStack = 256 * 1024;
+#endif
 
 /// Runs F on a new thread with a StackBytes stack and waits for it.
 void onSmallStack(size_t StackBytes, const std::function<void()> &F) {

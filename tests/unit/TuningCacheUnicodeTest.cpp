@@ -28,7 +28,7 @@ TuningCacheContents parse(const std::string &Text) {
 
 TEST_CASE("tuning cache: the fuzzer's damaged file is corrupt, not undefined",
           "[tuning-cache]") {
-  // build-fuzz/findings/tuning-cache/crash-f82aaaa31b4c02cd1ca455dca05d61c6514c0d10
+  // libFuzzer's reproducer, crash-f82aaaa31b4c02cd1ca455dca05d61c6514c0d10.
   const char Raw[] = "\xef\xad\xbfiln -tunr (op fingerpr\0\0\0\0\0\0\0#/T";
   const std::string Found(Raw, sizeof(Raw) - 1);
   TuningCacheContents C = parse(Found);
@@ -77,13 +77,14 @@ TEST_CASE("tuning cache: non-ASCII in strings and comments is read as before",
   // In comments, in basic and literal strings (one line and multi-line,
   // also after a backslash in a literal one), after an escaped quote, and
   // a leading byte order mark.
-  const std::string Text = "\xef\xbb\xbf" + Header +
-                           "# \xc2\xa7 \xe3\x80\x81 \xef\xad\xbf\n"
-                           "a = \"\xc5\x81\xc3\xb3\x64\xc5\xba \\\" \xc2\xa7\"\n"
-                           "b = '\xc2\xa7'\n"
-                           "c = \"\"\"\n\xc2\xa7 \"\" \xe3\x80\x81\"\"\"\n"
-                           "d = '''\\\n\xc2\xa7'''\n"
-                           "e = \"\"\"\\\n  x \xc2\xa7\"\"\"\n";
+  const std::string Text =
+      "\xef\xbb\xbf" + Header +
+      "# \xc2\xa7 \xe3\x80\x81 \xef\xad\xbf\n"
+      "a = \"\xc5\x81\xc3\xb3\x64\xc5\xba \\\" \xc2\xa7\"\n"
+      "b = '\xc2\xa7'\n"
+      "c = \"\"\"\n\xc2\xa7 \"\" \xe3\x80\x81\"\"\"\n"
+      "d = '''\\\n\xc2\xa7'''\n"
+      "e = \"\"\"\\\n  x \xc2\xa7\"\"\"\n";
   TuningCacheContents C = parse(Text);
   INFO(Text);
   CHECK(C.State == FileState::Ok);

@@ -19,7 +19,8 @@ const ThreadRegs *selfRegs();
 void barSync(uint32_t Id, uint32_t Threads, SourceLoc L);
 void barArrive(uint32_t Id, uint32_t Threads, SourceLoc L);
 void syncWarp(uint32_t Mask, SourceLoc L);
-[[noreturn]] void trap(SourceLoc L);
+// GNU syntax, so that the function type is noreturn like Api::Trap.
+__attribute__((noreturn)) void trap(SourceLoc L);
 uint32_t shflSync(Shfl Mode, uint32_t Mask, uint32_t Value,
                   uint32_t LaneOrDelta, uint32_t Width, SourceLoc L);
 uint32_t voteSync(Vote Mode, uint32_t Mask, int Pred, SourceLoc L);

@@ -41,6 +41,11 @@ private:
 struct FiberContext {
   void *Sp = nullptr;       ///< Saved stack pointer (x86-64 switch).
   void *Fallback = nullptr; ///< ucontext_t (other architectures).
+  /// The stack it runs on, for AddressSanitizer's fiber annotations (set by
+  /// makeFiber; a thread's own context gets its thread's stack when it
+  /// first switches away). Unused without AddressSanitizer.
+  uintptr_t StackLow = 0;
+  size_t StackBytes = 0;
   ~FiberContext();
 };
 

@@ -101,8 +101,10 @@ private:
   bool HaveMaps = false;
   CUdeviceptr MapA = 0, MapB = 0;
   int64_t MapM = 0, MapN = 0, MapK = 0;
-  alignas(64) CUtensorMap TmaA{};
-  alignas(64) CUtensorMap TmaB{};
+  // CUtensorMap is alignas(128) itself (the driver wants 64 at least); a
+  // weaker alignas here is ill-formed, and clang rejects it.
+  CUtensorMap TmaA{};
+  CUtensorMap TmaB{};
   // Kernel argument storage and the pointer array cuLaunchKernelEx reads,
   // sized once in the constructor.
   CUdeviceptr PtrA = 0, PtrB = 0, PtrD = 0;

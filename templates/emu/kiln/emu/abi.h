@@ -83,7 +83,8 @@ struct Api {
   void (*BarSync)(uint32_t Id, uint32_t Threads, SourceLoc); // 0: all
   void (*BarArrive)(uint32_t Id, uint32_t Threads, SourceLoc);
   void (*SyncWarp)(uint32_t Mask, SourceLoc);
-  [[noreturn]] void (*Trap)(SourceLoc);
+  // GNU syntax: [[noreturn]] does not apply to a pointer (clang rejects it).
+  void (*Trap)(SourceLoc) __attribute__((noreturn));
   uint32_t (*ShflSync)(Shfl Mode, uint32_t Mask, uint32_t Value,
                        uint32_t LaneOrDelta, uint32_t Width, SourceLoc);
   uint32_t (*VoteSync)(Vote Mode, uint32_t Mask, int Pred, SourceLoc);
