@@ -128,7 +128,12 @@ int openRegularForRead(const std::string &Path, std::string &Error) {
     return -1;
   }
   struct stat St;
-  if (fstat(Fd, &St) != 0 || !S_ISREG(St.st_mode)) {
+  if (fstat(Fd, &St) != 0) {
+    Error = std::string("cannot stat it: ") + std::strerror(errno);
+    close(Fd);
+    return -1;
+  }
+  if (!S_ISREG(St.st_mode)) {
     Error = "it is " + describeFileKind(kindOf(St)) + ", not a regular file";
     close(Fd);
     errno = EINVAL;
@@ -150,7 +155,12 @@ int openLockFile(const std::string &Path, std::string &Error) {
     return -1;
   }
   struct stat St;
-  if (fstat(Fd, &St) != 0 || !S_ISREG(St.st_mode)) {
+  if (fstat(Fd, &St) != 0) {
+    Error = std::string("cannot stat it: ") + std::strerror(errno);
+    close(Fd);
+    return -1;
+  }
+  if (!S_ISREG(St.st_mode)) {
     Error = "it is " + describeFileKind(kindOf(St)) + ", not a regular file";
     close(Fd);
     return -1;

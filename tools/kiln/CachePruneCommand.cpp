@@ -58,9 +58,13 @@ int dropEntries(const std::string &Path, const Verdict &Drop, bool DryRun) {
     Kept = Keep.size();
     return Keep;
   };
-  if (DryRun) {
-    Change(tuner::TuningCache(Path).entries(Warnings));
-  } else {
+  // First without the lock: a dry run ends here, and so does a run with
+  // nothing to remove (the file is not rewritten, nor created).
+  Change(tuner::TuningCache(Path).entries(Warnings));
+  const bool Unchanged = Lines.empty();
+  if (!DryRun && !Unchanged) {
+    Lines.clear();
+    Warnings.clear();
     std::string Error;
     bool Ok = tuner::TuningCache(Path).update(Change, Warnings, Error);
     printWarnings(Warnings);
@@ -73,6 +77,12 @@ int dropEntries(const std::string &Path, const Verdict &Drop, bool DryRun) {
   printWarnings(Warnings);
   for (const std::string &L : Lines)
     std::cout << L << "\n";
+  if (Unchanged && !DryRun) {
+    std::cerr << "kiln: nothing to remove from " << Path << "; "
+              << countText(Kept, "entry", "entries")
+              << (Kept == 1 ? " remains" : " remain") << "\n";
+    return ExitOk;
+  }
   std::cerr << "kiln: " << (DryRun ? "would remove " : "removed ")
             << countText(Lines.size(), "entry", "entries") << " from " << Path
             << "; " << countText(Kept, "entry", "entries")
@@ -180,6 +190,11 @@ int runCacheRm(const Args &A) {
     throw UsageError("cache rm needs a filter: --op-fingerprint FP, --op "
                      "NAME, --shape M=..,N=..,K=.. or --device NAME (all "
                      "given must match)");
+  for (const char *Filter : {"--op-fingerprint", "--op", "--device"})
+    if (std::optional<std::string> V = P.get(Filter); V && V->empty())
+      throw UsageError(std::string(Filter) +
+                       " needs a value (an empty one would match every "
+                       "entry)");
   std::string Path = tuningCachePathOption(P.get("--cache"));
   std::optional<tuner::ProblemShape> Shape;
   if (std::optional<std::string> S = P.get("--shape")) {

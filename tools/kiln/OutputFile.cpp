@@ -62,7 +62,9 @@ bool writeFileAtomically(const std::string &Path, const std::string &Contents,
   int Fd = open(Temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, Mode);
   if (Fd < 0)
     return failErrno(Path, Error);
-  bool Ok = writeAll(Fd, Contents) && fchmod(Fd, Mode) == 0 && fsync(Fd) == 0;
+  // An existing file keeps its mode; a new one gets 0644 less the umask.
+  bool Ok = writeAll(Fd, Contents) && (!Exists || fchmod(Fd, Mode) == 0) &&
+            fsync(Fd) == 0;
   if (close(Fd) != 0 || !Ok || std::rename(Temp.c_str(), Target.c_str()) != 0) {
     failErrno(Path, Error);
     unlink(Temp.c_str());

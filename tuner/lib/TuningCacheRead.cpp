@@ -390,20 +390,28 @@ TuningCacheContents salvageEntries(std::string_view Text,
   C.State = State::Corrupt;
   std::vector<size_t> Starts = entryStarts(Text);
   size_t HeaderEnd = Starts.empty() ? Text.size() : Starts.front();
-  if (std::optional<toml::table> Header =
-          parsePiece(Text, 0, HeaderEnd, Origin)) {
-    const toml::node *Version = Header->get("schema_version");
-    if (Version && Version->is_integer() &&
-        Version->as_integer()->get() > TuningCacheSchemaVersion) {
-      C.State = State::NewerSchema;
-      C.Problems.push_back(where(Origin, Version->source()) +
-                           ": schema_version " +
-                           std::to_string(Version->as_integer()->get()) +
-                           " is newer than this kiln reads (" +
-                           std::to_string(TuningCacheSchemaVersion) +
-                           "); ignoring it");
-      return C;
-    }
+  // Entries are only this kiln's to read under a header that says they are
+  // of its schema: a damaged header, or none, keeps nothing.
+  std::optional<toml::table> Header = parsePiece(Text, 0, HeaderEnd, Origin);
+  const toml::node *Version = Header ? Header->get("schema_version") : nullptr;
+  int64_t V = Version && Version->is_integer() ? Version->as_integer()->get()
+                                               : 0;
+  if (V > TuningCacheSchemaVersion) {
+    C.State = State::NewerSchema;
+    C.Problems.push_back(where(Origin, Version->source()) +
+                         ": schema_version " + std::to_string(V) +
+                         " is newer than this kiln reads (" +
+                         std::to_string(TuningCacheSchemaVersion) +
+                         "); ignoring it");
+    return C;
+  }
+  if (Starts.empty() || V < 1) {
+    C.Problems.push_back(D.Sentence +
+                         (Starts.empty() ? "; ignoring it"
+                                         : "; ignoring it (its header, with "
+                                           "the schema_version, is damaged "
+                                           "too)"));
+    return C;
   }
   std::vector<std::string> EntryProblems;
   for (size_t I = 0; I < Starts.size(); ++I) {

@@ -62,9 +62,10 @@ bool makeDirs(const std::string &Dir, std::string &Error) {
 }
 
 /// Replaces Path with Bytes: temporary in the same directory, fsync,
-/// rename, fsync of the directory. Keeps an existing file's mode.
+/// rename, fsync of the directory. Keeps the mode of ModeOf (default: Path
+/// itself, when it exists).
 bool replaceFile(const std::string &Path, const std::string &Bytes,
-                 std::string &Error) {
+                 std::string &Error, const std::string &ModeOf = "") {
   static std::atomic<unsigned> Counter{0};
   std::string Dir = dirOf(Path);
   std::string Base = Path.substr(Path.rfind('/') + 1);
@@ -77,7 +78,7 @@ bool replaceFile(const std::string &Path, const std::string &Bytes,
     return false;
   }
   struct stat St;
-  if (stat(Path.c_str(), &St) == 0)
+  if (stat((ModeOf.empty() ? Path : ModeOf).c_str(), &St) == 0)
     fchmod(Out.N, St.st_mode & 07777);
   if (!writeAll(Out.N, Bytes) || fsync(Out.N) != 0) {
     Error = sysError("cannot write the tuning cache: writing", Temp);
@@ -213,7 +214,7 @@ bool TuningCache::update(const EntriesUpdate &Change,
       // Corrupt, or entries that could not be read, or unknown fields: the
       // rewrite would drop something, so keep the file as it was.
       std::string Aside = asideName(Path);
-      if (!replaceFile(Aside, Old, Error))
+      if (!replaceFile(Aside, Old, Error, /*ModeOf=*/Path))
         return false;
       std::string First = C.Problems.front();
       Warnings.push_back(

@@ -32,6 +32,8 @@ DeviceBench::DeviceBench(const OpModel &Op, const GemmSize &TheSize,
       Problem(Driver, Op, TheSize, Seed) {
   if (L2Bytes > 0)
     Flush = std::make_unique<DeviceBuffer>(Driver, size_t(L2Bytes) * 2);
+  // Not inside the first candidate's time (or its timeout).
+  Problem.prepareReference();
   KILN_CU_CHECK(Driver, cuStreamCreate, &Stream, CU_STREAM_DEFAULT);
 }
 

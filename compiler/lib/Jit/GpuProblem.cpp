@@ -33,11 +33,15 @@ GpuProblem::GpuProblem(const CudaDriver &Driver, const OpModel &TheOp,
 
 void GpuProblem::poisonOutput() { Buffers[size_t(Op.D)].fill(0xFF); }
 
+void GpuProblem::prepareReference() {
+  if (Reference.empty())
+    Reference = referenceGemmRows(Op, Params, Size, Rows);
+}
+
 GpuCheck GpuProblem::check(const AccumulationModel &Acc) {
   HostTensor &D = Params[size_t(Op.D)];
   Buffers[size_t(Op.D)].download(D.Bytes.data(), D.Bytes.size());
-  if (Reference.empty())
-    Reference = referenceGemmRows(Op, Params, Size, Rows);
+  prepareReference();
   GpuCheck R;
   for (int64_t I = 0, E = D.numElements(); I < E; ++I)
     R.NonFinite += !std::isfinite(D.get(I));

@@ -18,8 +18,10 @@
 #include <cstring>
 #include <fcntl.h>
 #include <map>
+#include <optional>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -156,8 +158,12 @@ std::string resultText(const BenchResult &R) {
   return S + "failure " + Failure + "\n";
 }
 
-BenchResult parseResult(const std::string &Text) {
+/// The worker's reply, or nullopt when it is not one (a key missing).
+std::optional<BenchResult> parseResult(const std::string &Text) {
   std::map<std::string, std::string> F = parseFields(Text);
+  for (const char *Key : {"valid", "seconds", "lost", "timing", "failure"})
+    if (!F.count(Key))
+      return std::nullopt;
   BenchResult R;
   R.M.Valid = toInt(F, "valid") != 0;
   R.M.Seconds = toDouble(F, "seconds");
@@ -192,6 +198,8 @@ BenchResult parseResult(const std::string &Text) {
 } // namespace
 
 int runMeasureWorker(int InFd, int OutFd) {
+  // Gone with the parent, even if it was killed while a kernel hangs here.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   // Nothing but frames may reach the parent: stray output goes to stderr.
   dup2(STDERR_FILENO, STDOUT_FILENO);
   bool TimedOut = false;
@@ -259,6 +267,25 @@ bool MeasureWorker::start(double StartSeconds, std::string &Error) {
     close(In[1]);
     return false;
   }
+  // The child's ends above 4 first, so that dup2 onto 3 and 4 cannot
+  // clobber one with the other (pipe2 may return 3 when stdio is closed).
+  for (int *End : {&In[0], &Out[1]}) {
+    int High = fcntl(*End, F_DUPFD_CLOEXEC, 10);
+    if (High >= 0) {
+      close(*End);
+      *End = High;
+    }
+  }
+  // A worker that died must not kill us with SIGPIPE on the next write;
+  // the worker itself gets the default disposition back.
+  std::signal(SIGPIPE, SIG_IGN);
+  posix_spawnattr_t Attr;
+  posix_spawnattr_init(&Attr);
+  sigset_t Default;
+  sigemptyset(&Default);
+  sigaddset(&Default, SIGPIPE);
+  posix_spawnattr_setsigdefault(&Attr, &Default);
+  posix_spawnattr_setflags(&Attr, POSIX_SPAWN_SETSIGDEF);
   posix_spawn_file_actions_t Actions;
   posix_spawn_file_actions_init(&Actions);
   posix_spawn_file_actions_adddup2(&Actions, In[0], WorkerIn);
@@ -267,8 +294,9 @@ bool MeasureWorker::start(double StartSeconds, std::string &Error) {
   for (std::string &A : Command)
     Argv.push_back(A.data());
   Argv.push_back(nullptr);
-  int Rc = posix_spawn(&Pid, Argv[0], &Actions, nullptr, Argv.data(), environ);
+  int Rc = posix_spawn(&Pid, Argv[0], &Actions, &Attr, Argv.data(), environ);
   posix_spawn_file_actions_destroy(&Actions);
+  posix_spawnattr_destroy(&Attr);
   close(In[0]);
   close(Out[1]);
   ToWorker = In[1];
@@ -280,8 +308,6 @@ bool MeasureWorker::start(double StartSeconds, std::string &Error) {
     return false;
   }
   ++Started;
-  // A worker that died must not kill us with SIGPIPE on the next write.
-  std::signal(SIGPIPE, SIG_IGN);
   if (!writeFrame(ToWorker, setupText(Setup)) ||
       !writeFrame(ToWorker, Setup.Source)) {
     Error = "cannot send the setup to the measuring worker";
@@ -345,38 +371,54 @@ std::string MeasureWorker::exitReason() {
 BenchResult MeasureWorker::measure(const CompiledKernel &K,
                                    double TimeoutSeconds, double StartSeconds) {
   BenchResult R;
-  double Allowed = TimeoutSeconds;
-  if (Pid <= 0) {
-    std::string Error;
-    if (!start(StartSeconds, Error)) {
-      R.M.Failure = "RuntimeFailedConfig: " + Error;
-      return R;
+  std::string Request = serializeBundle({K});
+  // A worker that died while idle must not cost this candidate: when the
+  // request cannot be sent, start a fresh one and send it once more.
+  bool Sent = false;
+  for (int Try = 0; Try < 2 && !Sent; ++Try) {
+    if (Pid <= 0) {
+      std::string Error;
+      if (!start(StartSeconds, Error)) {
+        R.M.Failure = "RuntimeFailedConfig: " + Error;
+        return R;
+      }
     }
+    Sent = writeFrame(ToWorker, Request);
+    if (!Sent)
+      stop();
+  }
+  if (!Sent) {
+    R.M.Failure = "RuntimeFailedConfig: cannot send the kernel to the "
+                  "measuring process";
+    return R;
   }
   auto Deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                      std::chrono::duration<double>(Allowed));
+                      std::chrono::duration<double>(TimeoutSeconds));
   std::string Reply;
   bool TimedOut = false;
-  if (!writeFrame(ToWorker, serializeBundle({K})) ||
-      !readFrame(FromWorker, Reply, &Deadline, TimedOut)) {
-    if (TimedOut) {
+  if (!readFrame(FromWorker, Reply, &Deadline, TimedOut)) {
+    if (TimedOut)
       R.M.Failure = "TimeoutConfig: no result within " +
-                    std::to_string(int(std::ceil(Allowed))) +
+                    std::to_string(int(std::ceil(TimeoutSeconds))) +
                     " s (the kernel hangs, or is far slower than predicted); "
                     "the measuring process was killed";
-      stop();
-    } else {
+    else
       R.M.Failure = "RuntimeFailedConfig: the measuring process died (" +
                     exitReason() + ")";
-      stop();
-    }
+    stop();
     return R;
   }
-  R = parseResult(Reply);
-  if (R.ContextLost)
+  std::optional<BenchResult> Parsed = parseResult(Reply);
+  if (!Parsed) {
+    stop();
+    R.M.Failure = "RuntimeFailedConfig: the measuring process answered "
+                  "nonsense; it was replaced";
+    return R;
+  }
+  if (Parsed->ContextLost)
     stop(); // It exits by itself; a fresh one serves the next candidate.
-  return R;
+  return *Parsed;
 }
 
 } // namespace kiln

@@ -45,6 +45,9 @@ public:
   /// compareWithReference), with the accumulation model of the kernel's
   /// path (accumulationFor).
   GpuCheck check(const AccumulationModel &Acc);
+  /// Computes the reference of the checked rows now (check() would at its
+  /// first call): the measuring worker does it before it reports ready.
+  void prepareReference();
   /// D as last downloaded by check().
   const HostTensor &output() const { return Params[size_t(Op.D)]; }
   const std::vector<HostTensor> &params() const { return Params; }
