@@ -1,28 +1,20 @@
 //===- Bundle.cpp - Loading a bundle and choosing its kernels -------------===//
 #include "kiln/Runtime/Bundle.h"
 
-#include "kiln/Runtime/FileIO.h"
 #include "kiln/Runtime/FileKind.h"
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <unistd.h>
 
 namespace kiln {
 
 Bundle Bundle::load(const std::string &Path) {
-  std::string Why;
-  int Fd = openRegularForRead(Path, Why);
-  if (Fd < 0)
-    throw BundleError(Path + ": cannot open: " +
-                      (Why.empty() ? std::string(std::strerror(errno)) : Why));
-  std::string Bytes;
-  bool Ok = readAll(Fd, Bytes);
-  int Err = errno;
-  close(Fd);
-  if (!Ok)
-    throw BundleError(Path + ": cannot read: " + std::strerror(Err));
+  std::string Bytes, Why;
+  ReadResult R = readRegularFile(Path, Bytes, Why);
+  if (R != ReadResult::Ok)
+    throw BundleError(Path +
+                      (R == ReadResult::OpenFailed ? ": cannot open: "
+                                                   : ": cannot read: ") +
+                      Why);
   return Bundle(parseBundle(Bytes, Path));
 }
 

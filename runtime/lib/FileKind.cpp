@@ -1,6 +1,8 @@
 //===- FileKind.cpp - What a path names, before kiln touches it -----------===//
 #include "kiln/Runtime/FileKind.h"
 
+#include "kiln/Runtime/FileIO.h"
+
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -35,6 +37,25 @@ std::string dirOf(const std::string &Path) {
   if (Slash == std::string::npos)
     return ".";
   return Slash == 0 ? "/" : Path.substr(0, Slash);
+}
+
+/// True when the open Fd is a regular file; else closes it, sets Error
+/// (and errno: EINVAL for another kind) and returns false.
+bool keepIfRegular(int Fd, std::string &Error) {
+  struct stat St;
+  if (fstat(Fd, &St) != 0) {
+    Error = std::string("cannot stat it: ") + std::strerror(errno);
+    int Saved = errno;
+    close(Fd);
+    errno = Saved;
+    return false;
+  }
+  if (S_ISREG(St.st_mode))
+    return true;
+  Error = "it is " + describeFileKind(kindOf(St)) + ", not a regular file";
+  close(Fd);
+  errno = EINVAL;
+  return false;
 }
 
 } // namespace
@@ -127,18 +148,8 @@ int openRegularForRead(const std::string &Path, std::string &Error) {
       Error = "a symbolic link to nothing";
     return -1;
   }
-  struct stat St;
-  if (fstat(Fd, &St) != 0) {
-    Error = std::string("cannot stat it: ") + std::strerror(errno);
-    close(Fd);
+  if (!keepIfRegular(Fd, Error))
     return -1;
-  }
-  if (!S_ISREG(St.st_mode)) {
-    Error = "it is " + describeFileKind(kindOf(St)) + ", not a regular file";
-    close(Fd);
-    errno = EINVAL;
-    return -1;
-  }
   int Flags = fcntl(Fd, F_GETFL);
   if (Flags >= 0)
     fcntl(Fd, F_SETFL, Flags & ~O_NONBLOCK);
@@ -154,18 +165,27 @@ int openLockFile(const std::string &Path, std::string &Error) {
                            : std::strerror(errno);
     return -1;
   }
-  struct stat St;
-  if (fstat(Fd, &St) != 0) {
-    Error = std::string("cannot stat it: ") + std::strerror(errno);
-    close(Fd);
+  if (!keepIfRegular(Fd, Error))
     return -1;
-  }
-  if (!S_ISREG(St.st_mode)) {
-    Error = "it is " + describeFileKind(kindOf(St)) + ", not a regular file";
-    close(Fd);
-    return -1;
-  }
   return Fd;
+}
+
+ReadResult readRegularFile(const std::string &Path, std::string &Out,
+                           std::string &Error) {
+  int Fd = openRegularForRead(Path, Error);
+  if (Fd < 0) {
+    if (Error.empty())
+      Error = std::strerror(errno);
+    return ReadResult::OpenFailed;
+  }
+  bool Ok = readAll(Fd, Out);
+  int Err = errno;
+  close(Fd);
+  if (Ok)
+    return ReadResult::Ok;
+  Error = std::strerror(Err);
+  errno = Err;
+  return ReadResult::ReadFailed;
 }
 
 } // namespace kiln

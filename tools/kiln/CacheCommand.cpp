@@ -61,6 +61,36 @@ skipped, never changed) and errors for verify, merge, export and import.
 Exit status: 0 on success, 1 for a problem with a file, 2 for a usage error.
 )";
 
+namespace {
+
+std::string lower(std::string S) {
+  for (char &C : S)
+    C = char(std::tolower(static_cast<unsigned char>(C)));
+  return S;
+}
+
+} // namespace
+
+EntryFilter EntryFilter::fromArgs(const ParsedArgs &P) {
+  EntryFilter F;
+  F.FingerprintPrefix = lower(P.get("--op-fingerprint").value_or(""));
+  F.DeviceName = lower(P.get("--device").value_or(""));
+  F.OpName = P.get("--op");
+  if (std::optional<std::string> S = P.get("--shape")) {
+    std::string Error;
+    F.Shape = tuner::parseProblemShape(*S, Error);
+    if (!F.Shape)
+      throw UsageError("--shape: " + Error);
+  }
+  return F;
+}
+
+bool EntryFilter::matches(const tuner::TuningEntry &E) const {
+  return E.Key.OpFingerprint.rfind(FingerprintPrefix, 0) == 0 &&
+         (!OpName || E.OpName == *OpName) && (!Shape || E.Key.Shape == *Shape) &&
+         lower(E.Key.Device.Name).find(DeviceName) != std::string::npos;
+}
+
 void printWarnings(const std::vector<std::string> &Lines) {
   for (const std::string &L : Lines)
     std::cerr << "kiln: warning: " << L << "\n";
@@ -70,12 +100,6 @@ namespace {
 
 std::string cachePath(const ParsedArgs &P) {
   return tuningCachePathOption(P.get("--cache"));
-}
-
-std::string lower(std::string S) {
-  for (char &C : S)
-    C = char(std::tolower(static_cast<unsigned char>(C)));
-  return S;
 }
 
 std::string entryJson(const tuner::TuningEntry &E) {
@@ -148,21 +172,11 @@ int runShow(const Args &A) {
   if (!P.positionals().empty())
     throw UsageError("cache show takes no FILE (use --cache PATH)");
   std::string Path = cachePath(P);
-  std::optional<tuner::ProblemShape> Shape;
-  if (std::optional<std::string> S = P.get("--shape")) {
-    std::string Error;
-    Shape = tuner::parseProblemShape(*S, Error);
-    if (!Shape)
-      throw UsageError("--shape: " + Error);
-  }
-  std::string Fp = lower(P.get("--op-fingerprint").value_or(""));
-  std::string Device = lower(P.get("--device").value_or(""));
+  EntryFilter Filter = EntryFilter::fromArgs(P);
   std::vector<std::string> Warnings;
   std::vector<tuner::TuningEntry> Shown;
   for (tuner::TuningEntry &E : tuner::TuningCache(Path).entries(Warnings))
-    if (E.Key.OpFingerprint.rfind(Fp, 0) == 0 &&
-        (!Shape || E.Key.Shape == *Shape) &&
-        lower(E.Key.Device.Name).find(Device) != std::string::npos)
+    if (Filter.matches(E))
       Shown.push_back(std::move(E));
   printWarnings(Warnings);
   if (P.has("--json")) {

@@ -8,6 +8,7 @@
 #ifndef KILN_TOOLS_KILN_CACHECOMMAND_H
 #define KILN_TOOLS_KILN_CACHECOMMAND_H
 
+#include "CommandLine.h"
 #include "Commands.h"
 
 #include "kiln/Tuner/TuningCache.h"
@@ -27,6 +28,19 @@ std::string tuningCachePathOption(const std::optional<std::string> &Given);
 /// nullopt; entry problems are printed as warnings.
 std::optional<tuner::TuningCacheContents>
 readUsableTuningCache(const std::string &Path, bool MustExist);
+
+/// The entry filters of `cache show` and `cache rm`: --op-fingerprint
+/// (a prefix, any case), --op (the name), --shape, --device (part of the
+/// name, any case). Options a command does not take are simply absent.
+struct EntryFilter {
+  std::string FingerprintPrefix, DeviceName;
+  std::optional<std::string> OpName;
+  std::optional<tuner::ProblemShape> Shape;
+
+  /// Reads the filters from P; throws UsageError for a bad --shape.
+  static EntryFilter fromArgs(const ParsedArgs &P);
+  bool matches(const tuner::TuningEntry &E) const;
+};
 
 /// Prints each line as `kiln: warning: LINE` on stderr.
 void printWarnings(const std::vector<std::string> &Lines);

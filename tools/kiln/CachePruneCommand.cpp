@@ -17,7 +17,6 @@
 #include "kiln/Tuner/OpFingerprint.h"
 
 #include <algorithm>
-#include <cctype>
 #include <iostream>
 #include <map>
 
@@ -27,12 +26,6 @@ namespace {
 
 /// Why E is to be dropped, or "".
 using Verdict = std::function<std::string(const tuner::TuningEntry &)>;
-
-std::string lower(std::string S) {
-  for (char &C : S)
-    C = char(std::tolower(static_cast<unsigned char>(C)));
-  return S;
-}
 
 /// Applies Verdict to the cache at Path: prints each dropped entry with its
 /// reason, then rewrites the file without them (not with DryRun).
@@ -196,24 +189,11 @@ int runCacheRm(const Args &A) {
                        " needs a value (an empty one would match every "
                        "entry)");
   std::string Path = tuningCachePathOption(P.get("--cache"));
-  std::optional<tuner::ProblemShape> Shape;
-  if (std::optional<std::string> S = P.get("--shape")) {
-    std::string Error;
-    Shape = tuner::parseProblemShape(*S, Error);
-    if (!Shape)
-      throw UsageError("--shape: " + Error);
-  }
-  std::string Fp = lower(P.get("--op-fingerprint").value_or(""));
-  std::optional<std::string> Name = P.get("--op");
-  std::string Device = lower(P.get("--device").value_or(""));
+  EntryFilter Filter = EntryFilter::fromArgs(P);
   return dropEntries(
       Path,
       [&](const tuner::TuningEntry &E) -> std::string {
-        bool Match = E.Key.OpFingerprint.rfind(Fp, 0) == 0 &&
-                     (!Name || E.OpName == *Name) &&
-                     (!Shape || E.Key.Shape == *Shape) &&
-                     lower(E.Key.Device.Name).find(Device) != std::string::npos;
-        return Match ? "matches" : "";
+        return Filter.matches(E) ? "matches" : "";
       },
       P.has("--dry-run"));
 }

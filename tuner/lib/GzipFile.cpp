@@ -3,13 +3,9 @@
 
 #include <zlib.h>
 
-#include "kiln/Runtime/FileIO.h"
 #include "kiln/Runtime/FileKind.h"
 
-#include <cerrno>
-#include <cstring>
 #include <stdexcept>
-#include <unistd.h>
 
 namespace kiln::tuner {
 
@@ -59,18 +55,9 @@ std::string inflateGzip(const std::string &In, const std::string &File) {
 } // namespace
 
 std::string readMaybeGzipped(const std::string &File) {
-  std::string Why;
-  int Fd = openRegularForRead(File, Why);
-  if (Fd < 0)
-    throw std::runtime_error(
-        File + ": cannot read: " +
-        (Why.empty() ? std::string(std::strerror(errno)) : Why));
-  std::string Bytes;
-  bool Ok = readAll(Fd, Bytes);
-  int Err = errno;
-  close(Fd);
-  if (!Ok)
-    throw std::runtime_error(File + ": cannot read: " + std::strerror(Err));
+  std::string Bytes, Why;
+  if (readRegularFile(File, Bytes, Why) != ReadResult::Ok)
+    throw std::runtime_error(File + ": cannot read: " + Why);
   if (Bytes.size() >= 2 && uint8_t(Bytes[0]) == 0x1f &&
       uint8_t(Bytes[1]) == 0x8b)
     return inflateGzip(Bytes, File);

@@ -11,7 +11,6 @@
 
 #include "TomlHazard.h"
 
-#include "kiln/Runtime/FileIO.h"
 #include "kiln/Runtime/FileKind.h"
 
 #include <toml++/toml.h>
@@ -23,7 +22,6 @@
 #include <ctime>
 #include <optional>
 #include <set>
-#include <unistd.h>
 
 namespace kiln::tuner {
 
@@ -470,16 +468,12 @@ TuningCacheContents readTuningCache(const std::string &Path) {
   };
   if (Info.Kind != FileKind::Regular)
     return Unreadable(whyNotReplaceable(Path, Info));
-  std::string Why;
-  int Fd = openRegularForRead(Path, Why);
-  if (Fd < 0)
-    return errno == ENOENT ? C : Unreadable(Why);
-  std::string Text;
-  bool Ok = readAll(Fd, Text);
-  int Err = errno;
-  close(Fd);
-  if (!Ok)
-    return Unreadable(std::strerror(Err));
+  std::string Text, Why;
+  ReadResult R = readRegularFile(Path, Text, Why);
+  if (R == ReadResult::OpenFailed && errno == ENOENT)
+    return C; // Gone since it was inspected.
+  if (R != ReadResult::Ok)
+    return Unreadable(Why);
   return parseTuningCache(Text, Path);
 }
 

@@ -101,12 +101,8 @@ bool replaceFile(const std::string &Path, const std::string &Bytes,
 
 /// Reads all of the regular file Path. False with errno set when it cannot.
 bool readPath(const std::string &Path, std::string &Out) {
-  Fd In;
   std::string Why;
-  In.N = openRegularForRead(Path, Why);
-  if (In.N < 0)
-    return false;
-  return readAll(In.N, Out);
+  return readRegularFile(Path, Out, Why) == ReadResult::Ok;
 }
 
 /// A name beside Path, not yet taken, for keeping a damaged file.

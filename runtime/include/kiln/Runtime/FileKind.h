@@ -50,6 +50,14 @@ std::string whyNotReplaceable(const std::string &Path, const PathInfo &Info);
 /// (ENOENT when it is missing) and Error saying why (empty for ENOENT).
 int openRegularForRead(const std::string &Path, std::string &Error);
 
+/// Reads all of the regular file Path into Out (openRegularForRead, then
+/// readAll). On failure says which step failed, with Error set (the
+/// system's reason, or why the file is not regular) and errno kept
+/// (ENOENT when it is missing).
+enum class ReadResult { Ok, OpenFailed, ReadFailed };
+ReadResult readRegularFile(const std::string &Path, std::string &Out,
+                           std::string &Error);
+
 /// Opens (creating it when missing) the lock file Path for flock(2), only
 /// as a regular file and never through a symbolic link. -1 and Error when
 /// it cannot.
