@@ -42,7 +42,7 @@ int64_t dimExtent(const KernelSignature &Sig, const SignatureDim &Dim,
   int64_t Extent = Dim.Sym == Sig.MSym   ? Size.M
                    : Dim.Sym == Sig.NSym ? Size.N
                                          : Size.K;
-  return Extent / Dim.Divisor;
+  return (Extent + Dim.Divisor - 1) / Dim.Divisor; // a started block counts
 }
 
 } // namespace kiln

@@ -248,7 +248,7 @@ TEST_CASE("Sema: names", "[sema]") {
   CHECK(notes(op(Fp8 + Gemm + "  tune {\n    tile in [64]\n  }\n")) ==
         std::vector<std::string>{
             "kiln's tuning parameters are block_m, block_n, block_k, stages, "
-            "cluster_m, cluster_n, raster, group"});
+            "cluster_m, cluster_n, raster, group, promote"});
   CHECK(firstError(op(Fp8 + Gemm + "  tune {\n    require stage > 2\n  }\n")) ==
         "7:13: unknown tuning parameter 'stage'; did you mean 'stages'?");
 }
@@ -450,20 +450,54 @@ TEST_CASE("Sema: shapes and extents", "[sema]") {
         "dimension 2 is 'K / 2'");
 }
 
-TEST_CASE("Sema: block scales are checked, then rejected", "[sema]") {
+TEST_CASE("Sema: block scales", "[sema]") {
   std::string Pre = Fp8 + "  in  sa : f32[M, K / 128]\n"
                           "  in  sb : f32[N / 128, K / 128]\n";
-  std::string Unsupported =
-      "cannot lower yet: k-dependent scale 'sa' (block scaling) is not "
-      "supported by the code generator; per-tensor, per-row and per-column "
-      "scales are";
-  CHECK(errors(op(Pre + "  D[m, n] = sum(k) A[m, k] * B[n, k] * sa[m, k / "
-                        "128] * sb[n / 128, k / 128]\n")) ==
-        std::vector<std::string>{
-            "7:40: " + Unsupported,
-            "7:57: cannot lower yet: k-dependent scale 'sb' (block scaling) "
-            "is not supported by the code generator; per-tensor, per-row and "
-            "per-column scales are"});
+  OpModel M = loadOne(op(Pre + "  D[m, n] = sum(k) A[m, k] * B[n, k] * sa[m, k / "
+                               "128] * sb[n / 128, k / 128]\n"));
+  REQUIRE(M.KScales.size() == 2);
+  CHECK(M.Params[M.KScales[0].Param].Name == "sa");
+  CHECK(M.KScales[0].Row == EpiIndex::M);
+  CHECK(M.KScales[0].HasRow);
+  CHECK(M.KScales[0].RowDiv == 1);
+  CHECK(M.KScales[0].KDiv == 128);
+  CHECK(M.KScales[0].KDim == 1);
+  CHECK(M.Params[M.KScales[1].Param].Name == "sb");
+  CHECK(M.KScales[1].Row == EpiIndex::N);
+  CHECK(M.KScales[1].RowDiv == 128);
+  CHECK(kScaleBlock(M) == 128);
+  // Not moved to the epilogue: the accumulator is the scaled sum.
+  CHECK(epilogueOf(op(Pre + "  D[m, n] = sum(k) A[m, k] * B[n, k] * sa[m, k / "
+                            "128] * sb[n / 128, k / 128]\n")) == "acc");
+
+  // Transposed (MN-major, DeepGEMM's TMA-friendly layout) and k-only scales;
+  // a k-only scale takes A's side, or B's when A has one.
+  OpModel T = loadOne(op(Fp8 + "  in  st : f32[K / 256, M]\n"
+                               "  in  sk : f32[K / 128]\n"
+                               "  D[m, n] = sum(k) A[m, k] * B[n, k] * "
+                               "st[k / 256, m] * sk[k / 128]\n"));
+  REQUIRE(T.KScales.size() == 2);
+  CHECK(T.KScales[0].KDim == 0);
+  CHECK(T.KScales[0].Row == EpiIndex::M);
+  CHECK(!T.KScales[1].HasRow);
+  CHECK(T.KScales[1].Row == EpiIndex::N);
+  CHECK(kScaleBlock(T) == 128);
+
+  CHECK(firstError(op(Pre + "  in  s2 : f32[M, K / 128]\n"
+                            "  D[m, n] = sum(k) A[m, k] * B[n, k] * sa[m, k / "
+                            "128] * s2[m, k / 128]\n")) ==
+        "8:57: a second block scale for A's rows ('m'): kiln applies at most "
+        "one block scale per operand (multiply them into one tensor)");
+  CHECK(firstError(op(Fp8 + "  in  s : f32[M, N, K / 128]\n"
+                            "  D[m, n] = sum(k) A[m, k] * B[n, k] * s[m, n, k "
+                            "/ 128]\n")) ==
+        "6:45: 's' depends on both 'm' and 'n' inside sum(k); a block scale "
+        "is indexed by 'k / c' and at most one of 'm' or 'n' (optionally "
+        "divided), like 's[m, k / 128]'");
+  CHECK(firstError(op(Fp8 + "  in  s : bf16[M, K / 128]\n"
+                            "  D[m, n] = sum(k) A[m, k] * B[n, k] * s[m, k / "
+                            "128]\n")) ==
+        "6:40: block scale 's' is bf16; block scales are f32");
   CHECK(firstError(op(Pre + "  D[m, n] = sum(k) A[m, k] * B[n, k] * sa[m, k / "
                             "64]\n")) ==
         "7:46: block size mismatch: 'sa' is indexed with 'k / 64' but its "

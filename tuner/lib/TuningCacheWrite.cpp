@@ -68,8 +68,9 @@ std::string serializeTuningEntry(const TuningEntry &E) {
   S += "nvrtc_version = " + quote(K.Device.NvrtcVersion) + "\n";
   S += "\n[entry.knobs]\n";
   for (const KnobInfo &Knob : knownKnobs())
-    S += std::string(Knob.Name) + " = " +
-         knobText(knobValue(E.Config, Knob.Name)) + "\n";
+    if (knobIsWritten(E.Config, Knob.Name))
+      S += std::string(Knob.Name) + " = " +
+           knobText(knobValue(E.Config, Knob.Name)) + "\n";
   S += "\n[entry.provenance]\n";
   S += "host = " + quote(E.Host) + "\n";
   // A TOML offset date-time (validateEntry checks the form).

@@ -97,12 +97,24 @@ OwningOpRef<ModuleOp> Generator::run() {
   B.setInsertionPointToStart(Entry);
 
   SmallVector<Value> Operands;
+  std::vector<int64_t> OperandOf(Op.Params.size(), -1);
   for (size_t I = 0; I < Op.Params.size(); ++I)
-    if (int(I) != Op.A && int(I) != Op.B && int(I) != Op.D)
+    if (int(I) != Op.A && int(I) != Op.B && int(I) != Op.D) {
+      OperandOf[I] = int64_t(Operands.size());
       Operands.push_back(ParamValues[I]);
+    }
+  ArrayAttr KScales;
+  if (!Op.KScales.empty()) {
+    SmallVector<Attribute> Scales;
+    for (const KScale &S : Op.KScales)
+      Scales.push_back(mlir::kiln::KScaleAttr::get(
+          &Ctx, OperandOf[size_t(S.Param)], S.Row == EpiIndex::N, S.HasRow,
+          S.RowDiv, S.KDiv, S.KDim));
+    KScales = B.getArrayAttr(Scales);
+  }
   auto Gemm = B.create<mlir::kiln::GemmOp>(loc(Op.Loc), ParamValues[Op.A],
                                            ParamValues[Op.B], ParamValues[Op.D],
-                                           Operands);
+                                           Operands, KScales);
   Location L = Gemm.getLoc();
   Epilogue = B.createBlock(&Gemm.getEpilogue(), {},
                            {B.getF32Type(), B.getIndexType(), B.getIndexType()},

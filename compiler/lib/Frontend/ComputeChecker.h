@@ -7,7 +7,8 @@
 // The factors of the reduction's body are classified: the two tensors indexed
 // by plain `k` are A (row index m) and B (row index n); factors that do not
 // depend on k are scales and move to the epilogue (sum(k) s*x = s*sum(k) x);
-// factors indexed by `k / c` are block scales, checked and then rejected.
+// factors indexed by `k / c` are block scales (OpModel::KScales), applied to
+// each K block's partial sum.
 // A k-independent divisor (`sum(k) A[m, k] * B[n, k] / s`) moves too.
 // Every index gets an extent from the shapes it addresses, and all uses must
 // agree. Everything outside the reduction becomes the EpiExpr tree.
@@ -78,6 +79,9 @@ private:
   bool checkDistinctSizes();
   bool resolveNames(const Expr &E);
   bool checkKFactor(const Expr &F, KFactor &Out);
+  bool checkBlockScale(const KFactor &F, KScale &Out);
+  bool assignBlockScales(
+      const std::vector<std::pair<KScale, const KFactor *>> &Scales);
   bool checkOperandLayout(const KFactor &F, const std::string &Row,
                           const char *Role, const char *Advice);
   void checkOperandTypes(const KFactor &A, const KFactor &B);

@@ -2,7 +2,7 @@
 //
 // Finds the output and its indices, the single sum(k), and classifies the
 // factors of its body: A and B, k-independent scales (moved to the epilogue)
-// and block scales (checked, then rejected). See ComputeChecker.h.
+// and block scales (OpModel::KScales). See ComputeChecker.h.
 //
 //===----------------------------------------------------------------------===//
 #include "ComputeChecker.h"
@@ -335,20 +335,16 @@ bool ComputeChecker::checkSum(const Expr &Sum) {
   if (!Ok)
     return false;
 
-  // Block scales: must agree with the shapes, then cannot be lowered yet.
+  // Block scales: their shapes agree with the operands', then each is A's
+  // (m or k only) or B's (n).
+  std::vector<std::pair<KScale, const KFactor *>> Found;
   for (const KFactor *F : Blocks) {
-    bool Consistent = true;
-    for (unsigned I = 0; I < F->Uses.size(); ++I)
-      Consistent &= bindIndex(F->Uses[I], F->Param, I, /*NeedSymbol=*/false);
-    if (Consistent)
-      S.error(F->E->Range,
-              "cannot lower yet: " + KIdx + "-dependent scale '" +
-                  M.Params[F->Param].Name +
-                  "' (block scaling) is not supported by the code generator; "
-                  "per-tensor, per-row and per-column scales are");
-    Ok = false;
+    KScale Sc;
+    if (!checkBlockScale(*F, Sc))
+      return false;
+    Found.push_back({Sc, F});
   }
-  if (!Ok)
+  if (!assignBlockScales(Found))
     return false;
 
   // k-independent factors: sum(k) s * x == s * sum(k) x.
@@ -365,6 +361,89 @@ bool ComputeChecker::checkSum(const Expr &Sum) {
   M.KSym = M.Params[M.A].Shape[1].Sym;
   M.NSym = M.Params[M.D].Shape[1].Sym;
   return checkDistinctSizes();
+}
+
+/// A factor indexed by `k / c`: one index `k / c` and at most one of
+/// `m / r`, `n / r`; at most one such factor per operand side.
+bool ComputeChecker::checkBlockScale(const KFactor &F, KScale &Out) {
+  const TensorParam &T = M.Params[F.Param];
+  const std::string Form = "a block scale is indexed by '" + KIdx +
+                           " / c' and at most one of '" + MIdx + "' or '" +
+                           NIdx + "' (optionally divided), like '" + T.Name +
+                           "[" + MIdx + ", " + KIdx + " / 128]'";
+  KScale Scale;
+  Scale.Param = F.Param;
+  Scale.Loc = F.E->Loc;
+  bool SeenK = false;
+  for (unsigned I = 0; I < F.Uses.size(); ++I) {
+    const IndexUse &U = F.Uses[I];
+    if (U.Var == KIdx) {
+      if (SeenK) {
+        S.error(U.Range, "'" + KIdx + "' indexes '" + T.Name + "' twice; " +
+                             Form);
+        return false;
+      }
+      SeenK = true;
+      Scale.KDiv = U.Div;
+      Scale.KDim = I;
+      continue;
+    }
+    if (Scale.HasRow) {
+      S.error(U.Range, "'" + T.Name + "' depends on both '" + MIdx +
+                           "' and '" + NIdx + "' inside sum(" + KIdx +
+                           "); " + Form);
+      return false;
+    }
+    Scale.HasRow = true;
+    Scale.Row = U.Var == MIdx ? EpiIndex::M : EpiIndex::N;
+    Scale.RowDiv = U.Div;
+  }
+  bool Consistent = true;
+  for (unsigned I = 0; I < F.Uses.size(); ++I)
+    Consistent &= bindIndex(F.Uses[I], F.Param, I, /*NeedSymbol=*/true);
+  if (!Consistent)
+    return false;
+  if (T.Type != DType::F32) {
+    S.error(F.E->Range, "block scale '" + T.Name + "' is " +
+                            std::string(dtypeName(T.Type)) +
+                            "; block scales are f32");
+    S.note(S.ParamDecls[F.Param]->TypeRange,
+           "'" + T.Name + "' is declared here");
+    return false;
+  }
+  Out = Scale;
+  return true;
+}
+
+/// At most one block scale per operand side: m-indexed ones are A's,
+/// n-indexed ones B's, a k-only one takes A's side when it is free.
+bool ComputeChecker::assignBlockScales(
+    const std::vector<std::pair<KScale, const KFactor *>> &Scales) {
+  const KFactor *Side[2] = {nullptr, nullptr}; // A's, B's
+  auto Take = [&](KScale Sc, const KFactor *F, int Which) {
+    if (Side[Which]) {
+      S.error(F->E->Range,
+              "a second block scale for " +
+                  std::string(Which ? "B's rows ('" + NIdx + "')"
+                                    : "A's rows ('" + MIdx + "')") +
+                  ": kiln applies at most one block scale per operand "
+                  "(multiply them into one tensor)");
+      S.note(Side[Which]->E->Range,
+             "'" + M.Params[Side[Which]->Param].Name + "' is the first");
+      return false;
+    }
+    Side[Which] = F;
+    Sc.Row = Which ? EpiIndex::N : EpiIndex::M;
+    M.KScales.push_back(Sc);
+    return true;
+  };
+  for (const auto &[Sc, F] : Scales)
+    if (Sc.HasRow && !Take(Sc, F, Sc.Row == EpiIndex::N ? 1 : 0))
+      return false;
+  for (const auto &[Sc, F] : Scales)
+    if (!Sc.HasRow && !Take(Sc, F, Side[0] ? 1 : 0))
+      return false;
+  return true;
 }
 
 bool ComputeChecker::checkDistinctSizes() {

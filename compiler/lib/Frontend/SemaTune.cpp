@@ -82,9 +82,10 @@ bool checkValue(OpSema &S, const KnobInfo &Info, const TuneValueDecl &V) {
                          std::get<std::string>(V.Value) + "'");
     return false;
   }
-  if (Int && *Int <= 0) {
-    S.error(V.Range,
-            "'" + Knob + "' must be positive, got " + std::to_string(*Int));
+  if (Int && *Int < (Info.ZeroAllowed ? 0 : 1)) {
+    S.error(V.Range, "'" + Knob + "' must be " +
+                         (Info.ZeroAllowed ? "0 or positive" : "positive") +
+                         ", got " + std::to_string(*Int));
     return false;
   }
   if (Int && *Int > MaxKnobValue) {

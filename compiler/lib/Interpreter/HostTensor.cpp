@@ -61,13 +61,9 @@ bool paramShapes(const OpModel &Op, const SymbolSizes &Sizes,
         Error = "no size for '" + D.Sym + "' (used by '" + P.Name + "')";
         return false;
       }
-      if (It->second % D.Divisor != 0) {
-        Error = D.Sym + "=" + std::to_string(It->second) +
-                " is not a multiple of " + std::to_string(D.Divisor) +
-                " (parameter '" + P.Name + "')";
-        return false;
-      }
-      Shape.push_back(It->second / D.Divisor);
+      // `K / 128` holds one entry per started block: the extent rounds up
+      // (ragged K and N have a partial last block).
+      Shape.push_back((It->second + D.Divisor - 1) / D.Divisor);
     }
     Shapes.push_back(std::move(Shape));
   }

@@ -5,7 +5,11 @@
 // B tiles are zero-filled outside [M, K) / [N, K) (TMA and cp.async
 // zero-fill); per stage, each MMA instruction's K slice (32 bytes of the
 // input type: 16 bf16/f16, 32 FP8) is summed in fp32 and added to the fp32
-// accumulator; then the generated epilogue in fp32 with ops.cuh's functions,
+// accumulator; with FP32 promotion (promote, block scales) that accumulator
+// restarts every promote elements of K and is added, times the block's
+// scales (fp32 product, one FMA), into a second fp32 accumulator, as
+// kiln/gemm/promote_sm90.cuh does; then the generated epilogue in fp32 with
+// ops.cuh's functions,
 // the rounding conversion to D's type (FP8 satfinite), and the M/N-predicated
 // store. Raster order and clusters change which CTA computes a tile, never
 // its arithmetic, so they are not modelled.
@@ -17,6 +21,7 @@
 #include "kiln/Target/KernelPlan.h"
 #include "kiln/Target/TuningSpace.h"
 
+#include "BlockScaleEval.h"
 #include "EpilogueEval.h"
 
 #include <algorithm>
@@ -46,19 +51,33 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
   const std::vector<float> B = decodeToFloat(Params[size_t(Op.B)]);
   HostTensor &D = Params[size_t(Op.D)];
   const int64_t BM = Config.BlockM, BN = Config.BlockN;
-  const int64_t BK = effectiveBlockK(Op, Config);
+  const KernelConfig Resolved = resolvedConfig(gemmTypes(Op), Config);
+  const int64_t BK = Resolved.BlockK;
+  // K-tiles per promotion (0: the MMA accumulator is the result) and the
+  // scales of each promoted block, in fp32 as the kernel reads them.
+  const int64_t TilesPerPromote = Resolved.Promote / BK;
+  const int64_t Block = std::max<int64_t>(1, Resolved.Promote);
+  const std::vector<double> ScaleA = kScaleTable(
+      kScaleOfSide(Op, EpiIndex::M), Params, S.M, S.K, Block);
+  const std::vector<double> ScaleB = kScaleTable(
+      kScaleOfSide(Op, EpiIndex::N), Params, S.N, S.K, Block);
+  const int64_t Blocks = (S.K + Block - 1) / Block;
   const int64_t AtomK =
       std::max<int64_t>(1, 32 / int64_t(hostBytes(Params[size_t(Op.A)].Type)));
 
   // Shared-memory stage tiles and the CTA's accumulator.
   std::vector<float> TileA(size_t(BM * BK)), TileB(size_t(BN * BK));
-  std::vector<float> Acc(size_t(BM * BN));
+  std::vector<float> Acc(size_t(BM * BN)), Out(size_t(BM * BN));
   for (int64_t M0 = 0; M0 < S.M; M0 += BM)
     for (int64_t N0 = 0; N0 < S.N; N0 += BN) {
       std::fill(Acc.begin(), Acc.end(), 0.0f);
+      std::fill(Out.begin(), Out.end(), 0.0f);
       const int64_t RowsM = std::min(BM, S.M - M0);
       const int64_t ColsN = std::min(BN, S.N - N0);
       for (int64_t K0 = 0; K0 < S.K; K0 += BK) {
+        const int64_t Kt = K0 / BK;
+        if (TilesPerPromote && Kt % TilesPerPromote == 0)
+          std::fill(Acc.begin(), Acc.end(), 0.0f); // scale-d = 0
         // The stage's loads, zero outside the tensors.
         for (int64_t I = 0; I < BM; ++I)
           for (int64_t J = 0; J < BK; ++J) {
@@ -88,7 +107,22 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
             }
             Acc[size_t(I * BN + J)] = C;
           }
+        // Promotion at the end of a block (or of K).
+        if (TilesPerPromote && (Kt % TilesPerPromote == TilesPerPromote - 1 ||
+                                K0 + BK >= S.K)) {
+          const int64_t Kb = (K0 / Block);
+          for (int64_t I = 0; I < RowsM; ++I)
+            for (int64_t J = 0; J < ColsN; ++J) {
+              float Sc =
+                  float(ScaleA[size_t((M0 + I) * Blocks + Kb)]) *
+                  float(ScaleB[size_t((N0 + J) * Blocks + Kb)]);
+              float &O = Out[size_t(I * BN + J)];
+              O = std::fma(Acc[size_t(I * BN + J)], Sc, O);
+            }
+        }
       }
+      if (TilesPerPromote)
+        Acc.swap(Out);
       // The epilogue and the predicated store.
       for (int64_t I = 0; I < RowsM; ++I)
         for (int64_t J = 0; J < ColsN; ++J) {

@@ -8,9 +8,11 @@
 #include "kiln/Interpreter/Execute.h"
 #include "kiln/Interpreter/Numeric.h"
 
+#include "BlockScaleEval.h"
 #include "EpilogueEval.h"
 #include "Parallel.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace kiln {
@@ -42,6 +44,14 @@ std::vector<double> referenceGemmRows(const OpModel &Op,
   const HostTensor &TA = Params[size_t(Op.A)];
   std::vector<double> B = decodeAll(Params[size_t(Op.B)]);
   std::vector<double> D(Rows.size() * size_t(S.N));
+  // Block scales are constant over Block elements of K: per K index they
+  // are the scale tables' entry for its block (the product as written).
+  const int64_t Block = std::max<int64_t>(1, kScaleBlock(Op));
+  const int64_t Blocks = (S.K + Block - 1) / Block;
+  const KScale *SA = kScaleOfSide(Op, EpiIndex::M);
+  const KScale *SB = kScaleOfSide(Op, EpiIndex::N);
+  const std::vector<double> ScaleB =
+      kScaleTable(SB, Params, S.N, S.K, Block);
   // Rows are independent: each is computed by one thread, in the same order.
   parallelFor(int64_t(Rows.size()), 1, [&](int64_t Begin, int64_t End) {
     std::vector<double> Ar(size_t(S.K));
@@ -50,11 +60,21 @@ std::vector<double> referenceGemmRows(const OpModel &Op,
       assert(M >= 0 && M < S.M && "reference row out of range");
       for (int64_t K = 0; K < S.K; ++K)
         Ar[size_t(K)] = TA.get(M * S.K + K);
+      std::vector<double> ScaleA(size_t(Blocks), 1.0);
+      if (SA)
+        for (int64_t Kb = 0; Kb < Blocks; ++Kb)
+          ScaleA[size_t(Kb)] = kScaleAt(*SA, Params, M, Kb * Block);
       for (int64_t N = 0; N < S.N; ++N) {
         const double *Br = &B[size_t(N * S.K)];
         double Sum = 0;
-        for (int64_t K = 0; K < S.K; ++K)
-          Sum += Ar[size_t(K)] * Br[K];
+        if (Op.KScales.empty()) {
+          for (int64_t K = 0; K < S.K; ++K)
+            Sum += Ar[size_t(K)] * Br[K];
+        } else {
+          for (int64_t K = 0; K < S.K; ++K)
+            Sum += Ar[size_t(K)] * Br[K] * ScaleA[size_t(K / Block)] *
+                   ScaleB[size_t(N * Blocks + K / Block)];
+        }
         D[size_t(R) * size_t(S.N) + size_t(N)] =
             Op.Epilogue ? evalEpilogue<double>(*Op.Epilogue, Sum, M, N, Params)
                         : Sum;

@@ -39,6 +39,7 @@ void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &O,
   Config.clusterN = O.Config.ClusterN;
   Config.rasterN = O.Config.RasterOrder == Raster::AlongN;
   Config.group = O.Config.Group;
+  Config.promote = O.Config.Promote;
   PM.addPass(mlir::kiln::createKilnApplyConfig(Config));
 
   mlir::kiln::KilnSelectAtomsOptions Atoms;

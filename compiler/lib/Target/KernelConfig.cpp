@@ -10,7 +10,7 @@ bool KernelConfig::operator==(const KernelConfig &O) const {
   return BlockM == O.BlockM && BlockN == O.BlockN && BlockK == O.BlockK &&
          Stages == O.Stages && ClusterM == O.ClusterM &&
          ClusterN == O.ClusterN && RasterOrder == O.RasterOrder &&
-         Group == O.Group;
+         Group == O.Group && Promote == O.Promote;
 }
 
 std::string KernelConfig::str() const {
@@ -20,6 +20,8 @@ std::string KernelConfig::str() const {
      << ",cluster_n=" << ClusterN
      << ",raster=" << (RasterOrder == Raster::AlongN ? "n" : "m")
      << ",group=" << Group;
+  if (knobIsWritten(*this, "promote"))
+    OS << ",promote=" << Promote;
   return OS.str();
 }
 
@@ -33,6 +35,10 @@ const std::vector<KnobInfo> &knownKnobs() {
       {"cluster_n", "CTAs per cluster along N (sm_90a; share A)", false},
       {"raster", "tile order: m (down M first) or n (across N first)", true},
       {"group", "tiles per raster group, for L2 reuse (1 = none)", false},
+      {"promote",
+       "K elements per FP32 promotion of the tensor-core sum (0 = default: "
+       "none, or the block scales' block)",
+       false, /*ZeroAllowed=*/true},
   };
   return Knobs;
 }
@@ -83,6 +89,17 @@ bool applyKnobs(const KnobAssignment &Assignment, KernelConfig &C,
       Ok = setInt(Name, V, C.ClusterN, Error);
     else if (Name == "group")
       Ok = setInt(Name, V, C.Group, Error);
+    else if (Name == "promote") {
+      // 0 is meaningful here (the default), so setInt's positivity rule
+      // does not apply.
+      const int64_t *I = std::get_if<int64_t>(&V);
+      if (!I || *I < 0 || *I > MaxKnobValue) {
+        Error = "promote takes an integer from 0 to " +
+                std::to_string(MaxKnobValue);
+        return false;
+      }
+      C.Promote = *I;
+    }
     else if (Name == "raster") {
       const std::string *S = std::get_if<std::string>(&V);
       if (!S || (*S != "m" && *S != "n")) {
@@ -145,6 +162,10 @@ bool parseKnobList(std::string_view Text, KnobAssignment &Out,
   return true;
 }
 
+bool knobIsWritten(const KernelConfig &C, std::string_view Knob) {
+  return Knob != "promote" || C.Promote != 0;
+}
+
 TuneValue knobValue(const KernelConfig &C, std::string_view Knob) {
   if (Knob == "block_m")
     return C.BlockM;
@@ -160,6 +181,8 @@ TuneValue knobValue(const KernelConfig &C, std::string_view Knob) {
     return C.ClusterN;
   if (Knob == "group")
     return C.Group;
+  if (Knob == "promote")
+    return C.Promote;
   if (Knob == "raster")
     return std::string(C.RasterOrder == Raster::AlongN ? "n" : "m");
   return int64_t(0);

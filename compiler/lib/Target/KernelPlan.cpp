@@ -42,6 +42,30 @@ bool checkCommon(const KernelConfig &C, std::string &Why) {
   return true;
 }
 
+/// Promotion intervals are whole stages, and a block-scaled op promotes
+/// within one scale block (each partial sum gets one scale).
+bool checkPromote(const GemmTypes &T, const KernelConfig &R,
+                  std::string &Why) {
+  if (R.Promote == 0)
+    return true;
+  if (T.KScaleBlock % R.BlockK != 0)
+    return fail(Why, "the block scales' K block " +
+                         std::to_string(T.KScaleBlock) +
+                         " is not a multiple of block_k " +
+                         std::to_string(R.BlockK) +
+                         ": a pipeline stage would need two scales");
+  if (R.Promote % R.BlockK != 0)
+    return fail(Why, "promote must be a multiple of block_k (" +
+                         std::to_string(R.BlockK) + "), got " +
+                         std::to_string(R.Promote));
+  if (T.KScaleBlock != 0 && T.KScaleBlock % R.Promote != 0)
+    return fail(Why, "promote " + std::to_string(R.Promote) +
+                         " does not divide the block scales' K block " +
+                         std::to_string(T.KScaleBlock) +
+                         ": each promoted partial sum needs one scale");
+  return true;
+}
+
 bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
               KernelPlan &P, std::string &Why) {
   int64_t Elem = dtypeBits(T.A) / 8;
@@ -77,6 +101,12 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
     return fail(Why, "accumulator needs " + std::to_string(P.AccRegsPerThread) +
                          " registers per thread (limit 128): block_m x "
                          "block_n too large");
+  // Promotion keeps a second, fp32 copy of the accumulators.
+  if (P.Promote != 0 && 2 * P.AccRegsPerThread > 192)
+    return fail(Why, "FP32 promotion doubles the accumulator to " +
+                         std::to_string(2 * P.AccRegsPerThread) +
+                         " registers per thread (limit 192): block_m x "
+                         "block_n too large to promote");
   P.Threads = 128 * (1 + P.ConsumerWarpgroups);
   // templates/kiln/gemm/config_sm90.cuh: kProducerRegs, kConsumerRegs.
   P.ProducerRegs = 40;
@@ -112,6 +142,12 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
     return fail(Why, "block_n must be a multiple of 32 up to 256 on " +
                          std::string(AI.Name) + ", got " +
                          std::to_string(C.BlockN));
+  if (P.Promote != 0)
+    return fail(Why, std::string(T.KScaleBlock ? "block scales need" :
+                                 "promote needs") +
+                         " FP32 promotion, which only the sm_90a kernel has "
+                         "so far; " + std::string(AI.Name) +
+                         "'s cp.async + mma.sync kernel does not");
   P.WarpsM = 2;
   P.WarpsN = C.BlockM * C.BlockN >= 128 * 256 ? 4 : 2;
   int64_t WarpTileM = C.BlockM / P.WarpsM, WarpTileN = C.BlockN / P.WarpsN;
@@ -144,8 +180,10 @@ bool planKernel(const GemmTypes &T, const KernelConfig &C, Arch Target,
   if (Fp8 && !AI.HasFp8Mma)
     return fail(Why, "FP8 tensor-core MMA needs sm_89 or newer; " +
                          std::string(AI.Name) + " has none");
-  P.BlockK = resolvedConfig(T, C).BlockK;
-  if (!checkCommon(C, Why))
+  KernelConfig R = resolvedConfig(T, C);
+  P.BlockK = R.BlockK;
+  P.Promote = R.Promote;
+  if (!checkCommon(C, Why) || !checkPromote(T, R, Why))
     return false;
   bool Ok =
       AI.HasWgmmaTma ? planSm90(T, C, AI, P, Why) : planSm80(T, C, AI, P, Why);
@@ -164,6 +202,8 @@ bool planKernel(const GemmTypes &T, const KernelConfig &C, Arch Target,
 KernelConfig resolvedConfig(const GemmTypes &Types, KernelConfig Config) {
   if (Config.BlockK == 0)
     Config.BlockK = 128 / (dtypeBits(Types.A) / 8);
+  if (Config.Promote == 0)
+    Config.Promote = Types.KScaleBlock;
   return Config;
 }
 

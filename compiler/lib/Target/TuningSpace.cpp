@@ -96,6 +96,7 @@ GemmTypes gemmTypes(const OpModel &Op) {
   T.A = Op.Params[Op.A].Type;
   T.B = Op.Params[Op.B].Type;
   T.D = Op.Params[Op.D].Type;
+  T.KScaleBlock = kScaleBlock(Op);
   return T;
 }
 

@@ -14,7 +14,8 @@
 namespace kiln::sm90 {
 
 template <class TA_, class TB_, int BM, int BN, int BK, int Stages,
-          int ClusterM, int ClusterN, int RasterAlongN, int GroupM>
+          int ClusterM, int ClusterN, int RasterAlongN, int GroupM,
+          int Promote = 0>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -32,6 +33,8 @@ struct GemmConfig {
     kClusterSize = ClusterM * ClusterN,
     kRasterAlongN = RasterAlongN != 0 ? 1 : 0,
     kGroupM = GroupM,
+    /// K elements per FP32 promotion (gemm/promote_sm90.cuh); 0 = none.
+    kPromote = Promote,
     /// Consumer (MMA) warpgroups; one more warpgroup produces (TMA).
     kConsumers = BM == 64 ? 1 : 2,
     /// m64 slices of the tile each consumer warpgroup owns.
@@ -81,6 +84,11 @@ struct GemmConfig {
                                       "exceeds the 227 KB per-block limit; "
                                       "reduce Stages, BM or BN");
   static_assert(GroupM >= 1, "kiln::sm90::GemmConfig: GroupM must be >= 1");
+  static_assert(Promote >= 0 && Promote % BK == 0,
+                "kiln::sm90::GemmConfig: Promote must be 0 or a multiple of BK");
+  static_assert(Promote == 0 || 2 * kAccumPerThread <= 192,
+                "kiln::sm90::GemmConfig: promotion doubles the accumulators; "
+                "(BM/consumers/64) * BN must be <= 192");
 };
 
 } // namespace kiln::sm90

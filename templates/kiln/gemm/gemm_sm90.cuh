@@ -52,6 +52,7 @@
 #include "kiln/gemm/config_sm90.cuh"
 #include "kiln/gemm/epilogue.cuh"
 #include "kiln/gemm/mainloop_sm90_tma_wgmma.cuh"
+#include "kiln/gemm/promote_sm90.cuh"
 #include "kiln/tile/scheduler.cuh"
 
 namespace kiln::sm90 {
@@ -102,9 +103,15 @@ KILN_DEVICE void store_accumulators(const SmemPlan<Cfg> &smem,
 }
 
 /// Body of a generated sm_90a GEMM kernel; see the host contract above.
-template <class Cfg, auto Epi, class TOut, class... Args>
+/// SA and SB are the block scales of A's and B's side (gemm/block_scale.cuh;
+/// gemm::NoKScale for none); they need Cfg::kPromote > 0.
+template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
 KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
-                      TOut *D, int32_t M, int32_t N, int32_t K, Args... args) {
+                      TOut *D, int32_t M, int32_t N, int32_t K, SA sa, SB sb,
+                      Args... args) {
+  static_assert(Cfg::kPromote > 0 || (!SA::kPresent && !SB::kPresent),
+                "kiln::sm90::gemm: block scales need FP32 promotion "
+                "(Cfg::kPromote > 0)");
 #if defined(__CUDA_ARCH__) && !KILN_HAS_SM90A && KILN_ARCH != 900
   static_assert(
       dependent_false<Cfg>,
@@ -153,7 +160,13 @@ KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   } else {
     arch::setmaxnreg_inc<Cfg::kConsumerRegs>();
     Accum<Cfg> acc;
-    consume(smem, acc, wg, ktiles, multicast, rank ^ 1);
+    if constexpr (Cfg::kPromote == 0) {
+      consume(smem, acc, wg, ktiles, multicast, rank ^ 1);
+    } else {
+      Accum<Cfg> part;
+      consume_promoted(smem, acc, part, wg, ktiles, multicast, rank ^ 1, sa,
+                       sb, m0, n0);
+    }
     store_accumulators<Cfg, Epi>(smem, acc, wg, D, M, N, m0, n0, args...);
   }
   // With multicast the peer still arrives on our empty barriers (and we on

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <variant>
@@ -123,6 +124,22 @@ struct TuneSpace {
   SourceLoc Loc;
 };
 
+/// A factor of the reduction indexed by `k / KDiv`: a block scale. Each
+/// KDiv-long slice of K is summed on its own and multiplied by the scale of
+/// that slice before it is added to the fp32 result (DeepSeek-V3's 1x128
+/// activation and 128x128 weight scales). Besides k it may depend on the row
+/// of its operand (`sa[m, k / 128]`, `sb[n / 128, k / 128]`) or on nothing
+/// else (`s[k / 128]`); either index may come first.
+struct KScale {
+  int Param = -1;                ///< Index into OpModel::Params.
+  bool HasRow = false;           ///< Indexed by a row index besides k.
+  EpiIndex Row = EpiIndex::M;    ///< Which one: m (A's side) or n (B's).
+  int64_t RowDiv = 1;            ///< `m / RowDiv`.
+  int64_t KDiv = 128;            ///< `k / KDiv`.
+  unsigned KDim = 0;             ///< The dimension k / KDiv indexes.
+  SourceLoc Loc;
+};
+
 /// A checked GEMM op: D[m, n] = epilogue(sum(k) A[m, k] * B[n, k]).
 struct OpModel {
   std::string Name;
@@ -134,8 +151,21 @@ struct OpModel {
   /// The epilogue tree; k-independent factors of the reduction (per-tensor,
   /// per-row, per-column scales) have been moved here by sema.
   std::unique_ptr<EpiExpr> Epilogue;
+  /// Block scales inside the reduction, at most one for A's side (indexed by
+  /// m, or k-only) and one for B's (indexed by n): the scale of element
+  /// (m, n) for K block kb is the product of both.
+  std::vector<KScale> KScales;
   TuneSpace Space;
 };
+
+/// The K length every block scale of Op is constant over: the gcd of their
+/// KDivs, or 0 when Op has none.
+inline int64_t kScaleBlock(const OpModel &Op) {
+  int64_t G = 0;
+  for (const KScale &S : Op.KScales)
+    G = std::gcd(G, S.KDiv);
+  return G;
+}
 
 } // namespace kiln
 

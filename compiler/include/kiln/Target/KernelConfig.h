@@ -36,9 +36,16 @@ struct KernelConfig {
   int64_t ClusterN = 1;
   Raster RasterOrder = Raster::AlongM;
   int64_t Group = 8; ///< Tiles per raster group (L2 swizzle); 1 = none.
+  /// K elements the tensor cores accumulate before the partial sum is added
+  /// into fp32 registers (FP32 promotion). 0 = the default: never (the
+  /// whole K in the MMA accumulators) without block scales, the scale block
+  /// (kScaleBlock) with them.
+  int64_t Promote = 0;
 
   bool operator==(const KernelConfig &O) const;
   /// "block_m=128,block_n=128,block_k=128,stages=4,cluster_m=1,..."
+  /// (",promote=N" only when Promote is set, so earlier strings still name
+  /// the same configuration)
   std::string str() const;
 };
 
@@ -47,6 +54,7 @@ struct KnobInfo {
   std::string_view Name;
   std::string_view Help;
   bool IsEnum; ///< Values are identifiers (raster: m | n).
+  bool ZeroAllowed = false; ///< 0 is a value (promote: none / default).
 };
 const std::vector<KnobInfo> &knownKnobs();
 const KnobInfo *findKnob(std::string_view Name);
@@ -64,6 +72,11 @@ bool applyKnobs(const KnobAssignment &Assignment, KernelConfig &Config,
 /// twice) is an error. Error names the offending part.
 bool parseKnobList(std::string_view Text, KnobAssignment &Out,
                    std::string &Error);
+
+/// Whether Knob is written out for Config (str(), tuning-cache knobs):
+/// every knob but promote at its default 0, which is left out so that the
+/// strings of configurations from before it existed stay the same.
+bool knobIsWritten(const KernelConfig &Config, std::string_view Knob);
 
 /// The value of a knob in Config, as a TuneValue (for constraint evaluation).
 TuneValue knobValue(const KernelConfig &Config, std::string_view Knob);

@@ -38,6 +38,10 @@ struct KernelPlan {
   /// ConsumerRegs); 0 on the other paths.
   int64_t ProducerRegs = 0, ConsumerRegs = 0;
   int64_t BlockK = 0;             ///< Resolved (never 0).
+  /// Resolved promotion interval in K elements (0 = none): the MMA
+  /// accumulators are added into a second set of fp32 registers every
+  /// Promote elements of K, scaled by the block scales when there are any.
+  int64_t Promote = 0;
 };
 
 /// Input element types of the contraction and the output type.
@@ -45,6 +49,9 @@ struct GemmTypes {
   DType A = DType::F8E4M3;
   DType B = DType::F8E4M3;
   DType D = DType::BF16;
+  /// kScaleBlock of the op: the K block its block scales are constant over,
+  /// 0 without block scales.
+  int64_t KScaleBlock = 0;
 };
 
 /// Plans Config for Target. On failure returns false and sets Why to a
@@ -62,7 +69,8 @@ bool planKernel(const GemmTypes &Types, const KernelConfig &Config, Arch Target,
 std::string registerBudgetProblem(const KernelPlan &Plan, int64_t Registers);
 
 /// Config as it is built and shown: block_k 0 (the default) replaced by 128
-/// bytes of A's type, so no message shows the placeholder.
+/// bytes of A's type and promote 0 by the scale block of a block-scaled op,
+/// so no message shows the placeholder.
 KernelConfig resolvedConfig(const GemmTypes &Types, KernelConfig Config);
 
 } // namespace kiln

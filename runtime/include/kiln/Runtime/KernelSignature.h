@@ -22,7 +22,8 @@ namespace kiln {
 /// What a parameter is to the kernel.
 enum class ParamRole { A, B, D, Operand };
 
-/// One dimension of a parameter: `Sym / Divisor`, or Constant when Sym is
+/// One dimension of a parameter: `Sym / Divisor` (rounded up: a started
+/// block counts), or Constant when Sym is
 /// empty. Sym is one of the signature's M, N and K symbols.
 struct SignatureDim {
   std::string Sym;

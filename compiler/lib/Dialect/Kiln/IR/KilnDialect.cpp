@@ -27,7 +27,7 @@ LogicalResult
 TileConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t BlockM, int64_t BlockN, int64_t BlockK,
                        int64_t Stages, int64_t ClusterM, int64_t ClusterN,
-                       bool RasterN, int64_t Group) {
+                       bool RasterN, int64_t Group, int64_t Promote) {
   if (BlockM <= 0 || BlockN <= 0 || BlockK < 0)
     return emitError() << "tile sizes must be positive (block_k may be 0 = "
                           "default), got "
@@ -38,5 +38,8 @@ TileConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "cluster sizes must be at least 1";
   if (Group < 1)
     return emitError() << "group must be at least 1, got " << Group;
+  if (Promote < 0)
+    return emitError() << "promote must be 0 (none) or positive, got "
+                       << Promote;
   return success();
 }

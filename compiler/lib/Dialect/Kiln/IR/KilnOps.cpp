@@ -13,6 +13,37 @@ bool isFp8(Type T) { return isa<Float8E4M3FNType, Float8E5M2Type>(T); }
 
 /// Checks what kiln.gemm and kiln.tiled_gemm share: operand element types
 /// the tensor cores accept and an epilogue of the right shape.
+/// Each block scale names an f32 epilogue operand of rank 1 (k only) or 2
+/// (a row and k), with positive block sizes, at most one per side.
+LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales,
+                            ValueRange EpilogueOperands) {
+  if (!Scales)
+    return success();
+  bool Side[2] = {false, false};
+  for (Attribute A : Scales) {
+    auto S = cast<KScaleAttr>(A);
+    if (S.getOperand() < 0 ||
+        S.getOperand() >= int64_t(EpilogueOperands.size()))
+      return Op->emitOpError("k_scale operand ")
+             << S.getOperand() << " is not an epilogue operand";
+    auto T = cast<MemRefType>(EpilogueOperands[S.getOperand()].getType());
+    int64_t Rank = S.getHasRow() ? 2 : 1;
+    if (T.getRank() != Rank || !T.getElementType().isF32())
+      return Op->emitOpError("k_scale operand ")
+             << S.getOperand() << " must be an f32 memref of rank " << Rank
+             << ", got " << T;
+    if (S.getKDim() < 0 || S.getKDim() >= Rank || S.getKDiv() <= 0 ||
+        S.getRowDiv() <= 0)
+      return Op->emitOpError("k_scale of operand ")
+             << S.getOperand() << " needs k_dim < rank and positive divisors";
+    if (Side[S.getNSide()])
+      return Op->emitOpError("two k_scales for the ")
+             << (S.getNSide() ? "n" : "m") << " side";
+    Side[S.getNSide()] = true;
+  }
+  return success();
+}
+
 LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
                                MemRefType D, ValueRange EpilogueOperands,
                                Region &Epilogue) {
@@ -62,12 +93,16 @@ LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
 } // namespace
 
 LogicalResult GemmOp::verify() {
+  if (failed(verifyKScales(*this, getKScalesAttr(), getEpilogueOperands())))
+    return failure();
   return verifyGemmCommon(*this, getA().getType(), getB().getType(),
                           getD().getType(), getEpilogueOperands(),
                           getEpilogue());
 }
 
 LogicalResult TiledGemmOp::verify() {
+  if (failed(verifyKScales(*this, getKScalesAttr(), getEpilogueOperands())))
+    return failure();
   if (failed(verifyGemmCommon(*this, getA().getType(), getB().getType(),
                               getD().getType(), getEpilogueOperands(),
                               getEpilogue())))
@@ -83,6 +118,8 @@ LogicalResult TiledGemmOp::verify() {
   if (Plan.getPath() != "sm90_tma_wgmma" &&
       Plan.getPath() != "sm80_cp_async_mma")
     return emitOpError("unknown kernel path '") << Plan.getPath() << "'";
+  if (getKScalesAttr() && getConfig().getPromote() == 0)
+    return emitOpError("a planned block-scaled op needs a promote interval");
   if (Plan.getPath() == "sm90_tma_wgmma" && Plan.getArch() != "sm_90a")
     return emitOpError("the TMA + wgmma path runs only on sm_90a, not ")
            << Plan.getArch();

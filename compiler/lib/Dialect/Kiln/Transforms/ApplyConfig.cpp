@@ -26,18 +26,20 @@ struct ApplyConfigPass
   void runOnOperation() override {
     auto Emit = [&]() { return getOperation().emitError(); };
     if (failed(TileConfigAttr::verify(Emit, blockM, blockN, blockK, stages,
-                                      clusterM, clusterN, rasterN, group)))
+                                      clusterM, clusterN, rasterN, group,
+                                      promote)))
       return signalPassFailure();
     auto Config =
         TileConfigAttr::get(&getContext(), blockM, blockN, blockK, stages,
-                            clusterM, clusterN, rasterN, group);
+                            clusterM, clusterN, rasterN, group, promote);
     SmallVector<GemmOp> Gemms;
     getOperation().walk([&](GemmOp Op) { Gemms.push_back(Op); });
     for (GemmOp Op : Gemms) {
       OpBuilder B(Op);
       auto Tiled = B.create<TiledGemmOp>(Op.getLoc(), Op.getA(), Op.getB(),
                                          Op.getD(), Op.getEpilogueOperands(),
-                                         Config, KernelPlanAttr());
+                                         Op.getKScalesAttr(), Config,
+                                         KernelPlanAttr());
       Tiled.getEpilogue().takeBody(Op.getEpilogue());
       Op.erase();
     }

@@ -9,6 +9,8 @@
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Target/KernelPlan.h"
 
+#include <numeric>
+
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNSELECTATOMS
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
@@ -30,7 +32,17 @@ namespace {
   C.RasterOrder =
       A.getRasterN() ? ::kiln::Raster::AlongN : ::kiln::Raster::AlongM;
   C.Group = A.getGroup();
+  C.Promote = A.getPromote();
   return C;
+}
+
+/// The gcd of the block scales' k_div (kiln::kScaleBlock on the IR).
+int64_t kScaleBlockOf(TiledGemmOp Op) {
+  int64_t G = 0;
+  if (ArrayAttr Scales = Op.getKScalesAttr())
+    for (Attribute A : Scales)
+      G = std::gcd(G, cast<KScaleAttr>(A).getKDiv());
+  return G;
 }
 
 struct SelectAtomsPass
@@ -50,6 +62,7 @@ struct SelectAtomsPass
       Types.A = *dtypeOf(Op.getA().getType().getElementType());
       Types.B = *dtypeOf(Op.getB().getType().getElementType());
       Types.D = *dtypeOf(Op.getD().getType().getElementType());
+      Types.KScaleBlock = kScaleBlockOf(Op);
       ::kiln::KernelConfig Config = toConfig(Op.getConfig());
       ::kiln::KernelPlan Plan;
       std::string Why;
@@ -62,7 +75,7 @@ struct SelectAtomsPass
       Op.setConfigAttr(TileConfigAttr::get(
           &getContext(), Old.getBlockM(), Old.getBlockN(), Plan.BlockK,
           Old.getStages(), Old.getClusterM(), Old.getClusterN(),
-          Old.getRasterN(), Old.getGroup()));
+          Old.getRasterN(), Old.getGroup(), Plan.Promote));
       bool Sm90 = Plan.Path == ::kiln::KernelPath::Sm90TmaWgmma;
       Op.setPlanAttr(KernelPlanAttr::get(
           &getContext(), AI.Name, Sm90 ? "sm90_tma_wgmma" : "sm80_cp_async_mma",

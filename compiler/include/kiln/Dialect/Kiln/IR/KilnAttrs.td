@@ -14,14 +14,32 @@ def Kiln_TileConfigAttr : Kiln_Attr<"TileConfig", "tile_config"> {
     `block_m` x `block_n` output tile per CTA, `block_k` per pipeline stage,
     `stages` shared-memory buffers, a `cluster_m` x `cluster_n` thread-block
     cluster, and the tile raster order (`raster_n` = walk N first) with
-    `group` tiles per L2 group.
+    `group` tiles per L2 group. `promote` is the FP32 promotion interval in
+    K elements (0: none; resolved to the scale block of a block-scaled op
+    by -kiln-select-atoms).
   }];
   let parameters = (ins "int64_t":$block_m, "int64_t":$block_n,
                         "int64_t":$block_k, "int64_t":$stages,
                         "int64_t":$cluster_m, "int64_t":$cluster_n,
-                        "bool":$raster_n, "int64_t":$group);
+                        "bool":$raster_n, "int64_t":$group,
+                        DefaultValuedParameter<"int64_t", "0">:$promote);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+}
+
+def Kiln_KScaleAttr : Kiln_Attr<"KScale", "k_scale"> {
+  let summary = "A block scale of the reduction (a factor indexed by k / c)";
+  let description = [{
+    Epilogue operand `operand` (an index into the op's epilogue operands)
+    scales every `k_div`-long block of K: dimension `k_dim` is indexed by
+    k / k_div and, when `has_row`, the other by the row of A (`n_side`
+    false: m / row_div) or of B (`n_side` true: n / row_div). A k-only
+    scale (`has_row` false) is still assigned a side.
+  }];
+  let parameters = (ins "int64_t":$operand, "bool":$n_side, "bool":$has_row,
+                        "int64_t":$row_div, "int64_t":$k_div,
+                        "int64_t":$k_dim);
+  let assemblyFormat = "`<` struct(params) `>`";
 }
 
 def Kiln_KernelPlanAttr : Kiln_Attr<"KernelPlan", "kernel_plan"> {

@@ -15,6 +15,9 @@ def Kiln_TensorMemRef : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32],
                                      [0, 1, 2]>;
 def Kiln_MatrixMemRef : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32], [2]>;
 
+def Kiln_KScaleArrayAttr
+    : TypedArrayAttrBase<Kiln_KScaleAttr, "array of #kiln.k_scale">;
+
 class Kiln_GemmBase<string mnemonic, list<Trait> traits = []>
     : Kiln_Op<mnemonic, traits # [SingleBlock]> {
   code gemmExtraDecl = [{
@@ -31,7 +34,9 @@ def Kiln_GemmOp : Kiln_GemmBase<"gemm"> {
     fp32 accumulator and the output coordinates and yields the fp32 value
     that is converted to d's element type and stored. `operands` are the
     tensors the epilogue reads (scales, bias, residual), in the kernel's
-    argument order.
+    argument order. `k_scales` marks operands that are block scales: each
+    K block's partial sum is multiplied by them before it is accumulated
+    (they are not read by the epilogue).
 
     ```mlir
     kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>)
@@ -45,7 +50,8 @@ def Kiln_GemmOp : Kiln_GemmBase<"gemm"> {
   }];
   let arguments = (ins Kiln_MatrixMemRef:$a, Kiln_MatrixMemRef:$b,
                        Kiln_MatrixMemRef:$d,
-                       Variadic<Kiln_TensorMemRef>:$epilogue_operands);
+                       Variadic<Kiln_TensorMemRef>:$epilogue_operands,
+                       OptionalAttr<Kiln_KScaleArrayAttr>:$k_scales);
   let regions = (region SizedRegion<1>:$epilogue);
   let assemblyFormat = [{
     `a` `(` $a `:` type($a) `)` `b` `(` $b `:` type($b) `)`
@@ -66,6 +72,7 @@ def Kiln_TiledGemmOp : Kiln_GemmBase<"tiled_gemm"> {
   let arguments = (ins Kiln_MatrixMemRef:$a, Kiln_MatrixMemRef:$b,
                        Kiln_MatrixMemRef:$d,
                        Variadic<Kiln_TensorMemRef>:$epilogue_operands,
+                       OptionalAttr<Kiln_KScaleArrayAttr>:$k_scales,
                        Kiln_TileConfigAttr:$config,
                        OptionalAttr<Kiln_KernelPlanAttr>:$plan);
   let regions = (region SizedRegion<1>:$epilogue);

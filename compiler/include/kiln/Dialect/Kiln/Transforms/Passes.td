@@ -37,7 +37,9 @@ def KilnApplyConfig : Pass<"kiln-apply-config", "::mlir::ModuleOp"> {
     Option<"clusterM", "cluster-m", "int64_t", "1", "cluster CTAs along M">,
     Option<"clusterN", "cluster-n", "int64_t", "1", "cluster CTAs along N">,
     Option<"rasterN", "raster-n", "bool", "false", "raster along N first">,
-    Option<"group", "group", "int64_t", "8", "tiles per L2 raster group">
+    Option<"group", "group", "int64_t", "8", "tiles per L2 raster group">,
+    Option<"promote", "promote", "int64_t", "0",
+           "K elements per FP32 promotion (0: none / the scale block)">
   ];
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }

@@ -1,0 +1,162 @@
+//===- kiln/gemm/promote_sm90.cuh - FP32 promotion on sm_90a ---*- CUDA -*-===//
+//
+// The consumer loop of the sm_90a mainloop with FP32 promotion: wgmma sums
+// Cfg::kPromote elements of K into the tensor-core accumulators PART, then
+// the thread adds PART, times the block scales of that K block, into OUT
+// (plain fp32 FMAs), and the next block's first wgmma overwrites PART
+// (scale-d = 0). Hopper's FP8 wgmma keeps fewer bits than fp32 while it
+// accumulates (DeepSeek-V3's report: about 14), so promoting every 128 to
+// 512 elements bounds that error by the block instead of by K; block scales
+// need it anyway, since each K block has its own scale.
+//
+// Scales (gemm/block_scale.cuh) are loaded right after the block's last
+// wgmma group is committed, so their latency overlaps the MMAs; then the
+// consumer waits for every group (wait_group 0) before reading PART. Stage
+// release follows the plain loop: a stage is released once the group that
+// read it has retired.
+//
+// Per thread, element 4j + 2h + e of m64 slice i is row 16*warp + lane/4 +
+// 8h of the slice and column 8j + 2*(lane%4) + e of the tile (wgmma D
+// fragment, kiln/arch/wgmma_sm90.cuh). A's scale is loaded per row (2 per
+// slice), B's per 8-column block when its row block is a multiple of 8
+// (at most kSpan values per tile), else per column.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/gemm/block_scale.cuh"
+#include "kiln/gemm/mainloop_sm90_tma_wgmma.cuh"
+
+namespace kiln::sm90 {
+
+/// The B-side scales one thread needs for one K block: a handful of values
+/// when B's row block is a multiple of 8 (a whole n8 block shares one).
+template <class Cfg, class SB, bool PerBlock> struct ColumnScales;
+
+template <class Cfg, class SB> struct ColumnScales<Cfg, SB, true> {
+  static constexpr int kDiv = SB::kRowDiv;
+  /// Scale blocks a tile can touch (one for a k-only scale).
+  static constexpr int kSpan = !SB::kHasRow || kDiv % Cfg::kBN == 0
+                                   ? 1
+                                   : (Cfg::kBN - 1) / kDiv + 2;
+  float v[kSpan];
+  int32_t first;
+  KILN_DEVICE void load(const SB &sb, int32_t n0, int32_t k0) {
+    first = SB::kHasRow ? n0 / kDiv : 0;
+#pragma unroll
+    for (int t = 0; t < kSpan; ++t)
+      v[t] = sb.at((first + t) * kDiv, k0);
+  }
+  KILN_DEVICE float at(const SB &, int32_t n0, int j, int, int32_t) const {
+    if constexpr (kSpan == 1) {
+      return v[0];
+    } else {
+      const int32_t t = (n0 + 8 * j) / kDiv - first;
+      float s = v[0];
+#pragma unroll
+      for (int u = 1; u < kSpan; ++u)
+        s = t == u ? v[u] : s;
+      return s;
+    }
+  }
+};
+
+template <class Cfg, class SB> struct ColumnScales<Cfg, SB, false> {
+  KILN_DEVICE void load(const SB &, int32_t, int32_t) {}
+  KILN_DEVICE float at(const SB &sb, int32_t n0, int j, int e,
+                       int32_t k0) const {
+    return sb.at(n0 + 8 * j + 2 * int(threadIdx.x % 4) + e, k0);
+  }
+};
+
+template <class SB> constexpr bool kScalePerBlock = false;
+template <int R, int K, int D, bool H>
+constexpr bool kScalePerBlock<gemm::KScale<R, K, D, H>> = !H || R % 8 == 0;
+
+/// The scales of one promotion: A's per row of this thread, B's per column.
+template <class Cfg, class SA, class SB> struct PromotionScales {
+  float row[Cfg::kMmaM][2];
+  ColumnScales<Cfg, SB, kScalePerBlock<SB>> col;
+
+  KILN_DEVICE void load(const SA &sa, const SB &sb, int wg, int32_t m0,
+                        int32_t n0, int32_t k0) {
+    const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+#pragma unroll
+    for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        row[i][h] = sa.at(m0 + (wg * Cfg::kMmaM + i) * 64 + 16 * warp +
+                              lane / 4 + 8 * h,
+                          k0);
+    col.load(sb, n0, k0);
+  }
+};
+
+/// OUT += PART * scale, element by element (one fp32 FMA each).
+template <class Cfg, class SA, class SB>
+KILN_DEVICE void promote(Accum<Cfg> &out, const Accum<Cfg> &part,
+                         const PromotionScales<Cfg, SA, SB> &s, const SB &sb,
+                         int32_t n0, int32_t k0) {
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::kBN / 8; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float c = s.col.at(sb, n0, j, e, k0);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          float &o = out.v[i][4 * j + 2 * h + e];
+          o = fmaf(part.v[i][4 * j + 2 * h + e], s.row[i][h] * c, o);
+        }
+      }
+}
+
+/// The consumer loop with promotion; see the file comment. OUT holds the
+/// result; PART is the wgmma accumulator.
+template <class Cfg, class SA, class SB>
+KILN_DEVICE void consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
+                                  Accum<Cfg> &part, int wg, int32_t ktiles,
+                                  bool multicast, uint32_t peer, const SA &sa,
+                                  const SB &sb, int32_t m0, int32_t n0) {
+  constexpr int kTilesPerPromote = Cfg::kPromote / Cfg::kBK;
+  static_assert(kTilesPerPromote >= 1 && Cfg::kPromote % Cfg::kBK == 0,
+                "promote must be a multiple of block_k");
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::kBN / 2; ++j)
+      out.v[i][j] = 0.0f;
+  RingPos<Cfg::kStages> pos;
+  bool held = false; // a retired stage not yet released
+  int held_stage = 0;
+  for (int32_t kt = 0; kt < ktiles; ++kt) {
+    const int32_t in_block = kt % kTilesPerPromote;
+    const bool last = in_block == kTilesPerPromote - 1 || kt == ktiles - 1;
+    arch::mbar_wait(smem.full(pos.stage), pos.phase);
+    __syncwarp(); // reconverge after the spin: wgmma is .sync.aligned
+    mma_stage<Cfg>(smem, part, wg, pos.stage, in_block > 0 ? 1u : 0u);
+    if (!last) {
+      arch::wgmma_wait<1>(); // K-tile kt-1 has retired
+      part.fence();
+      if (held)
+        release_stage(smem.empty(held_stage), multicast, peer);
+      held = true;
+      held_stage = pos.stage;
+    } else {
+      const int32_t k0 = (kt - in_block) * Cfg::kBK;
+      PromotionScales<Cfg, SA, SB> scales;
+      scales.load(sa, sb, wg, m0, n0, k0); // overlaps the MMAs in flight
+      arch::wgmma_wait<0>();
+      part.fence();
+      if (held)
+        release_stage(smem.empty(held_stage), multicast, peer);
+      release_stage(smem.empty(pos.stage), multicast, peer);
+      held = false;
+      promote(out, part, scales, sb, n0, k0);
+    }
+    pos.advance();
+  }
+}
+
+} // namespace kiln::sm90
