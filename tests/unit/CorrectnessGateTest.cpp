@@ -167,11 +167,19 @@ TEST_CASE("Gate: the accumulation term grows with K", "[gate]") {
   Tolerance Hopper = toleranceFor(DType::BF16, Ref, {16384, false});
   CHECK(Small.Atol < Large.Atol);
   CHECK(Large.Atol < Hopper.Atol);
-  // fp32 accumulation adds 8 sqrt(K) 2^-24; the FP8 wgmma model (K/32) 2^-14.
+  // fp32 accumulation adds 8 sqrt(K) 2^-24; the FP8 wgmma model (L/32)
+  // 2^-12, L = K without promotion, the promotion interval with it.
   CHECK(Large.Atol ==
         Approx(std::ldexp(1.0, -7) + 8 * 128 * std::ldexp(1.0, -24)));
   CHECK(Hopper.Atol - Large.Atol ==
-        Approx(16384.0 / 32 * std::ldexp(1.0, -14)));
+        Approx(16384.0 / 32 * std::ldexp(1.0, -12)));
+  Tolerance Promoted =
+      toleranceFor(DType::BF16, Ref, accumulationFor(true, true, 16384, 128));
+  CHECK(Promoted.Atol - Large.Atol ==
+        Approx(128.0 / 32 * std::ldexp(1.0, -12)));
+  // A promotion interval beyond K is all of K.
+  CHECK(toleranceFor(DType::BF16, Ref, accumulationFor(true, true, 64, 512))
+            .Atol == toleranceFor(DType::BF16, Ref, {64, false}).Atol);
   CHECK(accumulationFor(true, true, 1).Fp32 == false);
   CHECK(accumulationFor(true, false, 1).Fp32 == true);
   CHECK(accumulationFor(false, true, 1).Fp32 == true);

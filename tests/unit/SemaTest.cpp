@@ -453,8 +453,9 @@ TEST_CASE("Sema: shapes and extents", "[sema]") {
 TEST_CASE("Sema: block scales", "[sema]") {
   std::string Pre = Fp8 + "  in  sa : f32[M, K / 128]\n"
                           "  in  sb : f32[N / 128, K / 128]\n";
-  OpModel M = loadOne(op(Pre + "  D[m, n] = sum(k) A[m, k] * B[n, k] * sa[m, k / "
-                               "128] * sb[n / 128, k / 128]\n"));
+  OpModel M =
+      loadOne(op(Pre + "  D[m, n] = sum(k) A[m, k] * B[n, k] * sa[m, k / "
+                       "128] * sb[n / 128, k / 128]\n"));
   REQUIRE(M.KScales.size() == 2);
   CHECK(M.Params[M.KScales[0].Param].Name == "sa");
   CHECK(M.KScales[0].Row == EpiIndex::M);

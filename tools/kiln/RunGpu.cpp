@@ -117,8 +117,8 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
   GpuCheck Checked;
   if (Req.Check)
-    Checked = Problem.check(accumulationFor(
-        isFloat8(Shape.A) && isFloat8(Shape.B), Shape.TmaWgmma, Size.K));
+    Checked =
+        Problem.check(accumulationFor(Op, *Config, Shape.TmaWgmma, Size.K));
 
   Timing T;
   if (Req.Reps > 0) {

@@ -57,6 +57,10 @@ struct SmModel {
   double ClkNs;
   double Tensor1, Smem1, Ingress1; ///< One CTA alone on the SM, ns.
   double EpiBytes;                 ///< One full tile's epilogue bytes.
+  /// FP32 promotion: how many times a tile promotes, and what one
+  /// promotion costs one CTA alone on its SM (0 without promotion).
+  int64_t Promotions = 0;
+  double Promote1 = 0;
   /// Latency of the epilogue's operand loads: 0 without any, L2 for
   /// scalars and row / column vectors (small, shared by every tile), DRAM
   /// for an [M, N] operand (read once).
@@ -94,7 +98,7 @@ struct SmModel {
     Take(S.Latency, Limiter::Latency);
     // Prologue: the first stage's round trip before any MMA can start.
     T.Prologue = S.LoadLatency;
-    T.Mainloop = double(KTiles) * S.Stage;
+    T.Mainloop = double(KTiles) * S.Stage + double(Promotions) * K * Promote1;
     // Epilogue: D (and [M, N] / vector operands) through the SM's port, plus
     // the round trip of its operand loads (not overlapped: the kernels are
     // not persistent).
@@ -169,7 +173,9 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
     B.Why = "empty problem";
     return B;
   }
-  double FlopPerClk = D.flopsPerSmClk(P.Types.A);
+  // The sustained tensor rate (DeviceModel::TensorSustainedFraction), not
+  // the quoted peak.
+  double FlopPerClk = D.flopsPerSmClk(P.Types.A) * D.TensorSustainedFraction;
   if (FlopPerClk <= 0 || D.SmCount <= 0) {
     B.Why = "no tensor-core peak for " + std::string(dtypeName(P.Types.A)) +
             " on " + D.Name;
@@ -212,6 +218,19 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
   S.Smem1 = SmemReads / D.SmemBytesPerClk * S.ClkNs;
   double StageBytes = (BM * Ea + BN * Eb) * BKd;
   S.Ingress1 = StageBytes / D.SmIngressBytesPerClk * S.ClkNs;
+  // FP32 promotion (kiln/gemm/promote_sm90.cuh): every promote elements of
+  // K each consumer thread waits for all its wgmma groups, then does one
+  // FMA per accumulator (BM x BN per CTA on the CUDA cores). With one
+  // consumer warpgroup nothing is queued behind the wait, so the tensor
+  // cores also drain (about one stage's MMA time); with two, the other
+  // warpgroup's MMAs run during one's FMAs, taken to hide half of them.
+  // A structural estimate, not calibrated on a GPU.
+  if (Plan.Promote > 0) {
+    B.Promotions = ceilDiv(P.K, Plan.Promote);
+    S.Promotions = B.Promotions;
+    double FmaNs = BM * BN / D.Fp32FmaPerClk * S.ClkNs;
+    S.Promote1 = Plan.ConsumerWarpgroups >= 2 ? FmaNs / 2 : FmaNs + S.Tensor1;
+  }
   S.EpiBytes = BM * BN * (Ed + P.EpiBytesPerElem) + BM * P.EpiBytesPerRow +
                BN * P.EpiBytesPerCol;
   S.EpiLoadNs = P.EpiBytesPerElem > 0 ? D.DramLatencyNs
@@ -287,7 +306,10 @@ std::string CostBreakdown::str() const {
   OS << "time " << Seconds * 1e6 << " us, " << Tflops << " TFLOP/s, bound by "
      << limiterName(Bound) << "\n";
   OS << "tiles " << TilesM << " x " << TilesN << " = " << Tiles << " (grid "
-     << Ctas << "), " << KTiles << " k-tiles; " << Occ.CtasPerSm << " CTA/SM ("
+     << Ctas << "), " << KTiles << " k-tiles";
+  if (Promotions > 0)
+    OS << " (" << Promotions << " FP32 promotions)";
+  OS << "; " << Occ.CtasPerSm << " CTA/SM ("
      << Occ.Limit << "); " << Waves << " waves, " << WaveEfficiency * 100
      << "% of slots used\n";
   OS << "stage ns: tensor " << StageTensorNs << ", smem " << StageSmemNs

@@ -73,8 +73,7 @@ std::vector<std::string> epilogueParameterNames(const OpModel &Op) {
     return Name;
   };
   std::string M = Fresh(Op.MSym), N = Fresh(Op.NSym);
-  std::vector<std::string> Names = {Fresh("acc"), Fresh("m"), Fresh("n"), M,
-                                    N};
+  std::vector<std::string> Names = {Fresh("acc"), Fresh("m"), Fresh("n"), M, N};
   for (std::string &Operand : operandNames(Op))
     Names.push_back(Operand);
   return Names;

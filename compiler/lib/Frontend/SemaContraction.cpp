@@ -379,8 +379,8 @@ bool ComputeChecker::checkBlockScale(const KFactor &F, KScale &Out) {
     const IndexUse &U = F.Uses[I];
     if (U.Var == KIdx) {
       if (SeenK) {
-        S.error(U.Range, "'" + KIdx + "' indexes '" + T.Name + "' twice; " +
-                             Form);
+        S.error(U.Range,
+                "'" + KIdx + "' indexes '" + T.Name + "' twice; " + Form);
         return false;
       }
       SeenK = true;
@@ -389,9 +389,8 @@ bool ComputeChecker::checkBlockScale(const KFactor &F, KScale &Out) {
       continue;
     }
     if (Scale.HasRow) {
-      S.error(U.Range, "'" + T.Name + "' depends on both '" + MIdx +
-                           "' and '" + NIdx + "' inside sum(" + KIdx +
-                           "); " + Form);
+      S.error(U.Range, "'" + T.Name + "' depends on both '" + MIdx + "' and '" +
+                           NIdx + "' inside sum(" + KIdx + "); " + Form);
       return false;
     }
     Scale.HasRow = true;

@@ -35,8 +35,7 @@ inline double kScaleAt(const KScale &S, const std::vector<HostTensor> &Params,
 /// ceil(K / Block) values, all 1 when Side is null.
 inline std::vector<double> kScaleTable(const KScale *Side,
                                        const std::vector<HostTensor> &Params,
-                                       int64_t Rows, int64_t K,
-                                       int64_t Block) {
+                                       int64_t Rows, int64_t K, int64_t Block) {
   int64_t Blocks = (K + Block - 1) / Block;
   std::vector<double> V(size_t(Rows * Blocks), 1.0);
   if (Side)

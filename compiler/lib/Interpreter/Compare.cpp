@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Interpreter/Execute.h"
 #include "kiln/Interpreter/Numeric.h"
+#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/TuningSpace.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,11 +18,20 @@
 
 namespace kiln {
 
-AccumulationModel accumulationFor(bool Fp8Operands, bool Sm90a, int64_t K) {
+AccumulationModel accumulationFor(bool Fp8Operands, bool Sm90a, int64_t K,
+                                  int64_t Promote) {
   AccumulationModel A;
   A.K = K;
   A.Fp32 = !(Fp8Operands && Sm90a);
+  A.Promote = Promote;
   return A;
+}
+
+AccumulationModel accumulationFor(const OpModel &Op, const KernelConfig &Config,
+                                  bool Sm90a, int64_t K) {
+  GemmTypes T = gemmTypes(Op);
+  return accumulationFor(isFloat8(T.A) && isFloat8(T.B), Sm90a, K,
+                         resolvedConfig(T, Config).Promote);
 }
 
 double relativeTolerance(DType T) {
@@ -55,8 +66,10 @@ Tolerance toleranceFor(DType T, const std::vector<double> &Ref,
   const double Rms = N ? std::sqrt(Sum2 / double(N)) : 0;
   const double K = double(std::max<int64_t>(Acc.K, 1));
   double Term = 8 * std::sqrt(K) * std::ldexp(1.0, -24);
-  if (!Acc.Fp32)
-    Term += K / 32 * std::ldexp(1.0, -14);
+  if (!Acc.Fp32) {
+    const double L = Acc.Promote > 0 ? std::min(K, double(Acc.Promote)) : K;
+    Term += L / 32 * std::ldexp(1.0, -12); // 2 ulps of 14 bits per k32 step
+  }
   Tol.Atol = Rms * (Tol.Rtol + Term);
   return Tol;
 }

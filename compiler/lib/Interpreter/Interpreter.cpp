@@ -57,10 +57,10 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
   // scales of each promoted block, in fp32 as the kernel reads them.
   const int64_t TilesPerPromote = Resolved.Promote / BK;
   const int64_t Block = std::max<int64_t>(1, Resolved.Promote);
-  const std::vector<double> ScaleA = kScaleTable(
-      kScaleOfSide(Op, EpiIndex::M), Params, S.M, S.K, Block);
-  const std::vector<double> ScaleB = kScaleTable(
-      kScaleOfSide(Op, EpiIndex::N), Params, S.N, S.K, Block);
+  const std::vector<double> ScaleA =
+      kScaleTable(kScaleOfSide(Op, EpiIndex::M), Params, S.M, S.K, Block);
+  const std::vector<double> ScaleB =
+      kScaleTable(kScaleOfSide(Op, EpiIndex::N), Params, S.N, S.K, Block);
   const int64_t Blocks = (S.K + Block - 1) / Block;
   const int64_t AtomK =
       std::max<int64_t>(1, 32 / int64_t(hostBytes(Params[size_t(Op.A)].Type)));
@@ -108,14 +108,13 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
             Acc[size_t(I * BN + J)] = C;
           }
         // Promotion at the end of a block (or of K).
-        if (TilesPerPromote && (Kt % TilesPerPromote == TilesPerPromote - 1 ||
-                                K0 + BK >= S.K)) {
+        if (TilesPerPromote &&
+            (Kt % TilesPerPromote == TilesPerPromote - 1 || K0 + BK >= S.K)) {
           const int64_t Kb = (K0 / Block);
           for (int64_t I = 0; I < RowsM; ++I)
             for (int64_t J = 0; J < ColsN; ++J) {
-              float Sc =
-                  float(ScaleA[size_t((M0 + I) * Blocks + Kb)]) *
-                  float(ScaleB[size_t((N0 + J) * Blocks + Kb)]);
+              float Sc = float(ScaleA[size_t((M0 + I) * Blocks + Kb)]) *
+                         float(ScaleB[size_t((N0 + J) * Blocks + Kb)]);
               float &O = Out[size_t(I * BN + J)];
               O = std::fma(Acc[size_t(I * BN + J)], Sc, O);
             }

@@ -50,8 +50,7 @@ std::vector<double> referenceGemmRows(const OpModel &Op,
   const int64_t Blocks = (S.K + Block - 1) / Block;
   const KScale *SA = kScaleOfSide(Op, EpiIndex::M);
   const KScale *SB = kScaleOfSide(Op, EpiIndex::N);
-  const std::vector<double> ScaleB =
-      kScaleTable(SB, Params, S.N, S.K, Block);
+  const std::vector<double> ScaleB = kScaleTable(SB, Params, S.N, S.K, Block);
   // Rows are independent: each is computed by one thread, in the same order.
   parallelFor(int64_t(Rows.size()), 1, [&](int64_t Begin, int64_t End) {
     std::vector<double> Ar(size_t(S.K));

@@ -28,7 +28,7 @@ BenchResult failed(const std::string &Why) {
 
 DeviceBench::DeviceBench(const OpModel &Op, const GemmSize &TheSize,
                          uint64_t Seed, int64_t L2Bytes)
-    : Driver(CudaDriver::instance()), Size(TheSize),
+    : Driver(CudaDriver::instance()), Op(Op), Size(TheSize),
       Problem(Driver, Op, TheSize, Seed) {
   if (L2Bytes > 0)
     Flush = std::make_unique<DeviceBuffer>(Driver, size_t(L2Bytes) * 2);
@@ -52,9 +52,15 @@ BenchResult DeviceBench::run(const CompiledKernel &Compiled,
     Problem.poisonOutput();
     K.launch(Args.data(), Args.size(), Stream);
     KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
-    GpuCheck C = Problem.check(accumulationFor(
-        isFloat8(Compiled.Shape.A) && isFloat8(Compiled.Shape.B),
-        Compiled.Shape.TmaWgmma, Size.K));
+    // The configuration's own promotion interval sets the accumulation
+    // term (a config string that does not parse keeps the default).
+    KernelConfig Config;
+    KnobAssignment Knobs;
+    std::string Ignored;
+    if (parseKnobList(Compiled.Config, Knobs, Ignored))
+      applyKnobs(Knobs, Config, Ignored);
+    GpuCheck C = Problem.check(
+        accumulationFor(Op, Config, Compiled.Shape.TmaWgmma, Size.K));
     R.Check = C;
     if (!C.Pass) {
       std::ostringstream OS;

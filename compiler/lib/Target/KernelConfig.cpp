@@ -99,8 +99,7 @@ bool applyKnobs(const KnobAssignment &Assignment, KernelConfig &C,
         return false;
       }
       C.Promote = *I;
-    }
-    else if (Name == "raster") {
+    } else if (Name == "raster") {
       const std::string *S = std::get_if<std::string>(&V);
       if (!S || (*S != "m" && *S != "n")) {
         Error = "raster must be m or n";

@@ -44,16 +44,14 @@ bool checkCommon(const KernelConfig &C, std::string &Why) {
 
 /// Promotion intervals are whole stages, and a block-scaled op promotes
 /// within one scale block (each partial sum gets one scale).
-bool checkPromote(const GemmTypes &T, const KernelConfig &R,
-                  std::string &Why) {
+bool checkPromote(const GemmTypes &T, const KernelConfig &R, std::string &Why) {
   if (R.Promote == 0)
     return true;
   if (T.KScaleBlock % R.BlockK != 0)
-    return fail(Why, "the block scales' K block " +
-                         std::to_string(T.KScaleBlock) +
-                         " is not a multiple of block_k " +
-                         std::to_string(R.BlockK) +
-                         ": a pipeline stage would need two scales");
+    return fail(
+        Why, "the block scales' K block " + std::to_string(T.KScaleBlock) +
+                 " is not a multiple of block_k " + std::to_string(R.BlockK) +
+                 ": a pipeline stage would need two scales");
   if (R.Promote % R.BlockK != 0)
     return fail(Why, "promote must be a multiple of block_k (" +
                          std::to_string(R.BlockK) + "), got " +
@@ -85,7 +83,8 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
     return fail(Why, "block_n must be a multiple of 8 from 8 to 256 on " +
                          std::string(AI.Name) + " (wgmma N), got " +
                          std::to_string(C.BlockN));
-  int64_t Cluster = C.ClusterM > 2 || C.ClusterN > 2 ? 4 : C.ClusterM * C.ClusterN;
+  int64_t Cluster =
+      C.ClusterM > 2 || C.ClusterN > 2 ? 4 : C.ClusterM * C.ClusterN;
   if (Cluster != 1 && Cluster != 2)
     return fail(Why, "cluster_m * cluster_n must be 1 or 2, got " +
                          std::to_string(Cluster));
@@ -143,11 +142,12 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
                          std::string(AI.Name) + ", got " +
                          std::to_string(C.BlockN));
   if (P.Promote != 0)
-    return fail(Why, std::string(T.KScaleBlock ? "block scales need" :
-                                 "promote needs") +
-                         " FP32 promotion, which only the sm_90a kernel has "
-                         "so far; " + std::string(AI.Name) +
-                         "'s cp.async + mma.sync kernel does not");
+    return fail(
+        Why,
+        std::string(T.KScaleBlock ? "block scales need" : "promote needs") +
+            " FP32 promotion, which only the sm_90a kernel has "
+            "so far; " +
+            std::string(AI.Name) + "'s cp.async + mma.sync kernel does not");
   P.WarpsM = 2;
   P.WarpsN = C.BlockM * C.BlockN >= 128 * 256 ? 4 : 2;
   int64_t WarpTileM = C.BlockM / P.WarpsM, WarpTileN = C.BlockN / P.WarpsN;

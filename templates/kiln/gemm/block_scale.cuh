@@ -33,9 +33,9 @@ template <int RowDiv, int KDiv, int KDim, bool HasRow> struct KScale {
   static constexpr int kRowDiv = RowDiv;
   static constexpr int kKDiv = KDiv;
   const float *__restrict__ ptr;
-  int32_t rows;      ///< Rows of the operand (M or N), for the bound.
+  int32_t rows;       ///< Rows of the operand (M or N), for the bound.
   int32_t row_blocks; ///< ceil(rows / RowDiv)
-  int32_t k_blocks;  ///< ceil(K / KDiv)
+  int32_t k_blocks;   ///< ceil(K / KDiv)
 
   /// The scale of ROW for the K block that starts at element K0.
   KILN_HD float at(int32_t row, int32_t k0) const {
@@ -54,9 +54,8 @@ template <int RowDiv, int KDiv, int KDim, bool HasRow> struct KScale {
 
 /// The scale operand of PTR for an operand of ROWS rows and K columns.
 template <int RowDiv, int KDiv, int KDim, bool HasRow>
-KILN_HD KScale<RowDiv, KDiv, KDim, HasRow> make_k_scale(const float *ptr,
-                                                        int32_t rows,
-                                                        int32_t k) {
+KILN_HD KScale<RowDiv, KDiv, KDim, HasRow>
+make_k_scale(const float *ptr, int32_t rows, int32_t k) {
   return {ptr, rows, (rows + RowDiv - 1) / RowDiv, (k + KDiv - 1) / KDiv};
 }
 

@@ -84,8 +84,9 @@ struct GemmConfig {
                                       "exceeds the 227 KB per-block limit; "
                                       "reduce Stages, BM or BN");
   static_assert(GroupM >= 1, "kiln::sm90::GemmConfig: GroupM must be >= 1");
-  static_assert(Promote >= 0 && Promote % BK == 0,
-                "kiln::sm90::GemmConfig: Promote must be 0 or a multiple of BK");
+  static_assert(
+      Promote >= 0 && Promote % BK == 0,
+      "kiln::sm90::GemmConfig: Promote must be 0 or a multiple of BK");
   static_assert(Promote == 0 || 2 * kAccumPerThread <= 192,
                 "kiln::sm90::GemmConfig: promotion doubles the accumulators; "
                 "(BM/consumers/64) * BN must be <= 192");

@@ -164,8 +164,8 @@ KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
       consume(smem, acc, wg, ktiles, multicast, rank ^ 1);
     } else {
       Accum<Cfg> part;
-      consume_promoted(smem, acc, part, wg, ktiles, multicast, rank ^ 1, sa,
-                       sb, m0, n0);
+      consume_promoted(smem, acc, part, wg, ktiles, multicast, rank ^ 1, sa, sb,
+                       m0, n0);
     }
     store_accumulators<Cfg, Epi>(smem, acc, wg, D, M, N, m0, n0, args...);
   }

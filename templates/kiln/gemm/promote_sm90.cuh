@@ -36,9 +36,8 @@ template <class Cfg, class SB, bool PerBlock> struct ColumnScales;
 template <class Cfg, class SB> struct ColumnScales<Cfg, SB, true> {
   static constexpr int kDiv = SB::kRowDiv;
   /// Scale blocks a tile can touch (one for a k-only scale).
-  static constexpr int kSpan = !SB::kHasRow || kDiv % Cfg::kBN == 0
-                                   ? 1
-                                   : (Cfg::kBN - 1) / kDiv + 2;
+  static constexpr int kSpan =
+      !SB::kHasRow || kDiv % Cfg::kBN == 0 ? 1 : (Cfg::kBN - 1) / kDiv + 2;
   float v[kSpan];
   int32_t first;
   KILN_DEVICE void load(const SB &sb, int32_t n0, int32_t k0) {
@@ -85,9 +84,8 @@ template <class Cfg, class SA, class SB> struct PromotionScales {
     for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        row[i][h] = sa.at(m0 + (wg * Cfg::kMmaM + i) * 64 + 16 * warp +
-                              lane / 4 + 8 * h,
-                          k0);
+        row[i][h] = sa.at(
+            m0 + (wg * Cfg::kMmaM + i) * 64 + 16 * warp + lane / 4 + 8 * h, k0);
     col.load(sb, n0, k0);
   }
 };

@@ -53,6 +53,34 @@ BREAKS = {
                  "  RingPos<Cfg::kStages> pos;\n  int prev_stage = 0;",
                  "  RingPos<Cfg::kStages> pos;\n  int prev_stage = 0;\n"
                  "  while (ktiles > 0)\n    arch::fence_proxy_async_shared();"),
+    # Block scales: a tile whose columns span two 128-row scale blocks of B
+    # uses the first block's scale for all of them.
+    "scale-one-block": ("kiln/gemm/promote_sm90.cuh",
+                        "        s = t == u ? v[u] : s;",
+                        "        s = t == u ? v[0] : s;"),
+    # Promotion: the first wgmma of a K block adds to the previous block's
+    # partial sum (scale-d = 1) instead of overwriting it, so it is promoted
+    # twice.
+    "promote-no-restart": ("kiln/gemm/promote_sm90.cuh",
+                           "mma_stage<Cfg>(smem, part, wg, pos.stage, in_block > 0 ? 1u : 0u);",
+                           "mma_stage<Cfg>(smem, part, wg, pos.stage, kt > 0 ? 1u : 0u);"),
+    # Promotion reads the wgmma accumulators before wait_group 0 retired the
+    # block's last group.
+    "promote-early-read": ("kiln/gemm/promote_sm90.cuh",
+                           """      arch::wgmma_wait<0>();
+      part.fence();
+      if (held)
+        release_stage(smem.empty(held_stage), multicast, peer);
+      release_stage(smem.empty(pos.stage), multicast, peer);
+      held = false;
+      promote(out, part, scales, sb, n0, k0);""",
+                           """      promote(out, part, scales, sb, n0, k0);
+      arch::wgmma_wait<0>();
+      part.fence();
+      if (held)
+        release_stage(smem.empty(held_stage), multicast, peer);
+      release_stage(smem.empty(pos.stage), multicast, peer);
+      held = false;"""),
     # sm80: the cp.async pipeline's wait leaves one group too many in flight.
     "cp-async-wait": ("kiln/gemm/mainloop_sm80_cp_async_mma.cuh",
                       "arch::cp_async_wait<S - 2>();",

@@ -131,12 +131,12 @@ struct TuneSpace {
 /// of its operand (`sa[m, k / 128]`, `sb[n / 128, k / 128]`) or on nothing
 /// else (`s[k / 128]`); either index may come first.
 struct KScale {
-  int Param = -1;                ///< Index into OpModel::Params.
-  bool HasRow = false;           ///< Indexed by a row index besides k.
-  EpiIndex Row = EpiIndex::M;    ///< Which one: m (A's side) or n (B's).
-  int64_t RowDiv = 1;            ///< `m / RowDiv`.
-  int64_t KDiv = 128;            ///< `k / KDiv`.
-  unsigned KDim = 0;             ///< The dimension k / KDiv indexes.
+  int Param = -1;             ///< Index into OpModel::Params.
+  bool HasRow = false;        ///< Indexed by a row index besides k.
+  EpiIndex Row = EpiIndex::M; ///< Which one: m (A's side) or n (B's).
+  int64_t RowDiv = 1;         ///< `m / RowDiv`.
+  int64_t KDiv = 128;         ///< `k / KDiv`.
+  unsigned KDim = 0;          ///< The dimension k / KDiv indexes.
   SourceLoc Loc;
 };
 

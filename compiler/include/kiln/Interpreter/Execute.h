@@ -55,12 +55,21 @@ struct AccumulationModel {
   int64_t K = 0;
   /// Exact fp32 accumulation (the interpreter, mma.sync, bf16 wgmma).
   bool Fp32 = true;
+  /// K elements the reduced-precision accumulator sums before FP32
+  /// promotion adds them into fp32 registers; 0 = all of K.
+  int64_t Promote = 0;
 };
 
 /// The accumulation of Op's kernel on Target: FP8 operands on sm_90a go
 /// through wgmma, whose FP8 accumulator keeps about 14 bits (DeepSeek-V3's
-/// report); everything else accumulates in fp32.
-AccumulationModel accumulationFor(bool Fp8Operands, bool Sm90a, int64_t K);
+/// report), for Promote elements of K at a time (0: all of K); everything
+/// else accumulates in fp32.
+AccumulationModel accumulationFor(bool Fp8Operands, bool Sm90a, int64_t K,
+                                  int64_t Promote = 0);
+
+/// accumulationFor for Op built with Config (promote resolved).
+AccumulationModel accumulationFor(const OpModel &Op, const KernelConfig &Config,
+                                  bool Sm90a, int64_t K);
 
 /// The per-element tolerance: |out - ref| <= Atol + Rtol * |ref|.
 struct Tolerance {
@@ -75,10 +84,16 @@ double relativeTolerance(DType T);
 
 /// The tolerance for an output of type T whose reference is Ref: the
 /// accumulation term is 8 sqrt(K) 2^-24 for fp32 accumulators and adds
-/// (K / 32) 2^-14 for Hopper's FP8 wgmma accumulator (an estimate from the
-/// published ~14-bit figure, not yet measured on a GPU). Atol scales with
-/// the RMS of the finite reference values, so that results which cancel
-/// to near zero are judged against the output's scale.
+/// (L / 32) 2^-12 for Hopper's FP8 wgmma accumulator, L = min(K, promote):
+/// two ulps of a ~14-bit significand (DeepSeek-V3's published figure; an
+/// estimate, not yet measured on a GPU) per k32 step of the accumulator
+/// before FP32 promotion, since the running sum's binade can be twice the
+/// result's RMS (one ulp per step was exceeded, by 3%, under the
+/// emulator's truncating model at K = 4096). A promoted block's error is relative to the
+/// block's own partial sum, and K / L such errors of independent sign add
+/// up to about the same bound relative to the result. Atol scales with the
+/// RMS of the finite reference values, so that results which cancel to near
+/// zero are judged against the output's scale.
 Tolerance toleranceFor(DType T, const std::vector<double> &Ref,
                        const AccumulationModel &Acc);
 

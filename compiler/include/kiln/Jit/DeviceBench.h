@@ -1,4 +1,5 @@
-//===- DeviceBench.h - Checking and timing one kernel on the device -*- C++ -*-=//
+//===- DeviceBench.h - Checking and timing one kernel on the device -*- C++
+//-*-=//
 //
 // What the tuner does with a compiled candidate on the GPU (or kiln's
 // emulator): D poisoned, one launch, D checked element by element against
@@ -45,6 +46,7 @@ public:
 
 private:
   const CudaDriver &Driver;
+  const OpModel &Op; ///< Outlives the bench (the caller's).
   GemmSize Size;
   GpuProblem Problem;
   std::unique_ptr<DeviceBuffer> Flush;

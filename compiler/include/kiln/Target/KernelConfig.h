@@ -53,7 +53,7 @@ struct KernelConfig {
 struct KnobInfo {
   std::string_view Name;
   std::string_view Help;
-  bool IsEnum; ///< Values are identifiers (raster: m | n).
+  bool IsEnum;              ///< Values are identifiers (raster: m | n).
   bool ZeroAllowed = false; ///< 0 is a value (promote: none / default).
 };
 const std::vector<KnobInfo> &knownKnobs();

@@ -37,7 +37,7 @@ struct KernelPlan {
   /// warpgroup decreases to ProducerRegs, each consumer increases to
   /// ConsumerRegs); 0 on the other paths.
   int64_t ProducerRegs = 0, ConsumerRegs = 0;
-  int64_t BlockK = 0;             ///< Resolved (never 0).
+  int64_t BlockK = 0; ///< Resolved (never 0).
   /// Resolved promotion interval in K elements (0 = none): the MMA
   /// accumulators are added into a second set of fp32 registers every
   /// Promote elements of K, scaled by the block scales when there are any.

@@ -29,6 +29,11 @@ struct DeviceModel {
   double SmClockGHz = 0;     ///< The clock the tensor peaks are quoted at.
   double PeakTflopsFp8 = 0;  ///< Dense; 0 when the target has no FP8 MMA.
   double PeakTflopsBf16 = 0; ///< Dense, fp32 accumulation (also f16).
+  /// Share of the quoted dense tensor peak the best GEMMs sustain under
+  /// load (the clock drops below the one the peak is quoted at, and issue
+  /// overhead): the cost model's tensor-core rate is the peak times this.
+  /// 1 where kiln has no published figure to calibrate against.
+  double TensorSustainedFraction = 1;
 
   double DramBytesPerSec = 0; ///< Achievable (not the datasheet peak).
   double DramLatencyNs = 0;
@@ -41,6 +46,9 @@ struct DeviceModel {
   double SmIngressBytesPerClk = 0;
   /// Shared-memory bandwidth per SM, bytes per clock (32 banks x 4 B).
   double SmemBytesPerClk = 128;
+  /// FP32 FMAs per SM clock on the CUDA cores (4 partitions x 32 lanes from
+  /// sm_86 on; FP32 promotion's adds run here).
+  double Fp32FmaPerClk = 128;
 
   int64_t SmemPerSm = 0; ///< Shared memory per SM usable by CTAs, bytes.
   int64_t SmemReservedPerCta = 1024; ///< Driver-reserved smem per CTA.

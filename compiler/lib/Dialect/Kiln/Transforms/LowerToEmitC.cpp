@@ -93,8 +93,8 @@ Value kScaleArgument(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
                          Entry->getArgument(NSide ? 4 : 3),
                          Entry->getArgument(5)},
               ArrayAttr(),
-              B.getArrayAttr({Opaque(Args[0]), Opaque(Args[1]),
-                              Opaque(Args[2]), Opaque(Args[3])}))
+              B.getArrayAttr({Opaque(Args[0]), Opaque(Args[1]), Opaque(Args[2]),
+                              Opaque(Args[3])}))
           .getResult(0);
     }
   return B
