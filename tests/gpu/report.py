@@ -21,6 +21,18 @@ import os
 import sys
 
 
+# DeepGEMM's published dense FP8 figures (H800, 1x128 / 128x128 block
+# scales; ../shared/REFERENCES.md), TFLOP/s by (M, N, K): a reference column
+# for gemm_fp8_block, not a measurement here.
+DEEPGEMM_H800 = {}
+for _m, _row in ((4096, (1127, 1212, 775, 1520, 1410, 1168)),
+                 (128, (352, 535, 358, 645, 533, 510)),
+                 (64, (206, 289, 219, 336, 287, 295))):
+    for (_n, _k), _t in zip(((2112, 7168), (24576, 1536), (32768, 512),
+                             (7168, 16384), (4096, 7168), (7168, 2048)), _row):
+        DEEPGEMM_H800[(_m, _n, _k)] = _t
+
+
 def fmt(v, spec):
     return "n/a" if v is None else format(v, spec)
 
@@ -95,7 +107,7 @@ def main():
         print(__doc__)
         return 2
     runs, cublas = sys.argv[1], load_cublas(sys.argv[2])
-    rows, bad, errors = [], 0, []
+    rows, bad, errors, extra = [], 0, [], []
     for rc_path in glob.glob(os.path.join(runs, "*.rc")):
         base = rc_path[:-3]
         op, m, n, k = os.path.basename(base).rsplit(".", 3)
@@ -123,9 +135,20 @@ def main():
             verdict += " (%d NaN/inf)" % check["nonfinite"]
         kt = timing.get("tflops")
         frac = timing.get("peak_fraction")
-        cb = cublas.get((op.split("+")[0], m, n, k), {})
+        base_op = op.split("+")[0]
+        cb = cublas.get((base_op, m, n, k), {})
         ct = cb.get("tflops")
         ratio = kt / ct if kt and ct else None
+        if base_op == "gemm_fp8_block" and (kt or (m, n, k) in DEEPGEMM_H800):
+            # torch's per-tensor FP8 beside the block-scaled kernel, and
+            # DeepGEMM's published figure.
+            pt = cublas.get(("gemm_fp8", m, n, k), {}).get("tflops")
+            dg = DEEPGEMM_H800.get((m, n, k))
+            extra.append("%s %dx%dx%d: kiln %s, torch per-tensor %s, "
+                         "DeepGEMM H800 (published) %s, kiln/DeepGEMM %s" % (
+                             op, m, n, k, fmt(kt, ".1f"), fmt(pt, ".1f"),
+                             fmt(dg, ".0f"),
+                             fmt(kt / dg if kt and dg else None, ".2f")))
         order = (op != "gemm_fp8", m, n, k)
         worst = (check.get("worst") or {}).get("ratio")
         rows.append((order, op, "%dx%dx%d" % (m, n, k),
@@ -142,6 +165,11 @@ def main():
     print("\n" + "  ".join(h.ljust(w) for h, w in zip(head, widths)))
     for r in rows:
         print("  ".join(str(c).ljust(w) for c, w in zip(r[1:], widths)))
+    if extra:
+        print("\nblock-scaled FP8 beside torch (per-tensor) and DeepGEMM's "
+              "published H800 table:")
+        for e in extra:
+            print("  " + e)
     for e in errors:
         print("ERROR " + e)
     tune_bad = tune_table(sys.argv[3], cublas) if len(sys.argv) == 4 else 0

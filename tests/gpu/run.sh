@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # kiln's GPU suite: one script for the lent H200 machine.
 #
-# For examples/gemm_fp8.kiln and examples/gemm_bf16.kiln, on ragged shapes
+# For examples/gemm_fp8.kiln, gemm_fp8_block.kiln (DeepSeek-V3 block scales)
+# and gemm_bf16.kiln, on ragged shapes
 # (M, N, K not tile multiples) and the DeepSeek-V3 GEMM shapes, runs
 #   kiln run FILE --shape ... --check --reps 20 --json
 # (compiled for this GPU through the compile cache; D poisoned with NaN
 # before the launch; checked against the float64 reference -- sampled rows
 # above M*N*K = 2^34; median of 20 event-timed launches after 3 warm-ups),
 # then times cuBLAS(Lt) on the same shapes with PyTorch (cublas_bench.py:
-# torch._scaled_mm for FP8 e4m3 -> bf16 with per-tensor scales, torch.matmul
-# for bf16), and prints a table (report.py). Every kiln run has a timeout and
+# torch._scaled_mm for FP8 e4m3 -> bf16 with per-tensor scales, and with
+# blockwise scales where the installed torch takes them, torch.matmul for
+# bf16), and prints a table (report.py) with DeepGEMM's published H800
+# figures beside the block-scaled rows. Every kiln run has a timeout and
 # the whole suite a time budget. Exit status: non-zero when any check fails,
 # any kiln run fails or times out, or the budget runs out; cuBLAS numbers are
 # informational (missing PyTorch only prints "n/a").
@@ -115,7 +118,7 @@ run_one() {
   [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && tail -5 "$base.err"
 }
 
-for op in gemm_fp8 gemm_bf16; do
+for op in gemm_fp8 gemm_fp8_block gemm_bf16; do
   for s in $shapes; do
     IFS=, read -r M N K <<<"$s"
     run_one "$op" - "$M" "$N" "$K"
