@@ -55,12 +55,10 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90) {
     Names.push_back(Fresh(Sym));
   for (std::string &N : operandNames(Op))
     Names.push_back(N);
-  // The sm_90a kernel's first two locals: the block scales of A's and B's
-  // side (kiln::gemm::KScale or NoKScale), numbered right after the
-  // parameters.
-  if (Sm90)
-    for (const char *Side : {"kscale_a", "kscale_b"})
-      Names.push_back(Fresh(Side));
+  // The kernel's first two locals: the block scales of A's and B's side
+  // (kiln::gemm::KScale or NoKScale), numbered right after the parameters.
+  for (const char *Side : {"kscale_a", "kscale_b"})
+    Names.push_back(Fresh(Side));
   return Names;
 }
 

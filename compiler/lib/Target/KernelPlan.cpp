@@ -64,6 +64,18 @@ bool checkPromote(const GemmTypes &T, const KernelConfig &R, std::string &Why) {
   return true;
 }
 
+/// Promotion keeps a second, fp32 copy of the accumulators; both must fit
+/// beside the fragments and addresses (WHAT names the tile that is too big).
+bool checkPromotedAccumulators(const KernelPlan &P, const std::string &What,
+                               std::string &Why) {
+  if (P.Promote == 0 || 2 * P.AccRegsPerThread <= 192)
+    return true;
+  return fail(Why, "FP32 promotion doubles the accumulator to " +
+                       std::to_string(2 * P.AccRegsPerThread) +
+                       " registers per thread (limit 192): " + What +
+                       " is too large to promote");
+}
+
 bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
               KernelPlan &P, std::string &Why) {
   int64_t Elem = dtypeBits(T.A) / 8;
@@ -100,12 +112,8 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
     return fail(Why, "accumulator needs " + std::to_string(P.AccRegsPerThread) +
                          " registers per thread (limit 128): block_m x "
                          "block_n too large");
-  // Promotion keeps a second, fp32 copy of the accumulators.
-  if (P.Promote != 0 && 2 * P.AccRegsPerThread > 192)
-    return fail(Why, "FP32 promotion doubles the accumulator to " +
-                         std::to_string(2 * P.AccRegsPerThread) +
-                         " registers per thread (limit 192): block_m x "
-                         "block_n too large to promote");
+  if (!checkPromotedAccumulators(P, "block_m x block_n", Why))
+    return false;
   P.Threads = 128 * (1 + P.ConsumerWarpgroups);
   // templates/kiln/gemm/config_sm90.cuh: kProducerRegs, kConsumerRegs.
   P.ProducerRegs = 40;
@@ -141,13 +149,6 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
     return fail(Why, "block_n must be a multiple of 32 up to 256 on " +
                          std::string(AI.Name) + ", got " +
                          std::to_string(C.BlockN));
-  if (P.Promote != 0)
-    return fail(
-        Why,
-        std::string(T.KScaleBlock ? "block scales need" : "promote needs") +
-            " FP32 promotion, which only the sm_90a kernel has "
-            "so far; " +
-            std::string(AI.Name) + "'s cp.async + mma.sync kernel does not");
   P.WarpsM = 2;
   P.WarpsN = C.BlockM * C.BlockN >= 128 * 256 ? 4 : 2;
   int64_t WarpTileM = C.BlockM / P.WarpsM, WarpTileN = C.BlockN / P.WarpsN;
@@ -159,6 +160,11 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
   if (P.AccRegsPerThread > 128)
     return fail(Why, "accumulator needs " + std::to_string(P.AccRegsPerThread) +
                          " registers per thread (limit 128)");
+  if (!checkPromotedAccumulators(P,
+                                 "the warp tile " + std::to_string(WarpTileM) +
+                                     "x" + std::to_string(WarpTileN),
+                                 Why))
+    return false;
   P.Threads = 32 * P.WarpsM * P.WarpsN;
   P.SmemBytes = C.Stages * (C.BlockM + C.BlockN) * P.BlockK * Elem + 128;
   P.MmaAtom = std::string("mma.sync.m16n8k") + std::to_string(32 / Elem) +

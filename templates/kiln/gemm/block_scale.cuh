@@ -59,4 +59,54 @@ make_k_scale(const float *ptr, int32_t rows, int32_t k) {
   return {ptr, rows, (rows + RowDiv - 1) / RowDiv, (k + KDiv - 1) / KDiv};
 }
 
+/// Whether B's scale is constant over each n8 block of columns (so it is
+/// loaded per block, not per column).
+template <class SB> constexpr bool kScalePerBlock = false;
+template <int R, int K, int D, bool H>
+constexpr bool kScalePerBlock<KScale<R, K, D, H>> = !H || R % 8 == 0;
+
+/// The B-side scales one thread needs for one K block, for a span of WIDTH
+/// columns from N0 (a tile or a warp tile, N0 a multiple of 8) in n8
+/// blocks: column 8j + 2*(lane%4) + e of the span (the MMA fragments' map).
+/// When B's row block is a multiple of 8 a whole n8 block shares one value,
+/// and a span touches at most kSpan scale blocks: they are loaded once and
+/// selected per n8 block. Otherwise the scale is read per column.
+template <int Width, class SB, bool PerBlock = kScalePerBlock<SB>>
+struct ColumnScales;
+
+template <int Width, class SB> struct ColumnScales<Width, SB, true> {
+  static constexpr int kDiv = SB::kRowDiv;
+  /// Scale blocks a span can touch (one for a k-only scale).
+  static constexpr int kSpan =
+      !SB::kHasRow || kDiv % Width == 0 ? 1 : (Width - 1) / kDiv + 2;
+  float v[kSpan];
+  int32_t first;
+  KILN_DEVICE void load(const SB &sb, int32_t n0, int32_t k0) {
+    first = SB::kHasRow ? n0 / kDiv : 0;
+#pragma unroll
+    for (int t = 0; t < kSpan; ++t)
+      v[t] = sb.at((first + t) * kDiv, k0);
+  }
+  KILN_DEVICE float at(const SB &, int32_t n0, int j, int, int32_t) const {
+    if constexpr (kSpan == 1) {
+      return v[0];
+    } else {
+      const int32_t t = (n0 + 8 * j) / kDiv - first;
+      float s = v[0];
+#pragma unroll
+      for (int u = 1; u < kSpan; ++u)
+        s = t == u ? v[u] : s;
+      return s;
+    }
+  }
+};
+
+template <int Width, class SB> struct ColumnScales<Width, SB, false> {
+  KILN_DEVICE void load(const SB &, int32_t, int32_t) {}
+  KILN_DEVICE float at(const SB &sb, int32_t n0, int j, int e,
+                       int32_t k0) const {
+    return sb.at(n0 + 8 * j + 2 * int(threadIdx.x % 4) + e, k0);
+  }
+};
+
 } // namespace kiln::gemm

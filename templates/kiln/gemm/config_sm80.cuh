@@ -14,7 +14,7 @@
 namespace kiln::sm80 {
 
 template <class TA_, class TB_, int BM, int BN, int BK, int Stages, int WarpsM,
-          int WarpsN, int RasterAlongN, int GroupM>
+          int WarpsN, int RasterAlongN, int GroupM, int Promote = 0>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -39,6 +39,8 @@ struct GemmConfig {
     kStageBytesA = BM * kRowBytes,
     kStageBytesB = BN * kRowBytes,
     kAccumPerThread = kWarpM * kWarpN / 32,
+    /// K elements per FP32 promotion (gemm/promote_sm80.cuh); 0 = none.
+    kPromote = Promote,
   };
   static constexpr int kThreads = 32 * WarpsM * WarpsN;
   /// Dynamic shared memory to launch with: the stage ring + 128 bytes of
@@ -72,6 +74,12 @@ struct GemmConfig {
   static_assert(kThreads <= 1024,
                 "kiln::sm80::GemmConfig: at most 32 warps per CTA");
   static_assert(GroupM >= 1, "kiln::sm80::GemmConfig: GroupM must be >= 1");
+  static_assert(
+      Promote >= 0 && Promote % BK == 0,
+      "kiln::sm80::GemmConfig: Promote must be 0 or a multiple of BK");
+  static_assert(Promote == 0 || 2 * kAccumPerThread <= 192,
+                "kiln::sm80::GemmConfig: promotion doubles the accumulators; "
+                "(BM/WarpsM)*(BN/WarpsN)/32 must be <= 96");
 };
 
 } // namespace kiln::sm80

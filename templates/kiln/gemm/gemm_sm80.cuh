@@ -24,6 +24,7 @@
 #include "kiln/gemm/config_sm80.cuh"
 #include "kiln/gemm/epilogue.cuh"
 #include "kiln/gemm/mainloop_sm80_cp_async_mma.cuh"
+#include "kiln/gemm/promote_sm80.cuh"
 #include "kiln/tile/fragment.cuh"
 #include "kiln/tile/scheduler.cuh"
 
@@ -98,9 +99,15 @@ KILN_DEVICE void store_staged(const Accum<Cfg> &acc, uint32_t smem, TOut *D,
 }
 
 /// Body of a generated mma.sync GEMM kernel; see the host contract above.
-template <class Cfg, auto Epi, class TOut, class... Args>
+/// SA and SB are the block scales of A's and B's side (gemm/block_scale.cuh;
+/// gemm::NoKScale for none); they need Cfg::kPromote > 0.
+template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
 KILN_DEVICE void gemm(const typename Cfg::TA *A, const typename Cfg::TB *B,
-                      TOut *D, int32_t M, int32_t N, int32_t K, Args... args) {
+                      TOut *D, int32_t M, int32_t N, int32_t K, SA sa, SB sb,
+                      Args... args) {
+  static_assert(Cfg::kPromote > 0 || (!SA::kPresent && !SB::kPresent),
+                "kiln::sm80::gemm: block scales need FP32 promotion "
+                "(Cfg::kPromote > 0)");
   static_assert(
       Cfg::kSmemBytes <= max_smem_per_block(KILN_ARCH),
       "kiln::sm80::gemm: Cfg::kSmemBytes exceeds this target's shared memory "
@@ -116,10 +123,23 @@ KILN_DEVICE void gemm(const typename Cfg::TA *A, const typename Cfg::TB *B,
   const int warp_m = warp / Cfg::kWarpsN, warp_n = warp % Cfg::kWarpsN;
   const int32_t m0 = tile.m * Cfg::kBM, n0 = tile.n * Cfg::kBN;
   const uint32_t smem = arch::dynamic_smem_aligned<128>();
-  Accum<Cfg> acc;
-  mainloop(acc, smem, A, B, M, N, K, m0, n0, warp_m, warp_n);
   const int32_t wm0 = m0 + warp_m * Cfg::kWarpM,
                 wn0 = n0 + warp_n * Cfg::kWarpN;
+  Accum<Cfg> acc;
+  if constexpr (Cfg::kPromote == 0) {
+    mainloop(acc, smem, A, B, M, N, K, m0, n0, warp_m, warp_n);
+  } else {
+#pragma unroll
+    for (int i = 0; i < Accum<Cfg>::kTilesM; ++i)
+#pragma unroll
+      for (int j = 0; j < Accum<Cfg>::kTilesN; ++j)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          acc.v[i][j][r] = 0.0f;
+    Accum<Cfg> part;
+    mainloop(part, smem, A, B, M, N, K, m0, n0, warp_m, warp_n,
+             Promoter<Cfg, SA, SB>{acc, sa, sb, wm0, wn0});
+  }
   if constexpr (Cfg::kThreads / 32 * 2048 <=
                 Cfg::kStages * (Cfg::kStageBytesA + Cfg::kStageBytesB)) {
     __syncthreads(); // every warp is done reading the stage ring

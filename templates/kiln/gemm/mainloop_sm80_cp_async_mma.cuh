@@ -126,12 +126,19 @@ KILN_DEVICE void mma_stage(Accum<Cfg> &acc, uint32_t a_stage, uint32_t b_stage,
   }
 }
 
+/// Does nothing after a K-tile (the plain mainloop).
+struct NoTileHook {
+  template <class Acc> KILN_DEVICE void operator()(Acc &, int32_t, int32_t) {}
+};
+
 /// Accumulate the (M0, N0) tile over all of K into ACC (warp WARP_M, WARP_N).
-template <class Cfg>
-KILN_DEVICE void mainloop(Accum<Cfg> &acc, uint32_t smem,
-                          const typename Cfg::TA *A, const typename Cfg::TB *B,
-                          int32_t M, int32_t N, int32_t K, int32_t m0,
-                          int32_t n0, int warp_m, int warp_n) {
+/// AFTER(acc, kt, ktiles) runs after K-tile kt's MMAs (FP32 promotion,
+/// gemm/promote_sm80.cuh, reads and restarts ACC there).
+template <class Cfg, class AfterTile = NoTileHook>
+KILN_DEVICE void
+mainloop(Accum<Cfg> &acc, uint32_t smem, const typename Cfg::TA *A,
+         const typename Cfg::TB *B, int32_t M, int32_t N, int32_t K, int32_t m0,
+         int32_t n0, int warp_m, int warp_n, AfterTile after = {}) {
   constexpr int S = Cfg::kStages;
   const uint32_t b_base = smem + S * Cfg::kStageBytesA;
   const TileLoader<Cfg, typename Cfg::TA, Cfg::kBM> load_a(A, m0, M, K);
@@ -179,6 +186,7 @@ KILN_DEVICE void mainloop(Accum<Cfg> &acc, uint32_t smem,
     arch::cp_async_commit();
     mma_stage(acc, smem + read * Cfg::kStageBytesA,
               b_base + read * Cfg::kStageBytesB, a_off, b_off);
+    after(acc, kt, ktiles);
     read = read + 1 == S ? 0 : read + 1;
     write = write + 1 == S ? 0 : write + 1;
   }

@@ -18,8 +18,7 @@
 // Per thread, element 4j + 2h + e of m64 slice i is row 16*warp + lane/4 +
 // 8h of the slice and column 8j + 2*(lane%4) + e of the tile (wgmma D
 // fragment, kiln/arch/wgmma_sm90.cuh). A's scale is loaded per row (2 per
-// slice), B's per 8-column block when its row block is a multiple of 8
-// (at most kSpan values per tile), else per column.
+// slice), B's through gemm::ColumnScales (block_scale.cuh).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -29,53 +28,10 @@
 
 namespace kiln::sm90 {
 
-/// The B-side scales one thread needs for one K block: a handful of values
-/// when B's row block is a multiple of 8 (a whole n8 block shares one).
-template <class Cfg, class SB, bool PerBlock> struct ColumnScales;
-
-template <class Cfg, class SB> struct ColumnScales<Cfg, SB, true> {
-  static constexpr int kDiv = SB::kRowDiv;
-  /// Scale blocks a tile can touch (one for a k-only scale).
-  static constexpr int kSpan =
-      !SB::kHasRow || kDiv % Cfg::kBN == 0 ? 1 : (Cfg::kBN - 1) / kDiv + 2;
-  float v[kSpan];
-  int32_t first;
-  KILN_DEVICE void load(const SB &sb, int32_t n0, int32_t k0) {
-    first = SB::kHasRow ? n0 / kDiv : 0;
-#pragma unroll
-    for (int t = 0; t < kSpan; ++t)
-      v[t] = sb.at((first + t) * kDiv, k0);
-  }
-  KILN_DEVICE float at(const SB &, int32_t n0, int j, int, int32_t) const {
-    if constexpr (kSpan == 1) {
-      return v[0];
-    } else {
-      const int32_t t = (n0 + 8 * j) / kDiv - first;
-      float s = v[0];
-#pragma unroll
-      for (int u = 1; u < kSpan; ++u)
-        s = t == u ? v[u] : s;
-      return s;
-    }
-  }
-};
-
-template <class Cfg, class SB> struct ColumnScales<Cfg, SB, false> {
-  KILN_DEVICE void load(const SB &, int32_t, int32_t) {}
-  KILN_DEVICE float at(const SB &sb, int32_t n0, int j, int e,
-                       int32_t k0) const {
-    return sb.at(n0 + 8 * j + 2 * int(threadIdx.x % 4) + e, k0);
-  }
-};
-
-template <class SB> constexpr bool kScalePerBlock = false;
-template <int R, int K, int D, bool H>
-constexpr bool kScalePerBlock<gemm::KScale<R, K, D, H>> = !H || R % 8 == 0;
-
 /// The scales of one promotion: A's per row of this thread, B's per column.
 template <class Cfg, class SA, class SB> struct PromotionScales {
   float row[Cfg::kMmaM][2];
-  ColumnScales<Cfg, SB, kScalePerBlock<SB>> col;
+  gemm::ColumnScales<Cfg::kBN, SB> col;
 
   KILN_DEVICE void load(const SA &sa, const SB &sb, int wg, int32_t m0,
                         int32_t n0, int32_t k0) {

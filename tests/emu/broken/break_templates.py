@@ -55,7 +55,7 @@ BREAKS = {
                  "  while (ktiles > 0)\n    arch::fence_proxy_async_shared();"),
     # Block scales: a tile whose columns span two 128-row scale blocks of B
     # uses the first block's scale for all of them.
-    "scale-one-block": ("kiln/gemm/promote_sm90.cuh",
+    "scale-one-block": ("kiln/gemm/block_scale.cuh",
                         "        s = t == u ? v[u] : s;",
                         "        s = t == u ? v[0] : s;"),
     # Promotion: the first wgmma of a K block adds to the previous block's
@@ -81,6 +81,11 @@ BREAKS = {
         release_stage(smem.empty(held_stage), multicast, peer);
       release_stage(smem.empty(pos.stage), multicast, peer);
       held = false;"""),
+    # sm80 promotion: the mma.sync partial sum is not restarted after it was
+    # promoted, so every block is added again at each later promotion.
+    "promote80-no-restart": ("kiln/gemm/promote_sm80.cuh",
+                             "            p = 0.0f;\n",
+                             ""),
     # sm80: the cp.async pipeline's wait leaves one group too many in flight.
     "cp-async-wait": ("kiln/gemm/mainloop_sm80_cp_async_mma.cuh",
                       "arch::cp_async_wait<S - 2>();",

@@ -23,8 +23,8 @@ std::string renameParameters(const std::string &Cuda,
                              const std::vector<std::string> &Names);
 
 /// The parameter names of Op's kernel and epilogue function, in the order
-/// -kiln-lower-to-emitc emits them. Sm90 selects the TMA kernel's ABI (and
-/// names its two block-scale locals, kscale_a and kscale_b).
+/// -kiln-lower-to-emitc emits them, then the kernel's two block-scale locals
+/// (kscale_a, kscale_b). Sm90 selects the TMA kernel's ABI.
 std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90);
 std::vector<std::string> epilogueParameterNames(const OpModel &Op);
 

@@ -5,10 +5,10 @@
 // __global__` kernel that calls the template collective of its plan's path.
 // The kernel's parameters are its ABI, documented in docs/ARCHITECTURE.md:
 //   sm90_tma_wgmma:    (TmaDescriptor tma_A, TmaDescriptor tma_B, D*, M, N, K,
-//                       epilogue operands...); block scales are epilogue
-//                       operands, passed to the collective as
-//                       kiln::gemm::KScale values (gemm/block_scale.cuh)
+//                       epilogue operands...)
 //   sm80_cp_async_mma: (const A*, const B*, D*, M, N, K, epilogue operands...)
+// Block scales are epilogue operands; both collectives take them, after K,
+// as kiln::gemm::KScale values (gemm/block_scale.cuh; NoKScale for none).
 //
 //===----------------------------------------------------------------------===//
 #include "EpilogueToEmitC.h"
@@ -67,7 +67,7 @@ std::string banner(func::FuncOp F, TiledGemmOp Op) {
       .str();
 }
 
-/// The block-scale argument of one operand side of an sm_90a kernel:
+/// The block-scale argument of one operand side of a kernel:
 /// `kiln::gemm::make_k_scale<RowDiv, KDiv, KDim, HasRow>(ptr, rows, K)`, or
 /// `kiln::gemm::NoKScale()` when the side has none. Kernel arguments: M, N
 /// and K are 3, 4 and 5, epilogue operand I is 6 + I.
@@ -152,13 +152,8 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   // extra arguments (M, N, operands...).
   SmallVector<Value> Args(Entry->getArguments().begin(),
                           Entry->getArguments().begin() + 6);
-  if (Sm90) {
-    Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/false));
-    Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true));
-  } else if (Op.getKScalesAttr()) {
-    return Op.emitError("block scales need the sm_90a kernel (FP32 "
-                        "promotion); the mma.sync kernel has none yet");
-  }
+  Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/false));
+  Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true));
   Args.append({Entry->getArgument(3), Entry->getArgument(4)});
   for (unsigned I = 6; I < Entry->getNumArguments(); ++I)
     Args.push_back(Entry->getArgument(I));

@@ -1,0 +1,66 @@
+//===- kiln/gemm/promote_sm80.cuh - FP32 promotion, mma.sync ---*- CUDA -*-===//
+//
+// FP32 promotion for the cp.async + mma.sync mainloop (sm_89's FP8 path):
+// the mma.sync accumulators PART sum Cfg::kPromote elements of K, then each
+// thread adds PART, times the block scales of that K block, into OUT (one
+// fp32 FMA per accumulator) and zeroes PART. It runs as the mainloop's
+// per-K-tile hook, after the tile's MMAs (mma.sync is synchronous: PART is
+// final there). The same arithmetic as the sm_90a kernel's
+// (gemm/promote_sm90.cuh) and the interpreter's.
+//
+// Fragment map (kiln/tile/fragment.cuh, mma_acc_coord): register r of the
+// m16n8 tile (i, j) of a warp sits at row 16i + lane/4 + 8(r/2), column
+// 8j + 2(lane%4) + r%2 of the warp tile. A's scale is read per row (2 per
+// m16 tile), B's through gemm::ColumnScales (block_scale.cuh).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/gemm/block_scale.cuh"
+#include "kiln/gemm/mainloop_sm80_cp_async_mma.cuh"
+
+namespace kiln::sm80 {
+
+/// The mainloop hook that promotes into OUT every Cfg::kPromote elements
+/// of K (and at the end of K); see the file comment.
+template <class Cfg, class SA, class SB> struct Promoter {
+  Accum<Cfg> &out;
+  const SA &sa;
+  const SB &sb;
+  int32_t wm0, wn0; ///< The warp tile's first row and column in D.
+
+  KILN_DEVICE void operator()(Accum<Cfg> &part, int32_t kt, int32_t ktiles) {
+    constexpr int kTilesPerPromote = Cfg::kPromote / Cfg::kBK;
+    constexpr int kTilesM = Accum<Cfg>::kTilesM, kTilesN = Accum<Cfg>::kTilesN;
+    const int32_t in_block = kt % kTilesPerPromote;
+    if (in_block != kTilesPerPromote - 1 && kt != ktiles - 1)
+      return;
+    const int32_t k0 = (kt - in_block) * Cfg::kBK;
+    const int lane = threadIdx.x % 32;
+    float row[kTilesM][2];
+#pragma unroll
+    for (int i = 0; i < kTilesM; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        row[i][h] = sa.at(wm0 + 16 * i + lane / 4 + 8 * h, k0);
+    gemm::ColumnScales<Cfg::kWarpN, SB> col;
+    col.load(sb, wn0, k0);
+#pragma unroll
+    for (int j = 0; j < kTilesN; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float c = col.at(sb, wn0, j, e, k0);
+#pragma unroll
+        for (int i = 0; i < kTilesM; ++i)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            float &p = part.v[i][j][2 * h + e];
+            out.v[i][j][2 * h + e] =
+                fmaf(p, row[i][h] * c, out.v[i][j][2 * h + e]);
+            p = 0.0f;
+          }
+      }
+  }
+};
+
+} // namespace kiln::sm80
