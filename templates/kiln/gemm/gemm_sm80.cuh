@@ -129,13 +129,7 @@ KILN_DEVICE void gemm(const typename Cfg::TA *A, const typename Cfg::TB *B,
   if constexpr (Cfg::kPromote == 0) {
     mainloop(acc, smem, A, B, M, N, K, m0, n0, warp_m, warp_n);
   } else {
-#pragma unroll
-    for (int i = 0; i < Accum<Cfg>::kTilesM; ++i)
-#pragma unroll
-      for (int j = 0; j < Accum<Cfg>::kTilesN; ++j)
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-          acc.v[i][j][r] = 0.0f;
+    acc.zero();
     Accum<Cfg> part;
     mainloop(part, smem, A, B, M, N, K, m0, n0, warp_m, warp_n,
              Promoter<Cfg, SA, SB>{acc, sa, sb, wm0, wn0});

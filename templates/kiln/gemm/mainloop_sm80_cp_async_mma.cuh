@@ -86,6 +86,15 @@ template <class Cfg, class T, int Rows> struct TileLoader {
 template <class Cfg> struct Accum {
   enum : int { kTilesM = Cfg::kWarpM / 16, kTilesN = Cfg::kWarpN / 8 };
   float v[kTilesM][kTilesN][4];
+  KILN_DEVICE void zero() {
+#pragma unroll
+    for (int i = 0; i < kTilesM; ++i)
+#pragma unroll
+      for (int j = 0; j < kTilesN; ++j)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          v[i][j][r] = 0.0f;
+  }
 };
 
 /// Multiply one stage: every warp sweeps the stage's K in 32-byte steps.
@@ -155,13 +164,7 @@ mainloop(Accum<Cfg> &acc, uint32_t smem, const typename Cfg::TA *A,
       tile::swizzled_chunk(warp_n * Cfg::kWarpN + 8 * (lane / 16) + lane % 8,
                            (lane / 8) % 2, Cfg::kRowBytes);
 
-#pragma unroll
-  for (int i = 0; i < Accum<Cfg>::kTilesM; ++i)
-#pragma unroll
-    for (int j = 0; j < Accum<Cfg>::kTilesN; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r)
-        acc.v[i][j][r] = 0.0f;
+  acc.zero();
 
   const int32_t ktiles = (K + Cfg::kBK - 1) / Cfg::kBK;
   // Prologue: K-tiles 0..S-2 in flight, one commit group each (empty groups
