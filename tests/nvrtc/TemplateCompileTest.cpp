@@ -143,8 +143,8 @@ std::string sm90Kernel(const std::string &name, const std::string &ta,
        "const kiln::bf16* bias) {\n  kiln::sm90::gemm<kiln::sm90::GemmConfig<"
     << ta << ", " << tb << ", " << bm << ", " << bn << ", " << bk << ", "
     << stages << ", " << cm << ", " << cn << ", " << raster << ", " << group
-    << ">, kiln_epilogue>(tma_A, tma_B, D, M, N, K, scale_a, scale_b, "
-       "bias);\n}\n";
+    << ">, kiln_epilogue>(tma_A, tma_B, D, M, N, K, kiln::gemm::NoKScale(), "
+       "kiln::gemm::NoKScale(), scale_a, scale_b, bias);\n}\n";
   return s.str();
 }
 
@@ -162,7 +162,8 @@ std::string sm80Kernel(const std::string &name, const std::string &ta,
        "const kiln::bf16* bias) {\n  kiln::sm80::gemm<kiln::sm80::GemmConfig<"
     << ta << ", " << tb << ", " << bm << ", " << bn << ", " << bk << ", "
     << stages << ", " << wm << ", " << wn << ", " << raster << ", " << group
-    << ">, kiln_epilogue>(A, B, D, M, N, K, scale_a, scale_b, bias);\n}\n";
+    << ">, kiln_epilogue>(A, B, D, M, N, K, kiln::gemm::NoKScale(), "
+       "kiln::gemm::NoKScale(), scale_a, scale_b, bias);\n}\n";
   return s.str();
 }
 

@@ -7,5 +7,5 @@ static __device__ __forceinline__ float kiln_epilogue(float acc, int32_t m, int3
 extern "C" __global__ __launch_bounds__(128, 1) void gemm_fp8_sm89_kernel(
     const kiln::f8e4m3* A, const kiln::f8e4m3* B, kiln::bf16* D, int32_t M, int32_t N, int32_t K,
     const float* scale_a, const float* scale_b, const kiln::bf16* bias) {
-  kiln::sm80::gemm<kiln::sm80::GemmConfig<kiln::f8e4m3, kiln::f8e4m3, 128, 128, 128, 3, 2, 2, 0, 8>, kiln_epilogue>(A, B, D, M, N, K, scale_a, scale_b, bias);
+  kiln::sm80::gemm<kiln::sm80::GemmConfig<kiln::f8e4m3, kiln::f8e4m3, 128, 128, 128, 3, 2, 2, 0, 8>, kiln_epilogue>(A, B, D, M, N, K, kiln::gemm::NoKScale(), kiln::gemm::NoKScale(), scale_a, scale_b, bias);
 }

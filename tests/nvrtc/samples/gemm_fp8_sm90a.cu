@@ -8,5 +8,5 @@ extern "C" __global__ __launch_bounds__(384, 1) void gemm_fp8_sm90a_kernel(
     const __grid_constant__ kiln::TmaDescriptor tma_A, const __grid_constant__ kiln::TmaDescriptor tma_B,
     kiln::bf16* D, int32_t M, int32_t N, int32_t K,
     const float* scale_a, const float* scale_b, const kiln::bf16* bias) {
-  kiln::sm90::gemm<kiln::sm90::GemmConfig<kiln::f8e4m3, kiln::f8e4m3, 128, 128, 128, 4, 1, 1, 0, 8>, kiln_epilogue>(tma_A, tma_B, D, M, N, K, scale_a, scale_b, bias);
+  kiln::sm90::gemm<kiln::sm90::GemmConfig<kiln::f8e4m3, kiln::f8e4m3, 128, 128, 128, 4, 1, 1, 0, 8>, kiln_epilogue>(tma_A, tma_B, D, M, N, K, kiln::gemm::NoKScale(), kiln::gemm::NoKScale(), scale_a, scale_b, bias);
 }
