@@ -1,4 +1,5 @@
-//===- DriverState.cpp - The emulated driver's state ------------------------===//
+//===- DriverState.cpp - The emulated driver's state
+//------------------------===//
 //
 // The shared state, the launch (checked as the driver checks it, then run on
 // the emulator), and the error names and sentences.
@@ -44,6 +45,11 @@ uint64_t envNumber(const char *Name, uint64_t Default) {
   else if (End && (*End == 'M' || *End == 'm'))
     N <<= 20;
   return N;
+}
+
+int smCount(const DeviceSpec &Spec) {
+  uint64_t N = envNumber("KILN_EMU_SM_COUNT", uint64_t(Spec.SmCount));
+  return N >= 1 && N <= 4096 ? int(N) : Spec.SmCount;
 }
 
 /// Sets the explanation of a refused call and returns R.

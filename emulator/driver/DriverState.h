@@ -54,6 +54,10 @@ const char *env(const char *Name);
 /// A byte count or number from the environment (suffixes M, G), else
 /// Default.
 uint64_t envNumber(const char *Name, uint64_t Default);
+/// The SM count the emulated device reports: Spec's, or KILN_EMU_SM_COUNT
+/// (a smaller GPU, so that a persistent kernel's CTAs loop over several
+/// tiles at the sizes tests can afford).
+int smCount(const DeviceSpec &Spec);
 /// Sets the explanation of a refused call and returns R.
 CUresult refuse(CUresult R, const std::string &Why);
 /// The pending asynchronous error, reported (and, unless sticky, cleared)

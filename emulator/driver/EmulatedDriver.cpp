@@ -181,7 +181,7 @@ CUresult cuDeviceGetAttribute(int *V, CUdevice_attribute A, CUdevice Dev) {
     *V = S.ClockKHz;
     break;
   case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
-    *V = S.SmCount;
+    *V = smCount(S);
     break;
   case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE:
     *V = S.MemoryClockKHz;
@@ -258,6 +258,13 @@ CUresult cuCtxSetCurrent(CUcontext Ctx) {
 
 CUresult cuCtxGetCurrent(CUcontext *Ctx) {
   *Ctx = Current;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetDevice(CUdevice *Dev) {
+  if (!Current)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *Dev = 0;
   return CUDA_SUCCESS;
 }
 

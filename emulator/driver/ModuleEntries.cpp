@@ -1,4 +1,5 @@
-//===- ModuleEntries.cpp - libkiln-emu.so: modules and launches -------------===//
+//===- ModuleEntries.cpp - libkiln-emu.so: modules and launches
+//-------------===//
 //
 // cuModuleLoadData (emulator modules only: a cubin is refused by name),
 // functions and their attributes, cuLaunchKernel(Ex), and
@@ -117,7 +118,7 @@ CUresult cuFuncSetAttribute(CUfunction Fn, CUfunction_attribute A, int V) {
 CUresult cuOccupancyMaxActiveClusters(int *N, CUfunction,
                                       const CUlaunchConfig *) {
   KILN_EMU_ENTER();
-  *N = D.Spec->SmCount / 2;
+  *N = smCount(*D.Spec) / 2;
   return CUDA_SUCCESS;
 }
 

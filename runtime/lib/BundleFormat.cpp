@@ -62,7 +62,8 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
      << "shape tma " << (Sh.TmaWgmma ? 1 : 0) << " a " << dtypeName(Sh.A)
      << " b " << dtypeName(Sh.B) << " block " << Sh.BlockM << ' ' << Sh.BlockN
      << ' ' << Sh.BlockK << " cluster " << Sh.ClusterM << ' ' << Sh.ClusterN
-     << " threads " << Sh.Threads << " smem " << Sh.SmemBytes << '\n'
+     << " threads " << Sh.Threads << " smem " << Sh.SmemBytes
+     << (Sh.Persistent ? " persistent 1" : "") << '\n'
      << "entry " << K.Entry << '\n'
      << "cubin " << K.Cubin.size() << ' ' << sha256Hex(K.Cubin) << '\n'
      << "end\n";
@@ -221,7 +222,10 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   K.TunedFor = {R.integer(W[1], 1, INT32_MAX), R.integer(W[2], 1, INT32_MAX),
                 R.integer(W[3], 0, INT32_MAX)};
   W = R.expect("shape");
-  R.count(W, 18);
+  // A persistent kernel's line ends in "persistent 1"; earlier bundles'
+  // lines have no such field.
+  if (W.size() != 20 || W[18] != "persistent")
+    R.count(W, 18);
   const char *Keys[] = {"tma", "a", "b", "block", "cluster", "threads", "smem"};
   const size_t At[] = {1, 3, 5, 7, 11, 14, 16};
   for (size_t I = 0; I < 7; ++I)
@@ -239,6 +243,7 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   Sh.ClusterN = R.integer(W[13], 1, 2);
   Sh.Threads = R.integer(W[15], 32, 1024);
   Sh.SmemBytes = R.integer(W[17], 0, 1 << 20);
+  Sh.Persistent = W.size() == 20 && R.integer(W[19], 0, 1) == 1;
   W = R.expect("entry");
   R.count(W, 2);
   K.Entry = W[1];

@@ -114,6 +114,14 @@ GemmLauncher::GemmLauncher(const CudaDriver &Driver, const std::string &Cubin,
   KILN_CU_CHECK(Driver, cuFuncSetAttribute, Function,
                 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 int(Shape.SmemBytes));
+  if (Shape.Persistent) {
+    CUdevice Device = 0;
+    int Sms = 0;
+    KILN_CU_CHECK(Driver, cuCtxGetDevice, &Device);
+    KILN_CU_CHECK(Driver, cuDeviceGetAttribute, &Sms,
+                  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Device);
+    SmCount = Sms;
+  }
   // ABI order: (tma_A, tma_B | A, B), D, M, N, K, operands...
   if (Shape.TmaWgmma) {
     Params.push_back(&TmaA);
@@ -153,7 +161,7 @@ void GemmLauncher::launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr D,
   for (size_t I = 0; I < NumOperands; ++I)
     OperandValues[I] = Operands[I];
 
-  LaunchDims Dims = launchDims(Shape, M, N);
+  LaunchDims Dims = dims(M, N);
   CUlaunchAttribute Cluster{};
   Cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
   Cluster.value.clusterDim.x = Dims.ClusterX;

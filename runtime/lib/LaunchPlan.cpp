@@ -1,6 +1,8 @@
 //===- LaunchPlan.cpp - How to launch a generated GEMM kernel -------------===//
 #include "kiln/Runtime/LaunchPlan.h"
 
+#include <algorithm>
+
 namespace kiln {
 
 namespace {
@@ -97,11 +99,15 @@ TensorMapSpec tensorMapForB(const GemmKernelShape &Kernel, int64_t N,
   return operandMap(Kernel.B, N, K, Kernel.BlockK, Box);
 }
 
-LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N) {
+LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N,
+                      int64_t SmCount) {
   LaunchDims D;
   int64_t Cluster = Kernel.ClusterM * Kernel.ClusterN;
   int64_t Tiles = ceilDiv(M, Kernel.BlockM) * ceilDiv(N, Kernel.BlockN);
-  D.GridX = unsigned(ceilDiv(Tiles, Cluster) * Cluster);
+  int64_t Grid = ceilDiv(Tiles, Cluster) * Cluster;
+  if (Kernel.Persistent)
+    Grid = std::min(Grid, std::max(Cluster, SmCount / Cluster * Cluster));
+  D.GridX = unsigned(Grid);
   D.BlockX = unsigned(Kernel.Threads);
   D.SmemBytes = unsigned(Kernel.SmemBytes);
   D.ClusterX = unsigned(Cluster);

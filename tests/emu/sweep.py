@@ -12,6 +12,10 @@ sample: configurations are added until every value of every knob has
 appeared, then a few more drawn with a fixed seed. A few configurations also
 run the edge shapes M=1, K=0 and N not a multiple of 8. Prints one line per
 failure with the command that reproduces it, and a summary.
+
+The emulated GPU has 3 SMs here (KILN_EMU_SM_COUNT, unless set): a
+persistent kernel (schedule=persistent) then runs 2 or 3 CTAs, each looping
+over several tiles of these small shapes, as on a GPU at full size.
 """
 import argparse
 import concurrent.futures
@@ -87,6 +91,7 @@ def main():
     everything = configs(a.kiln, a.example, a.arch)
     chosen = everything if full else stratified(everything, a.extra, 2026)
     env = dict(os.environ, KILN_EMU_THREADS="1")
+    env.setdefault("KILN_EMU_SM_COUNT", "3")
     if a.cache:
         env["KILN_CACHE_DIR"] = a.cache
     jobs = []

@@ -113,6 +113,8 @@ int main(int argc, char **argv) {
     std::mutex Mu;
     double Seconds = 0, Slowest = 0;
     int MaxRegs = 0, Spilling = 0;
+    std::vector<std::string> Spills; // "config: N B"
+
     auto Worker = [&] {
       for (size_t I; (I = Next++) < Configs.size();) {
         Outcome O = compileOne(Op, Path, *Target, Configs[I]);
@@ -121,7 +123,12 @@ int main(int argc, char **argv) {
         Slowest = std::max(Slowest, O.Nvrtc.Seconds);
         if (O.Ok) {
           MaxRegs = std::max(MaxRegs, O.Nvrtc.Resources->Registers);
-          Spilling += O.Nvrtc.Resources->SpillStoreBytes > 0;
+          if (O.Nvrtc.Resources->SpillStoreBytes > 0) {
+            ++Spilling;
+            Spills.push_back(
+                Configs[I].str() + ": " +
+                std::to_string(O.Nvrtc.Resources->SpillStoreBytes) + " B");
+          }
         } else {
           ++Failures;
           std::cerr << "FAIL " << Op.Name << " " << ArchName << " "
@@ -142,6 +149,9 @@ int main(int argc, char **argv) {
               << (Configs.empty() ? 0 : Seconds / Configs.size())
               << " s, slowest " << Slowest << " s, max registers " << MaxRegs
               << ", " << Spilling << " spill\n";
+    std::sort(Spills.begin(), Spills.end());
+    for (const std::string &S : Spills)
+      std::cout << "  spills " << S << "\n";
     if (Configs.empty()) {
       std::cerr << "FAIL " << Op.Name << ": no configuration for " << ArchName
                 << "\n";

@@ -46,6 +46,7 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
                     15);
   std::vector<CompiledKernel> In = {kernelFor(64, Cubin),
                                     kernelFor(4096, "second")};
+  In[1].Shape.Persistent = true;
   std::vector<CompiledKernel> Out =
       parseBundle(serializeBundle(In), "b.kbundle");
   REQUIRE(Out.size() == 2);
@@ -61,6 +62,8 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   CHECK(K.TunedFor == GemmDims{64, 2112, 7168});
   CHECK(K.Shape.ClusterM == 2);
   CHECK(K.Shape.SmemBytes == 132352);
+  CHECK_FALSE(K.Shape.Persistent); // written only when set: older bundles
+  CHECK(Out[1].Shape.Persistent);  // read as before
   CHECK(K.Shape.TmaWgmma);
   CHECK(K.Entry == "gemm_fp8");
 }

@@ -22,6 +22,19 @@ TEST_CASE("str() and parseKnobList round-trip every knob") {
   CHECK(D == C);
   CHECK(D.str() == "block_m=64,block_n=192,block_k=128,stages=5,cluster_m=2,"
                    "cluster_n=1,raster=n,group=4");
+  // promote and schedule are written only away from their defaults.
+  C.Promote = 256;
+  C.Sched = Schedule::Persistent;
+  KnobAssignment B;
+  REQUIRE(parseKnobList(C.str(), B, Error));
+  KernelConfig E;
+  REQUIRE(applyKnobs(B, E, Error));
+  CHECK(E == C);
+  CHECK(E.str() == "block_m=64,block_n=192,block_k=128,stages=5,cluster_m=2,"
+                   "cluster_n=1,raster=n,group=4,promote=256,"
+                   "schedule=persistent");
+  CHECK_FALSE(knobIsWritten(KernelConfig(), "schedule"));
+  CHECK(knobIsWritten(E, "schedule"));
 }
 
 TEST_CASE("parseKnobList reports the offending part") {
@@ -43,6 +56,11 @@ TEST_CASE("applyKnobs checks value kinds") {
   std::string Error;
   CHECK_FALSE(applyKnobs({{"raster", std::string("x")}}, C, Error));
   CHECK(Error == "raster must be m or n");
+  CHECK_FALSE(applyKnobs({{"schedule", std::string("stream")}}, C, Error));
+  CHECK(Error == "schedule must be grid or persistent");
+  CHECK_FALSE(applyKnobs({{"schedule", int64_t(1)}}, C, Error));
+  REQUIRE(applyKnobs({{"schedule", std::string("persistent")}}, C, Error));
+  CHECK(C.Sched == Schedule::Persistent);
   CHECK_FALSE(applyKnobs({{"stages", std::string("deep")}}, C, Error));
   CHECK(Error == "stages takes an integer, not 'deep'");
   CHECK_FALSE(applyKnobs({{"block_m", int64_t(0)}}, C, Error));

@@ -66,6 +66,22 @@ TEST_CASE("grid covers every tile, rounded to the cluster", "[launch]") {
   CHECK(D.GridX == 4);
 }
 
+TEST_CASE("a persistent grid is at most one CTA per SM, whole clusters",
+          "[launch]") {
+  GemmKernelShape S = fp8Sm90();
+  S.Persistent = true;
+  CHECK(launchDims(S, 4096, 2112, 132).GridX == 132); // 544 tiles
+  CHECK(launchDims(S, 256, 256, 132).GridX == 4);     // fewer tiles than SMs
+  CHECK(launchDims(S, 4096, 2112, 0).GridX == 1);     // at least one CTA
+  GemmKernelShape Pair = fp8Sm90(2, 1);
+  Pair.Persistent = true;
+  CHECK(launchDims(Pair, 4096, 2112, 133).GridX == 132);
+  CHECK(launchDims(Pair, 4096, 2112, 1).GridX == 2);
+  CHECK(launchDims(Pair, 129, 128, 132).GridX == 2);
+  // The SM count is read for persistent kernels only.
+  CHECK(launchDims(fp8Sm90(), 4096, 2112, 132).GridX == 32 * 17);
+}
+
 TEST_CASE("problems the kernels cannot take are refused, saying why",
           "[launch]") {
   GemmKernelShape S = fp8Sm90();

@@ -24,9 +24,11 @@ template <> constexpr DType dtypeOfStorage<kiln::f8e4m3>() {
 }
 template <> constexpr DType dtypeOfStorage<kiln::bf16>() { return DType::BF16; }
 
-template <class T, int BM, int BN, int BK, int S, int CM, int CN>
+template <class T, int BM, int BN, int BK, int S, int CM, int CN,
+          int Persistent = 0>
 void checkSm90() {
-  using Cfg = sm90::GemmConfig<T, T, BM, BN, BK, S, CM, CN, 0, 8>;
+  using Cfg =
+      sm90::GemmConfig<T, T, BM, BN, BK, S, CM, CN, 0, 8, 0, Persistent>;
   KernelConfig C;
   C.BlockM = BM;
   C.BlockN = BN;
@@ -34,11 +36,14 @@ void checkSm90() {
   C.Stages = S;
   C.ClusterM = CM;
   C.ClusterN = CN;
+  C.Sched = Persistent ? Schedule::Persistent : Schedule::Grid;
   GemmTypes Types{dtypeOfStorage<T>(), dtypeOfStorage<T>(), DType::BF16};
   KernelPlan P;
   std::string Why;
   INFO(C.str());
   REQUIRE(planKernel(Types, C, Arch::SM90a, P, Why));
+  CHECK(P.Persistent == bool(Cfg::kPersistent));
+  CHECK(P.EpilogueBytes == Cfg::kEpilogueBytes);
   CHECK(P.Threads == Cfg::kThreads);
   CHECK(P.SmemBytes == Cfg::kSmemBytes);
   CHECK(P.ConsumerWarpgroups == Cfg::kConsumers);
@@ -80,6 +85,34 @@ TEST_CASE("sm_90a plans agree with kiln::sm90::GemmConfig", "[plan]") {
   checkSm90<kiln::bf16, 128, 128, 64, 4, 1, 1>();
   checkSm90<kiln::bf16, 64, 192, 64, 6, 1, 1>();
   checkSm90<kiln::bf16, 256, 64, 64, 3, 2, 1>();
+  // Persistent kernels add 2 KB of epilogue staging per consumer warp.
+  checkSm90<kiln::f8e4m3, 64, 144, 128, 5, 1, 1, 1>();
+  checkSm90<kiln::f8e4m3, 128, 192, 128, 4, 2, 1, 1>();
+  checkSm90<kiln::bf16, 256, 128, 64, 3, 1, 2, 1>();
+}
+
+TEST_CASE("persistent kernels plan on sm_90a only", "[plan]") {
+  KernelConfig C;
+  C.Sched = Schedule::Persistent;
+  GemmTypes Types;
+  KernelPlan P;
+  std::string Why;
+  CHECK_FALSE(planKernel(Types, C, Arch::SM89, P, Why));
+  CHECK(Why.find("schedule=persistent needs the sm_90a kernel") !=
+        std::string::npos);
+  // 5 stages of 128 x 224 fit without the 16 KB of staging, not with it.
+  C.BlockM = 128;
+  C.BlockN = 224;
+  C.Stages = 5;
+  C.Sched = Schedule::Grid;
+  REQUIRE(planKernel(Types, C, Arch::SM90a, P, Why));
+  CHECK(P.SmemBytes == 5 * 352 * 128 + 1280);
+  C.Sched = Schedule::Persistent;
+  CHECK_FALSE(planKernel(Types, C, Arch::SM90a, P, Why));
+  CHECK(Why.find("shared memory 242944 B exceeds") != std::string::npos);
+  C.Stages = 4;
+  REQUIRE(planKernel(Types, C, Arch::SM90a, P, Why));
+  CHECK(P.SmemBytes == 4 * 352 * 128 + 16384 + 1280);
 }
 
 TEST_CASE("mma.sync plans agree with kiln::sm80::GemmConfig", "[plan]") {

@@ -144,7 +144,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   View.Rows = &Problem.rows();
   View.NonFiniteAll = Checked.NonFinite;
   View.Pass = Pass;
-  LaunchDims Dims = launchDims(Shape, Size.M, Size.N);
+  LaunchDims Dims = launchDims(Shape, Size.M, Size.N, Device.SmCount);
   std::string ArchName(archInfo(*Target).Name);
   if (Req.Json) {
     std::cout << "{\"op\": " << jsonString(Op.Name) << ", \"mode\": \""

@@ -100,8 +100,8 @@ struct SmModel {
     T.Prologue = S.LoadLatency;
     T.Mainloop = double(KTiles) * S.Stage + double(Promotions) * K * Promote1;
     // Epilogue: D (and [M, N] / vector operands) through the SM's port, plus
-    // the round trip of its operand loads (not overlapped: the kernels are
-    // not persistent).
+    // the round trip of its operand loads (not overlapped here; predictCost
+    // credits a persistent kernel's overlap with the next tile).
     T.Epilogue = K * EpiBytes / D.SmIngressBytesPerClk * ClkNs + EpiLoadNs;
     T.Total = T.Prologue + T.Mainloop + T.Epilogue;
     return T;
@@ -246,6 +246,11 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
     B.Waves += int64_t(std::llround(T.Count));
   B.WaveEfficiency = double(B.Tiles) / (double(B.Waves) * double(Slots));
   double OperandDram = 0, TotalNs = 0;
+  // Persistent kernels ("Persistent kernels" in docs/COST_MODEL.md): a CTA
+  // stays on its SM, and its producer loads the next tile while its
+  // consumers store this one, so every tile but a CTA's first hides
+  // min(prologue, epilogue).
+  double Overlap = 0;
   for (size_t W = 0; W < Waves.size(); ++W) {
     const WaveTraffic &T = Waves[W];
     if (T.Ctas == 0)
@@ -260,6 +265,15 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
     double DramNs = Dram / D.DramBytesPerSec * 1e9;
     double L2Ns = T.L2Bytes / D.L2BytesPerSec * 1e9;
     double WaveNs = std::max({Tile.Total, DramNs, L2Ns});
+    // Persistent: the first wave is as above, later ones hide the overlap
+    // (when the tiles, not bandwidth, set their time).
+    double LaterNs = WaveNs;
+    if (Plan.Persistent) {
+      Overlap = std::min(Tile.Prologue, Tile.Epilogue);
+      LaterNs = std::max({Tile.Total - Overlap, DramNs, L2Ns});
+    }
+    double SpanNs = W == 0 ? WaveNs + LaterNs * std::max(0.0, T.Count - 1)
+                           : LaterNs * T.Count;
     Limiter L = Tile.Mainloop >= Tile.Prologue + Tile.Epilogue
                     ? Tile.Stage.Bound
                     : Limiter::Overhead;
@@ -267,8 +281,8 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
       L = Limiter::DramBandwidth;
     else if (L2Ns >= WaveNs)
       L = Limiter::L2Bandwidth;
-    B.LimiterNs[int(L)] += WaveNs * T.Count;
-    TotalNs += WaveNs * T.Count;
+    B.LimiterNs[int(L)] += SpanNs;
+    TotalNs += SpanNs;
     B.L2Bytes += T.L2Bytes * T.Count;
     B.DramBytes += Dram * T.Count;
     OperandDram += T.DramBytes * T.Count;
@@ -284,6 +298,7 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
       B.TileNs = Tile.Total;
     }
   }
+  B.PersistentOverlapNs = Overlap;
   B.L2HitRate = B.L2Bytes > 0 ? 1 - OperandDram / B.L2Bytes : 1;
   B.LaunchNs = D.LaunchOverheadNs;
   B.LimiterNs[int(Limiter::Overhead)] += B.LaunchNs;
@@ -309,15 +324,18 @@ std::string CostBreakdown::str() const {
      << Ctas << "), " << KTiles << " k-tiles";
   if (Promotions > 0)
     OS << " (" << Promotions << " FP32 promotions)";
-  OS << "; " << Occ.CtasPerSm << " CTA/SM ("
-     << Occ.Limit << "); " << Waves << " waves, " << WaveEfficiency * 100
-     << "% of slots used\n";
+  OS << "; " << Occ.CtasPerSm << " CTA/SM (" << Occ.Limit << "); " << Waves
+     << " waves, " << WaveEfficiency * 100 << "% of slots used\n";
   OS << "stage ns: tensor " << StageTensorNs << ", smem " << StageSmemNs
      << ", load port " << StageIngressNs << ", latency " << StageLatencyNs
      << " (round trip " << LoadLatencyNs << ") -> " << StageNs << "\n";
   OS << "tile ns: prologue " << PrologueNs << " + mainloop "
-     << TileNs - PrologueNs - EpilogueNs << " + epilogue " << EpilogueNs
-     << "; launch " << LaunchNs << "\n";
+     << TileNs - PrologueNs - EpilogueNs + PersistentOverlapNs << " + epilogue "
+     << EpilogueNs;
+  if (PersistentOverlapNs > 0)
+    OS << " (persistent: " << PersistentOverlapNs
+       << " of it overlapped per tile after a CTA's first)";
+  OS << "; launch " << LaunchNs << "\n";
   OS << "bytes: L2 -> SM " << L2Bytes << ", DRAM " << DramBytes
      << ", operand L2 hit rate " << L2HitRate * 100 << "%\n";
   return OS.str();

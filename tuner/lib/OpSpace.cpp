@@ -18,8 +18,8 @@ OpSearchSpace::OpSearchSpace(const OpModel &TheOp, Arch TheTarget)
 
 const std::vector<std::string> &OpSearchSpace::paramNames() {
   static const std::vector<std::string> Names = {
-      "block_m",   "block_n",   "block_k", "stages",
-      "cluster_m", "cluster_n", "raster",  "group"};
+      "block_m",   "block_n", "block_k", "stages",  "cluster_m",
+      "cluster_n", "raster",  "group",   "promote", "schedule"};
   return Names;
 }
 
@@ -31,7 +31,9 @@ std::vector<int64_t> OpSearchSpace::pointOf(const KernelConfig &C) {
           C.ClusterM,
           C.ClusterN,
           C.RasterOrder == Raster::AlongN ? 1 : 0,
-          C.Group};
+          C.Group,
+          C.Promote,
+          C.Sched == Schedule::Persistent ? 1 : 0};
 }
 
 KernelConfig OpSearchSpace::config(size_t Index) const {
@@ -45,6 +47,8 @@ KernelConfig OpSearchSpace::config(size_t Index) const {
   C.ClusterN = P[5];
   C.RasterOrder = P[6] ? Raster::AlongN : Raster::AlongM;
   C.Group = P[7];
+  C.Promote = P[8];
+  C.Sched = P[9] ? Schedule::Persistent : Schedule::Grid;
   return C;
 }
 

@@ -72,9 +72,12 @@ bool checkValue(OpSema &S, const KnobInfo &Info, const TuneValueDecl &V) {
   std::string Knob(Info.Name);
   const auto *Int = std::get_if<int64_t>(&V.Value);
   if (Info.IsEnum && Int) {
-    S.error(V.Range, "'" + Knob + "' takes identifiers" +
-                         (Knob == "raster" ? std::string(" (m or n)") : "") +
-                         ", got " + std::to_string(*Int));
+    S.error(V.Range,
+            "'" + Knob + "' takes identifiers" +
+                (Knob == "raster"     ? std::string(" (m or n)")
+                 : Knob == "schedule" ? std::string(" (grid or persistent)")
+                                      : std::string()) +
+                ", got " + std::to_string(*Int));
     return false;
   }
   if (!Info.IsEnum && !Int) {

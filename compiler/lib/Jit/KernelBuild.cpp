@@ -41,6 +41,7 @@ GemmKernelShape kernelShapeOf(const OpModel &Op, const KernelConfig &Config,
   Shape.ClusterN = Config.ClusterN;
   Shape.Threads = Plan.Threads;
   Shape.SmemBytes = Plan.SmemBytes;
+  Shape.Persistent = Plan.Persistent;
   return Shape;
 }
 
@@ -50,8 +51,7 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   KernelPlan Plan;
   std::string Why;
   if (!planKernel(gemmTypes(Op), R.Config, R.Target, Plan, Why)) {
-    Out.Error = Op.Name + ": " +
-                resolvedConfig(gemmTypes(Op), R.Config).str() +
+    Out.Error = Op.Name + ": " + resolvedConfig(gemmTypes(Op), R.Config).str() +
                 " cannot run on " + ArchName + ": " + Why;
     return Out;
   }
@@ -76,7 +76,8 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   // The setmaxnreg budget the kernel assumes must fit what ptxas allocated,
   // or the kernel is undefined (or hangs in setmaxnreg.inc).
   if (C.Resources)
-    if (std::string Budget = registerBudgetProblem(Plan, C.Resources->Registers);
+    if (std::string Budget =
+            registerBudgetProblem(Plan, C.Resources->Registers);
         !Budget.empty()) {
       Out.Error = Op.Name + ": " +
                   resolvedConfig(gemmTypes(Op), R.Config).str() + " on " +

@@ -40,6 +40,7 @@ void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &O,
   Config.rasterN = O.Config.RasterOrder == Raster::AlongN;
   Config.group = O.Config.Group;
   Config.promote = O.Config.Promote;
+  Config.persistent = O.Config.Sched == Schedule::Persistent;
   PM.addPass(mlir::kiln::createKilnApplyConfig(Config));
 
   mlir::kiln::KilnSelectAtomsOptions Atoms;

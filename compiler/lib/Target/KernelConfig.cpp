@@ -10,7 +10,7 @@ bool KernelConfig::operator==(const KernelConfig &O) const {
   return BlockM == O.BlockM && BlockN == O.BlockN && BlockK == O.BlockK &&
          Stages == O.Stages && ClusterM == O.ClusterM &&
          ClusterN == O.ClusterN && RasterOrder == O.RasterOrder &&
-         Group == O.Group && Promote == O.Promote;
+         Group == O.Group && Promote == O.Promote && Sched == O.Sched;
 }
 
 std::string KernelConfig::str() const {
@@ -22,6 +22,8 @@ std::string KernelConfig::str() const {
      << ",group=" << Group;
   if (knobIsWritten(*this, "promote"))
     OS << ",promote=" << Promote;
+  if (knobIsWritten(*this, "schedule"))
+    OS << ",schedule=persistent";
   return OS.str();
 }
 
@@ -39,6 +41,10 @@ const std::vector<KnobInfo> &knownKnobs() {
        "K elements per FP32 promotion of the tensor-core sum (0 = default: "
        "none, or the block scales' block)",
        false, /*ZeroAllowed=*/true},
+      {"schedule",
+       "grid (one CTA per tile) or persistent (one CTA per SM looping over "
+       "tiles; sm_90a)",
+       true},
   };
   return Knobs;
 }
@@ -106,6 +112,13 @@ bool applyKnobs(const KnobAssignment &Assignment, KernelConfig &C,
         return false;
       }
       C.RasterOrder = *S == "n" ? Raster::AlongN : Raster::AlongM;
+    } else if (Name == "schedule") {
+      const std::string *S = std::get_if<std::string>(&V);
+      if (!S || (*S != "grid" && *S != "persistent")) {
+        Error = "schedule must be grid or persistent";
+        return false;
+      }
+      C.Sched = *S == "persistent" ? Schedule::Persistent : Schedule::Grid;
     } else {
       Error = "unknown tuning parameter '" + Name + "'";
       return false;
@@ -162,7 +175,11 @@ bool parseKnobList(std::string_view Text, KnobAssignment &Out,
 }
 
 bool knobIsWritten(const KernelConfig &C, std::string_view Knob) {
-  return Knob != "promote" || C.Promote != 0;
+  if (Knob == "promote")
+    return C.Promote != 0;
+  if (Knob == "schedule")
+    return C.Sched != Schedule::Grid;
+  return true;
 }
 
 TuneValue knobValue(const KernelConfig &C, std::string_view Knob) {
@@ -184,6 +201,8 @@ TuneValue knobValue(const KernelConfig &C, std::string_view Knob) {
     return C.Promote;
   if (Knob == "raster")
     return std::string(C.RasterOrder == Raster::AlongN ? "n" : "m");
+  if (Knob == "schedule")
+    return std::string(C.Sched == Schedule::Persistent ? "persistent" : "grid");
   return int64_t(0);
 }
 

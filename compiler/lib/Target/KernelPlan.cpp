@@ -118,7 +118,11 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
   // templates/kiln/gemm/config_sm90.cuh: kProducerRegs, kConsumerRegs.
   P.ProducerRegs = 40;
   P.ConsumerRegs = P.ConsumerWarpgroups == 2 ? 232 : 240;
-  P.SmemBytes = C.Stages * (C.BlockM + C.BlockN) * P.BlockK * Elem + 1024 + 256;
+  // templates/kiln/gemm/config_sm90.cuh: kEpilogueBytes, kSmemBytes.
+  P.Persistent = C.Sched == Schedule::Persistent;
+  P.EpilogueBytes = P.Persistent ? P.ConsumerWarpgroups * 4 * 2048 : 0;
+  P.SmemBytes = C.Stages * (C.BlockM + C.BlockN) * P.BlockK * Elem +
+                P.EpilogueBytes + 1024 + 256;
   int64_t K = 32 / Elem;
   P.MmaAtom = "wgmma.m64n" + std::to_string(C.BlockN) + "k" +
               std::to_string(K) + ".f32." + mmaTypeName(T.A) + "." +
@@ -131,6 +135,11 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
   int64_t Elem = dtypeBits(T.A) / 8;
   P.Path = KernelPath::Sm80CpAsyncMma;
   P.CopyAtom = "cp.async.cg.16";
+  if (C.Sched == Schedule::Persistent)
+    return fail(Why, "schedule=persistent needs the sm_90a kernel (TMA + "
+                     "wgmma); the " +
+                         std::string(AI.Name) +
+                         " kernel (cp.async + mma.sync) runs one CTA per tile");
   if (C.ClusterM != 1 || C.ClusterN != 1)
     return fail(Why, "thread-block clusters are not used by the " +
                          std::string(AI.Name) +

@@ -15,7 +15,7 @@ namespace kiln::sm90 {
 
 template <class TA_, class TB_, int BM, int BN, int BK, int Stages,
           int ClusterM, int ClusterN, int RasterAlongN, int GroupM,
-          int Promote = 0>
+          int Promote = 0, int Persistent = 0>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -35,6 +35,10 @@ struct GemmConfig {
     kGroupM = GroupM,
     /// K elements per FP32 promotion (gemm/promote_sm90.cuh); 0 = none.
     kPromote = Promote,
+    /// 1: persistent kernel (gemm/persistent_sm90.cuh): each CTA loops over
+    /// tiles, with a dedicated epilogue staging buffer so the producer can
+    /// load the next tile while the consumers store this one.
+    kPersistent = Persistent != 0 ? 1 : 0,
     /// Consumer (MMA) warpgroups; one more warpgroup produces (TMA).
     kConsumers = BM == 64 ? 1 : 2,
     /// m64 slices of the tile each consumer warpgroup owns.
@@ -43,15 +47,19 @@ struct GemmConfig {
     kStageBytesA = BM * BK * int(sizeof(TA_)),
     kStageBytesB = BN * BK * int(sizeof(TB_)),
     kStageBytes = kStageBytesA + kStageBytesB,
+    /// Persistent kernels only: 2 KB of epilogue staging per consumer warp,
+    /// after the stage ring (the non-persistent kernel stages in stage 0).
+    kEpilogueBytes = kPersistent ? kConsumers * 4 * 2048 : 0,
     /// setmaxnreg budgets (producer / consumers).
     kProducerRegs = 40,
     kConsumerRegs = kConsumers == 2 ? 232 : 240,
   };
   static constexpr int kThreads = 128 * (1 + kConsumers);
-  /// Dynamic shared memory to launch with: the stage ring, 1024 bytes of
-  /// alignment slack (dynamic smem is only 16-byte aligned), 256 for barriers.
+  /// Dynamic shared memory to launch with: the stage ring, the epilogue
+  /// staging of a persistent kernel, 1024 bytes of alignment slack (dynamic
+  /// smem is only 16-byte aligned), 256 for barriers.
   static constexpr int kSmemBytes =
-      Stages * (BM + BN) * BK * int(sizeof(TA_)) + 1024 + 256;
+      Stages * (BM + BN) * BK * int(sizeof(TA_)) + kEpilogueBytes + 1024 + 256;
 
   static_assert(
       (is_fp8_v<TA_> && is_fp8_v<TB_>) ||

@@ -7,6 +7,9 @@
 // from one thread; the consumer warpgroups (1 if BM == 64, else 2) raise
 // their budget and run wgmma, then the fused epilogue from the wgmma
 // fragments, staged per warp through the warpgroup's own (then idle) A rows.
+// With Cfg::kPersistent each CTA loops over tiles instead (gemm_persistent
+// below), staging in its own buffers so the next tile's loads overlap the
+// epilogue.
 //
 // HOST CONTRACT (the runtime must follow this exactly):
 //  * Kernel declaration: __launch_bounds__(Cfg::kThreads, 1) (the register
@@ -30,8 +33,10 @@
 //    are stored with one vector store when their address allows it.
 //  * Sizes: 1 <= M, N; 0 <= K; all < 2^31 (K == 0 gives D = Epi(0, m, n)).
 //  * Launch: grid (ceil(M/BM) * ceil(N/BN) rounded up to a multiple of
-//    Cfg::kClusterSize, 1, 1); block (Cfg::kThreads, 1, 1); dynamic shared
-//    memory Cfg::kSmemBytes, after raising
+//    Cfg::kClusterSize, 1, 1); a persistent kernel (Cfg::kPersistent) takes
+//    any grid that is a positive multiple of Cfg::kClusterSize, and kiln
+//    launches min(that, the SM count rounded down to it); block (Cfg::kThreads,
+//    1, 1); dynamic shared memory Cfg::kSmemBytes, after raising
 //    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to it.
 //  * Clusters: when Cfg::kClusterSize == 2 the cluster shape is (2, 1, 1)
 //    for both ClusterM = 2 and ClusterN = 2 -- the grid is 1-D and the tile
@@ -58,27 +63,15 @@
 namespace kiln::sm90 {
 
 /// Fused epilogue of consumer warpgroup WG, staged per warp (see
-/// gemm/epilogue.cuh). Fragment: register 4j + 2h + e of m64 slice i sits at
-/// row 16*warp + lane/4 + 8h, column 8j + 2*(lane%4) + e (wgmma_acc_coord).
-/// Staging space: 2 KB per warp inside this warpgroup's own A rows of stage
-/// 0. Only this warpgroup's wgmma read those rows, all of its groups have
-/// retired (named barrier below), and every TMA write into the ring has
-/// landed (all K-tiles were consumed), so nothing else touches them any
-/// more.
+/// gemm/epilogue.cuh) through the 2 KB at STAGING, this warp's own. Fragment:
+/// register 4j + 2h + e of m64 slice i sits at row 16*warp + lane/4 + 8h,
+/// column 8j + 2*(lane%4) + e (wgmma_acc_coord).
 template <class Cfg, auto Epi, class TOut, class... Args>
-KILN_DEVICE void store_accumulators(const SmemPlan<Cfg> &smem,
-                                    const Accum<Cfg> &acc, int wg, TOut *D,
-                                    int32_t M, int32_t N, int32_t m0,
-                                    int32_t n0, Args... args) {
-  // All four warps of the warpgroup past their final wgmma wait before any
-  // warp overwrites A rows the warpgroup's MMAs read.
-  if (wg == 0)
-    arch::named_barrier_sync<1, 128>();
-  else
-    arch::named_barrier_sync<2, 128>();
+KILN_DEVICE void store_accumulators(uint32_t staging, const Accum<Cfg> &acc,
+                                    int wg, TOut *D, int32_t M, int32_t N,
+                                    int32_t m0, int32_t n0, Args... args) {
   const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
-  const gemm::StagedBlock block{smem.a(0) + wg * Cfg::kMmaM * 64 * 128 +
-                                warp * 2048};
+  const gemm::StagedBlock block{staging};
 #pragma unroll
   for (int i = 0; i < Cfg::kMmaM; ++i) {
 #pragma unroll
@@ -100,6 +93,97 @@ KILN_DEVICE void store_accumulators(const SmemPlan<Cfg> &smem,
                        args...);
     }
   }
+}
+
+/// Staging for the non-persistent kernel: 2 KB per warp inside this
+/// warpgroup's own A rows of stage 0. Only this warpgroup's wgmma read those
+/// rows, and every TMA write into the ring has landed (all K-tiles were
+/// consumed), so once all four warps are past their final wgmma wait (the
+/// named barrier) nothing else touches them.
+template <class Cfg>
+KILN_DEVICE uint32_t staging_in_ring(const SmemPlan<Cfg> &smem, int wg) {
+  if (wg == 0)
+    arch::named_barrier_sync<1, 128>();
+  else
+    arch::named_barrier_sync<2, 128>();
+  return smem.a(0) + wg * Cfg::kMmaM * 64 * 128 + threadIdx.x % 128 / 32 * 2048;
+}
+
+/// Consumer warpgroup WG's mainloop for one tile, plain or promoted.
+template <class Cfg, class SA, class SB>
+KILN_DEVICE void
+consume_tile(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc, int wg, int32_t ktiles,
+             bool multicast, uint32_t peer, const SA &sa, const SB &sb,
+             int32_t m0, int32_t n0, RingPos<Cfg::kStages> &pos) {
+  if constexpr (Cfg::kPromote == 0) {
+    consume(smem, acc, wg, ktiles, multicast, peer, pos);
+  } else {
+    Accum<Cfg> part;
+    consume_promoted(smem, acc, part, wg, ktiles, multicast, peer, sa, sb, m0,
+                     n0, pos);
+  }
+}
+
+/// The persistent kernel (Cfg::kPersistent): CTA b computes the tiles of
+/// virtual CTAs b, b + gridDim.x, ... of the non-persistent grid, in the
+/// same swizzled order (tile/scheduler.cuh), so any grid that is a multiple
+/// of the cluster size is correct; the host launches min(tiles, SMs). The
+/// stage ring and its phases run on across tiles, so the producer streams
+/// the next tile's K-tiles while the consumers run this tile's epilogue
+/// from their own staging buffers (SmemPlan::epilogue). Both CTAs of a
+/// cluster walk the same tile pairs and agree on multicast for each; the
+/// empty barriers count two releases per consumer warp either way
+/// (kDoubleRelease).
+template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
+KILN_DEVICE void
+gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
+                const TmaDescriptor &tma_b, TOut *D, int32_t M, int32_t N,
+                int32_t K, SA sa, SB sb, Args... args) {
+  if (threadIdx.x == 0)
+    init_barriers(smem, false);
+  if constexpr (Cfg::kClusterSize == 2)
+    arch::cluster_sync();
+  else
+    __syncthreads();
+  const int32_t tiles_m = tile::ceil_div(M, Cfg::kBM),
+                tiles_n = tile::ceil_div(N, Cfg::kBN);
+  const int32_t ctas = tile::grid_size(tiles_m, tiles_n, Cfg::kClusterSize);
+  const int32_t ktiles = tile::ceil_div(K, Cfg::kBK);
+  const uint32_t rank = Cfg::kClusterSize == 2 ? arch::cluster_ctarank() : 0;
+  const int wg = threadIdx.x / 128;
+  RingPos<Cfg::kStages> pos;
+  if (wg == Cfg::kConsumers) {
+    arch::setmaxnreg_dec<Cfg::kProducerRegs>();
+    if (threadIdx.x == Cfg::kConsumers * 128) {
+      for (int32_t pid = blockIdx.x; pid < ctas; pid += gridDim.x) {
+        const tile::TileAssignment t = tile::schedule_tile(
+            pid, tiles_m, tiles_n, Cfg::kGroupM, Cfg::kRasterAlongN,
+            Cfg::kClusterM, Cfg::kClusterN);
+        if (t.valid)
+          produce(smem, &tma_a, &tma_b, t.m * Cfg::kBM, t.n * Cfg::kBN, ktiles,
+                  Cfg::kClusterSize == 2 && t.multicast, rank, pos);
+      }
+    }
+  } else {
+    arch::setmaxnreg_inc<Cfg::kConsumerRegs>();
+    const uint32_t staging = smem.epilogue(wg, threadIdx.x % 128 / 32);
+    for (int32_t pid = blockIdx.x; pid < ctas; pid += gridDim.x) {
+      const tile::TileAssignment t = tile::schedule_tile(
+          pid, tiles_m, tiles_n, Cfg::kGroupM, Cfg::kRasterAlongN,
+          Cfg::kClusterM, Cfg::kClusterN);
+      if (!t.valid)
+        continue;
+      const int32_t m0 = t.m * Cfg::kBM, n0 = t.n * Cfg::kBN;
+      Accum<Cfg> acc;
+      consume_tile(smem, acc, wg, ktiles, Cfg::kClusterSize == 2 && t.multicast,
+                   rank ^ 1, sa, sb, m0, n0, pos);
+      store_accumulators<Cfg, Epi>(staging, acc, wg, D, M, N, m0, n0, args...);
+    }
+  }
+  // The peer may still arrive on our empty barriers (and we on its) until
+  // its last multicast stage is released: neither CTA may exit earlier.
+  if constexpr (Cfg::kClusterSize == 2)
+    arch::cluster_sync();
 }
 
 /// Body of a generated sm_90a GEMM kernel; see the host contract above.
@@ -134,6 +218,10 @@ KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
     arch::tma_prefetch_descriptor(&tma_a);
     arch::tma_prefetch_descriptor(&tma_b);
   }
+  if constexpr (Cfg::kPersistent) {
+    gemm_persistent<Cfg, Epi>(smem, tma_a, tma_b, D, M, N, K, sa, sb, args...);
+    return;
+  }
   const tile::TileAssignment tile = tile::schedule_tile(
       blockIdx.x, tile::ceil_div(M, Cfg::kBM), tile::ceil_div(N, Cfg::kBN),
       Cfg::kGroupM, Cfg::kRasterAlongN, Cfg::kClusterM, Cfg::kClusterN);
@@ -153,21 +241,18 @@ KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   const int32_t m0 = tile.m * Cfg::kBM, n0 = tile.n * Cfg::kBN;
   const int32_t ktiles = tile::ceil_div(K, Cfg::kBK);
   const uint32_t rank = Cfg::kClusterSize == 2 ? arch::cluster_ctarank() : 0;
+  RingPos<Cfg::kStages> pos;
   if (wg == Cfg::kConsumers) {
     arch::setmaxnreg_dec<Cfg::kProducerRegs>();
     if (producer_thread)
-      produce(smem, &tma_a, &tma_b, m0, n0, ktiles, multicast, rank);
+      produce(smem, &tma_a, &tma_b, m0, n0, ktiles, multicast, rank, pos);
   } else {
     arch::setmaxnreg_inc<Cfg::kConsumerRegs>();
     Accum<Cfg> acc;
-    if constexpr (Cfg::kPromote == 0) {
-      consume(smem, acc, wg, ktiles, multicast, rank ^ 1);
-    } else {
-      Accum<Cfg> part;
-      consume_promoted(smem, acc, part, wg, ktiles, multicast, rank ^ 1, sa, sb,
-                       m0, n0);
-    }
-    store_accumulators<Cfg, Epi>(smem, acc, wg, D, M, N, m0, n0, args...);
+    consume_tile(smem, acc, wg, ktiles, multicast, rank ^ 1, sa, sb, m0, n0,
+                 pos);
+    store_accumulators<Cfg, Epi>(staging_in_ring(smem, wg), acc, wg, D, M, N,
+                                 m0, n0, args...);
   }
   // With multicast the peer still arrives on our empty barriers (and we on
   // its) until its last stage is released: neither CTA may exit earlier.

@@ -33,39 +33,56 @@
 
 namespace kiln::sm90 {
 
-/// Shared memory of one CTA: [A stage 0..S-1][B stage 0..S-1][full][empty].
-/// BASE is 1024-byte aligned and every stage buffer is a multiple of 1024
-/// bytes, as the 128B swizzle requires.
+/// Shared memory of one CTA: [A stage 0..S-1][B stage 0..S-1][epilogue
+/// staging (persistent kernels)][full][empty]. BASE is 1024-byte aligned and
+/// every stage buffer is a multiple of 1024 bytes, as the 128B swizzle
+/// requires.
 template <class Cfg> struct SmemPlan {
   uint32_t base;
   KILN_DEVICE uint32_t a(int s) const { return base + s * Cfg::kStageBytesA; }
   KILN_DEVICE uint32_t b(int s) const {
     return base + Cfg::kStages * Cfg::kStageBytesA + s * Cfg::kStageBytesB;
   }
+  /// Persistent kernels: the 2 KB staging block of consumer warp WARP of
+  /// warpgroup WG.
+  KILN_DEVICE uint32_t epilogue(int wg, int warp) const {
+    return base + Cfg::kStages * Cfg::kStageBytes + (4 * wg + warp) * 2048;
+  }
   KILN_DEVICE uint32_t full(int s) const {
-    return base + Cfg::kStages * Cfg::kStageBytes + 8 * s;
+    return base + Cfg::kStages * Cfg::kStageBytes + Cfg::kEpilogueBytes + 8 * s;
   }
   KILN_DEVICE uint32_t empty(int s) const { return full(Cfg::kStages + s); }
 };
 
-/// Position in the stage ring: the stage and the parity of its current use.
+/// Position in the stage ring: the stage, the parity of its current use,
+/// and whether the stage was used before (the producer must then wait for
+/// its release). A persistent kernel carries one across its tiles.
 template <int Stages> struct RingPos {
   int stage = 0;
   uint32_t phase = 0;
+  bool reused = false;
   KILN_DEVICE void advance() {
     if (++stage == Stages) {
       stage = 0;
       phase ^= 1;
+      reused = true;
     }
   }
 };
 
+/// Whether every consumer warp releases each stage twice (lanes 0 and 1):
+/// a persistent kernel in a 2-CTA cluster, whose tiles may or may not
+/// multicast, keeps one arrival count for both (release_stage).
+template <class Cfg>
+constexpr bool kDoubleRelease = Cfg::kPersistent &&Cfg::kClusterSize == 2;
+
 /// One thread: initialise all barriers (then fence + CTA/cluster barrier).
 template <class Cfg>
 KILN_DEVICE void init_barriers(const SmemPlan<Cfg> &smem, bool multicast) {
+  const bool doubled = multicast || kDoubleRelease<Cfg>;
   for (int s = 0; s < Cfg::kStages; ++s) {
     arch::mbar_init(smem.full(s), 1);
-    arch::mbar_init(smem.empty(s), 4 * Cfg::kConsumers * (multicast ? 2 : 1));
+    arch::mbar_init(smem.empty(s), 4 * Cfg::kConsumers * (doubled ? 2 : 1));
   }
   arch::fence_mbar_init();
 }
@@ -92,15 +109,15 @@ KILN_DEVICE void load_operand(uint32_t dst, const TmaDescriptor *desc,
   }
 }
 
-/// Producer (a single thread): stream KTILES K-tiles of the (M0, N0) tile.
+/// Producer (a single thread): stream KTILES K-tiles of the (M0, N0) tile,
+/// from ring position POS on.
 template <class Cfg>
 KILN_DEVICE void produce(const SmemPlan<Cfg> &smem, const TmaDescriptor *tma_a,
                          const TmaDescriptor *tma_b, int32_t m0, int32_t n0,
-                         int32_t ktiles, bool multicast, uint32_t rank) {
-  RingPos<Cfg::kStages> pos;
+                         int32_t ktiles, bool multicast, uint32_t rank,
+                         RingPos<Cfg::kStages> &pos) {
   for (int32_t kt = 0; kt < ktiles; ++kt) {
-    if (kt >= Cfg::kStages) // wait for the consumers' release of this stage's
-                            // last use
+    if (pos.reused) // wait for the consumers' release of this stage's last use
       arch::mbar_wait(smem.empty(pos.stage), pos.phase ^ 1);
     uint32_t full = smem.full(pos.stage);
     arch::mbar_arrive_expect_tx(full, Cfg::kStageBytes);
@@ -125,7 +142,9 @@ template <class Cfg> struct Accum {
   }
 };
 
-/// Consumer warps release stage S: lane 0 locally, lane 1 in the peer CTA.
+/// Consumer warps release stage S: lane 0 locally, lane 1 in the peer CTA
+/// when the tile multicasts, else (kDoubleRelease) locally too.
+template <class Cfg>
 KILN_DEVICE void release_stage(uint32_t empty_bar, bool multicast,
                                uint32_t peer) {
   uint32_t lane = threadIdx.x % 32;
@@ -133,6 +152,8 @@ KILN_DEVICE void release_stage(uint32_t empty_bar, bool multicast,
     arch::mbar_arrive(empty_bar);
   else if (lane == 1 && multicast)
     arch::mbar_arrive_cluster(empty_bar, peer);
+  else if (lane == 1 && kDoubleRelease<Cfg>)
+    arch::mbar_arrive(empty_bar);
 }
 
 /// Issue and commit the wgmma group for STAGE (kKSteps x kMmaM
@@ -161,13 +182,14 @@ KILN_DEVICE void mma_stage(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc, int wg,
 }
 
 /// Consumer warpgroup WG: accumulate rows [WG*BM/kConsumers, +BM/kConsumers)
-/// of the tile over KTILES K-tiles into ACC. Nothing but wgmma writes the
-/// accumulators on the MMA path (ptxas serialises the wgmma pipeline if
-/// e.g. a zero-initialisation can reach an in-flight group): the first
-/// K-tile starts with scale-d = 0 and K == 0 takes a separate path.
+/// of the tile over KTILES K-tiles into ACC, from ring position POS on. Nothing
+/// but wgmma writes the accumulators on the MMA path (ptxas serialises the
+/// wgmma pipeline if e.g. a zero-initialisation can reach an in-flight group):
+/// the first K-tile starts with scale-d = 0 and K == 0 takes a separate path.
 template <class Cfg>
 KILN_DEVICE void consume(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc, int wg,
-                         int32_t ktiles, bool multicast, uint32_t peer) {
+                         int32_t ktiles, bool multicast, uint32_t peer,
+                         RingPos<Cfg::kStages> &pos) {
   if (ktiles == 0) {
 #pragma unroll
     for (int i = 0; i < Cfg::kMmaM; ++i)
@@ -176,7 +198,6 @@ KILN_DEVICE void consume(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc, int wg,
         acc.v[i][j] = 0.0f;
     return;
   }
-  RingPos<Cfg::kStages> pos;
   int prev_stage = 0;
   for (int32_t kt = 0; kt < ktiles; ++kt) {
     arch::mbar_wait(smem.full(pos.stage), pos.phase);
@@ -185,13 +206,13 @@ KILN_DEVICE void consume(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc, int wg,
     arch::wgmma_wait<1>(); // K-tile kt-1 has retired: its stage may be refilled
     acc.fence();
     if (kt > 0)
-      release_stage(smem.empty(prev_stage), multicast, peer);
+      release_stage<Cfg>(smem.empty(prev_stage), multicast, peer);
     prev_stage = pos.stage;
     pos.advance();
   }
   arch::wgmma_wait<0>();
   acc.fence();
-  release_stage(smem.empty(prev_stage), multicast, peer);
+  release_stage<Cfg>(smem.empty(prev_stage), multicast, peer);
 }
 
 } // namespace kiln::sm90

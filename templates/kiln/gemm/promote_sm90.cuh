@@ -72,7 +72,8 @@ template <class Cfg, class SA, class SB>
 KILN_DEVICE void consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
                                   Accum<Cfg> &part, int wg, int32_t ktiles,
                                   bool multicast, uint32_t peer, const SA &sa,
-                                  const SB &sb, int32_t m0, int32_t n0) {
+                                  const SB &sb, int32_t m0, int32_t n0,
+                                  RingPos<Cfg::kStages> &pos) {
   constexpr int kTilesPerPromote = Cfg::kPromote / Cfg::kBK;
   static_assert(kTilesPerPromote >= 1 && Cfg::kPromote % Cfg::kBK == 0,
                 "promote must be a multiple of block_k");
@@ -81,7 +82,6 @@ KILN_DEVICE void consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
 #pragma unroll
     for (int j = 0; j < Cfg::kBN / 2; ++j)
       out.v[i][j] = 0.0f;
-  RingPos<Cfg::kStages> pos;
   bool held = false; // a retired stage not yet released
   int held_stage = 0;
   for (int32_t kt = 0; kt < ktiles; ++kt) {
@@ -94,7 +94,7 @@ KILN_DEVICE void consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
       arch::wgmma_wait<1>(); // K-tile kt-1 has retired
       part.fence();
       if (held)
-        release_stage(smem.empty(held_stage), multicast, peer);
+        release_stage<Cfg>(smem.empty(held_stage), multicast, peer);
       held = true;
       held_stage = pos.stage;
     } else {
@@ -104,8 +104,8 @@ KILN_DEVICE void consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
       arch::wgmma_wait<0>();
       part.fence();
       if (held)
-        release_stage(smem.empty(held_stage), multicast, peer);
-      release_stage(smem.empty(pos.stage), multicast, peer);
+        release_stage<Cfg>(smem.empty(held_stage), multicast, peer);
+      release_stage<Cfg>(smem.empty(pos.stage), multicast, peer);
       held = false;
       promote(out, part, scales, sb, n0, k0);
     }

@@ -24,13 +24,13 @@ BREAKS = {
     arch::wgmma_wait<1>(); // K-tile kt-1 has retired: its stage may be refilled
     acc.fence();
     if (kt > 0)
-      release_stage(smem.empty(prev_stage), multicast, peer);""",
+      release_stage<Cfg>(smem.empty(prev_stage), multicast, peer);""",
                       """    mma_stage<Cfg>(smem, acc, wg, pos.stage, kt > 0 ? 1u : 0u);
-    release_stage(smem.empty(pos.stage), multicast, peer);
+    release_stage<Cfg>(smem.empty(pos.stage), multicast, peer);
     arch::wgmma_wait<1>(); // K-tile kt-1 has retired: its stage may be refilled
     acc.fence();
     if (false)
-      release_stage(smem.empty(prev_stage), multicast, peer);"""),
+      release_stage<Cfg>(smem.empty(prev_stage), multicast, peer);"""),
     # The full barrier expects 16 more transaction bytes than TMA delivers.
     "wrong-expect-tx": ("kiln/gemm/mainloop_sm90_tma_wgmma.cuh",
                         "arch::mbar_arrive_expect_tx(full, Cfg::kStageBytes);",
@@ -46,12 +46,12 @@ BREAKS = {
     # The empty barrier not doubled for the peer CTA's arrivals under
     # multicast.
     "multicast-count": ("kiln/gemm/mainloop_sm90_tma_wgmma.cuh",
-                        "4 * Cfg::kConsumers * (multicast ? 2 : 1)",
+                        "4 * Cfg::kConsumers * (doubled ? 2 : 1)",
                         "4 * Cfg::kConsumers"),
     # A consumer that spins forever instead of consuming (for the watchdog).
     "livelock": ("kiln/gemm/mainloop_sm90_tma_wgmma.cuh",
-                 "  RingPos<Cfg::kStages> pos;\n  int prev_stage = 0;",
-                 "  RingPos<Cfg::kStages> pos;\n  int prev_stage = 0;\n"
+                 "  int prev_stage = 0;",
+                 "  int prev_stage = 0;\n"
                  "  while (ktiles > 0)\n    arch::fence_proxy_async_shared();"),
     # Block scales: a tile whose columns span two 128-row scale blocks of B
     # uses the first block's scale for all of them.
@@ -70,22 +70,40 @@ BREAKS = {
                            """      arch::wgmma_wait<0>();
       part.fence();
       if (held)
-        release_stage(smem.empty(held_stage), multicast, peer);
-      release_stage(smem.empty(pos.stage), multicast, peer);
+        release_stage<Cfg>(smem.empty(held_stage), multicast, peer);
+      release_stage<Cfg>(smem.empty(pos.stage), multicast, peer);
       held = false;
       promote(out, part, scales, sb, n0, k0);""",
                            """      promote(out, part, scales, sb, n0, k0);
       arch::wgmma_wait<0>();
       part.fence();
       if (held)
-        release_stage(smem.empty(held_stage), multicast, peer);
-      release_stage(smem.empty(pos.stage), multicast, peer);
+        release_stage<Cfg>(smem.empty(held_stage), multicast, peer);
+      release_stage<Cfg>(smem.empty(pos.stage), multicast, peer);
       held = false;"""),
     # sm80 promotion: the mma.sync partial sum is not restarted after it was
     # promoted, so every block is added again at each later promotion.
     "promote80-no-restart": ("kiln/gemm/promote_sm80.cuh",
                              "            p = 0.0f;\n",
                              ""),
+    # Persistent kernel: the consumers restart the stage ring at every tile
+    # instead of carrying it on, so they read stages out of order.
+    "persistent-ring-reset": ("kiln/gemm/gemm_sm90.cuh",
+                              "      Accum<Cfg> acc;\n      consume_tile(",
+                              "      Accum<Cfg> acc;\n      pos = RingPos<Cfg::kStages>();\n"
+                              "      consume_tile("),
+    # Persistent kernel in a 2-CTA cluster: a tile that does not multicast
+    # releases each stage once, though the empty barriers count two.
+    "persistent-single-release": ("kiln/gemm/mainloop_sm90_tma_wgmma.cuh",
+                                  "  else if (lane == 1 && kDoubleRelease<Cfg>)\n"
+                                  "    arch::mbar_arrive(empty_bar);\n",
+                                  ""),
+    # Persistent kernel: the epilogue stages in the ring's stage 0 (as the
+    # one-tile kernel may), where the next tile's TMA loads land meanwhile.
+    "persistent-staging-in-ring": ("kiln/gemm/gemm_sm90.cuh",
+                                   "smem.epilogue(wg, threadIdx.x % 128 / 32)",
+                                   "smem.a(0) + wg * Cfg::kMmaM * 64 * 128 + "
+                                   "threadIdx.x % 128 / 32 * 2048"),
     # sm80: the cp.async pipeline's wait leaves one group too many in flight.
     "cp-async-wait": ("kiln/gemm/mainloop_sm80_cp_async_mma.cuh",
                       "arch::cp_async_wait<S - 2>();",

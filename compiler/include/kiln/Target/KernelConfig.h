@@ -26,6 +26,10 @@ constexpr int64_t MaxKnobValue = int64_t(1) << 16;
 /// Raster order of CTA tiles: walk along M (column of tiles) or along N.
 enum class Raster { AlongM, AlongN };
 
+/// How CTAs map to tiles: one CTA per tile (grid) or a persistent kernel
+/// whose CTAs, one per SM, loop over the tiles (sm_90a).
+enum class Schedule { Grid, Persistent };
+
 /// A fully specified configuration.
 struct KernelConfig {
   int64_t BlockM = 128;
@@ -41,11 +45,12 @@ struct KernelConfig {
   /// whole K in the MMA accumulators) without block scales, the scale block
   /// (kScaleBlock) with them.
   int64_t Promote = 0;
+  Schedule Sched = Schedule::Grid;
 
   bool operator==(const KernelConfig &O) const;
   /// "block_m=128,block_n=128,block_k=128,stages=4,cluster_m=1,..."
-  /// (",promote=N" only when Promote is set, so earlier strings still name
-  /// the same configuration)
+  /// (",promote=N" only when Promote is set and ",schedule=persistent" only
+  /// when persistent, so earlier strings still name the same configuration)
   std::string str() const;
 };
 
@@ -74,8 +79,9 @@ bool parseKnobList(std::string_view Text, KnobAssignment &Out,
                    std::string &Error);
 
 /// Whether Knob is written out for Config (str(), tuning-cache knobs):
-/// every knob but promote at its default 0, which is left out so that the
-/// strings of configurations from before it existed stay the same.
+/// every knob but promote at its default 0 and schedule at its default
+/// grid, which are left out so that the strings of configurations from
+/// before they existed stay the same.
 bool knobIsWritten(const KernelConfig &Config, std::string_view Knob);
 
 /// The value of a knob in Config, as a TuneValue (for constraint evaluation).

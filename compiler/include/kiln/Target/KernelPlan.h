@@ -42,6 +42,10 @@ struct KernelPlan {
   /// accumulators are added into a second set of fp32 registers every
   /// Promote elements of K, scaled by the block scales when there are any.
   int64_t Promote = 0;
+  /// sm90 path: a persistent kernel (schedule=persistent), whose CTAs loop
+  /// over tiles and stage their epilogue in EpilogueBytes of their own.
+  bool Persistent = false;
+  int64_t EpilogueBytes = 0;
 };
 
 /// Input element types of the contraction and the output type.

@@ -66,7 +66,7 @@ private:
   X(cuDeviceGetUuid) X(cuDeviceGetPCIBusId)                                    \
   X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)                     \
   X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxPushCurrent)                    \
-  X(cuCtxPopCurrent) X(cuCtxSynchronize)                                       \
+  X(cuCtxPopCurrent) X(cuCtxSynchronize) X(cuCtxGetDevice)                    \
   X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleUnload)                  \
   X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuFuncSetAttribute)           \
   X(cuOccupancyMaxActiveClusters) X(cuLaunchKernel) X(cuLaunchKernelEx)        \

@@ -85,7 +85,7 @@ public:
 
   /// The grid, block, shared memory and cluster of an M x N launch.
   LaunchDims dims(int64_t M, int64_t N) const {
-    return launchDims(Shape, M, N);
+    return launchDims(Shape, M, N, SmCount);
   }
   const GemmKernelShape &shape() const { return Shape; }
 
@@ -95,6 +95,7 @@ private:
 
   const CudaDriver &Driver;
   GemmKernelShape Shape;
+  int64_t SmCount = 0; ///< The current device's, for persistent kernels.
   CUfunction Function = nullptr;
   size_t NumOperands;
   // The last problem the tensor maps were encoded for.

@@ -29,6 +29,9 @@ struct GemmKernelShape {
   int64_t ClusterM = 1, ClusterN = 1;
   int64_t Threads = 384;
   int64_t SmemBytes = 0;
+  /// A persistent kernel: any grid that is a multiple of the cluster size
+  /// computes every tile; launched on at most one CTA per SM.
+  bool Persistent = false;
 };
 
 /// The arguments of one cuTensorMapEncodeTiled call (rank 2).
@@ -84,8 +87,11 @@ TensorMapSpec tensorMapForA(const GemmKernelShape &Kernel, int64_t M,
 TensorMapSpec tensorMapForB(const GemmKernelShape &Kernel, int64_t N,
                             int64_t K);
 
-/// Grid: ceil(M / BM) * ceil(N / BN) tiles, rounded up to the cluster size.
-LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N);
+/// Grid: ceil(M / BM) * ceil(N / BN) tiles, rounded up to the cluster size;
+/// for a persistent kernel at most SmCount rounded down to the cluster size
+/// (but at least one cluster). SmCount is only read for persistent kernels.
+LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N,
+                      int64_t SmCount = 0);
 
 } // namespace kiln
 

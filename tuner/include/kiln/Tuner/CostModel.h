@@ -71,6 +71,10 @@ struct CostBreakdown {
   double StageLatencyNs = 0, StageNs = 0;
   double LoadLatencyNs = 0; ///< Round trip of one stage (first wave).
   double PrologueNs = 0, EpilogueNs = 0, TileNs = 0; ///< First wave.
+  /// Persistent kernels: what each tile after a CTA's first saves, the
+  /// next tile's first loads running during this tile's epilogue
+  /// (min(prologue, epilogue)); 0 for grid kernels.
+  double PersistentOverlapNs = 0;
 
   double L2Bytes = 0;   ///< Operand bytes SMs read from L2.
   double DramBytes = 0; ///< Bytes to and from DRAM (operands, D, epilogue).

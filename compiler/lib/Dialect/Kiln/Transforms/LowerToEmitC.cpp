@@ -27,17 +27,21 @@ using namespace mlir::kiln;
 
 namespace {
 
-/// `kiln::sm90::GemmConfig<TA, TB, BM, BN, BK, Stages, CM, CN, RasterN, Group>`
-/// or the sm80 equivalent (warps instead of cluster sizes).
+/// `kiln::sm90::GemmConfig<TA, TB, BM, BN, BK, Stages, CM, CN, RasterN, Group
+/// [, Promote [, Persistent]]>` or the sm80 equivalent (warps instead of
+/// cluster sizes).
 std::string configType(TiledGemmOp Op) {
   TileConfigAttr C = Op.getConfig();
   KernelPlanAttr P = *Op.getPlan();
   bool Sm90 = P.getPath() == "sm90_tma_wgmma";
   std::string TA = cudaTypeName(Op.getA().getType().getElementType());
   std::string TB = cudaTypeName(Op.getB().getType().getElementType());
-  // The promotion interval is a trailing parameter (default 0).
+  // The promotion interval and the persistent flag are trailing parameters
+  // (default 0), written only when needed.
   std::string Promote =
-      C.getPromote() ? llvm::formatv(", {0}", C.getPromote()).str() : "";
+      C.getPersistent() ? llvm::formatv(", {0}, 1", C.getPromote()).str()
+      : C.getPromote()  ? llvm::formatv(", {0}", C.getPromote()).str()
+                        : "";
   return llvm::formatv("kiln::{0}::GemmConfig<{1}, {2}, {3}, {4}, {5}, {6}, "
                        "{7}, {8}, {9}, {10}{11}>",
                        Sm90 ? "sm90" : "sm80", TA, TB, C.getBlockM(),
@@ -61,9 +65,10 @@ std::string banner(func::FuncOp F, TiledGemmOp Op) {
              C.getBlockK(), C.getStages(), C.getClusterM(), C.getClusterN(),
              C.getRasterN() ? "n" : "m", C.getGroup(), P.getMma(), P.getCopy(),
              P.getThreads(), P.getSmem(),
-             C.getPromote()
-                 ? llvm::formatv(", promote={0}", C.getPromote()).str()
-                 : std::string())
+             (C.getPromote()
+                  ? llvm::formatv(", promote={0}", C.getPromote()).str()
+                  : std::string()) +
+                 (C.getPersistent() ? ", schedule=persistent" : ""))
       .str();
 }
 

@@ -33,6 +33,8 @@ namespace {
       A.getRasterN() ? ::kiln::Raster::AlongN : ::kiln::Raster::AlongM;
   C.Group = A.getGroup();
   C.Promote = A.getPromote();
+  C.Sched =
+      A.getPersistent() ? ::kiln::Schedule::Persistent : ::kiln::Schedule::Grid;
   return C;
 }
 
@@ -75,7 +77,7 @@ struct SelectAtomsPass
       Op.setConfigAttr(TileConfigAttr::get(
           &getContext(), Old.getBlockM(), Old.getBlockN(), Plan.BlockK,
           Old.getStages(), Old.getClusterM(), Old.getClusterN(),
-          Old.getRasterN(), Old.getGroup(), Plan.Promote));
+          Old.getRasterN(), Old.getGroup(), Plan.Promote, Plan.Persistent));
       bool Sm90 = Plan.Path == ::kiln::KernelPath::Sm90TmaWgmma;
       Op.setPlanAttr(KernelPlanAttr::get(
           &getContext(), AI.Name, Sm90 ? "sm90_tma_wgmma" : "sm80_cp_async_mma",

@@ -16,13 +16,15 @@ def Kiln_TileConfigAttr : Kiln_Attr<"TileConfig", "tile_config"> {
     cluster, and the tile raster order (`raster_n` = walk N first) with
     `group` tiles per L2 group. `promote` is the FP32 promotion interval in
     K elements (0: none; resolved to the scale block of a block-scaled op
-    by -kiln-select-atoms).
+    by -kiln-select-atoms). `persistent`: one CTA per SM loops over the
+    tiles (sm_90a) instead of one CTA per tile.
   }];
   let parameters = (ins "int64_t":$block_m, "int64_t":$block_n,
                         "int64_t":$block_k, "int64_t":$stages,
                         "int64_t":$cluster_m, "int64_t":$cluster_n,
                         "bool":$raster_n, "int64_t":$group,
-                        DefaultValuedParameter<"int64_t", "0">:$promote);
+                        DefaultValuedParameter<"int64_t", "0">:$promote,
+                        DefaultValuedParameter<"bool", "false">:$persistent);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

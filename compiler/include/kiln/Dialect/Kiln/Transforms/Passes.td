@@ -39,7 +39,9 @@ def KilnApplyConfig : Pass<"kiln-apply-config", "::mlir::ModuleOp"> {
     Option<"rasterN", "raster-n", "bool", "false", "raster along N first">,
     Option<"group", "group", "int64_t", "8", "tiles per L2 raster group">,
     Option<"promote", "promote", "int64_t", "0",
-           "K elements per FP32 promotion (0: none / the scale block)">
+           "K elements per FP32 promotion (0: none / the scale block)">,
+    Option<"persistent", "persistent", "bool", "false",
+           "persistent kernel: CTAs loop over tiles (sm_90a)">
   ];
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
