@@ -168,6 +168,10 @@ int cuCtxGetCurrent(void **ctx) {
   *ctx = current_ctx;
   return 0;
 }
+int cuCtxGetDevice(int *dev) {
+  *dev = current_ctx ? (int)((uintptr_t)current_ctx - 0x1000) : 0;
+  return 0;
+}
 /* Fault and hang injection: FAKE_CUDA_FAULT_GRID=G makes a launch of grid
  * G an illegal address, reported (as a GPU does) at the next synchronization
  * and by every call after it: the context is lost. FAKE_CUDA_HANG_GRID=G
