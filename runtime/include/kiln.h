@@ -50,7 +50,8 @@ typedef enum kiln_dtype {
   KILN_F8E4M3 = 2,
   KILN_F8E5M2 = 3,
   KILN_F32 = 4,
-  KILN_F4E2M1 = 5
+  KILN_F4E2M1 = 5,
+  KILN_UE8M0 = 6 /* power-of-two block scales: 2^(e - 127), 0xFF NaN */
 } kiln_dtype;
 
 /* A tensor argument: a device address (CUdeviceptr), its element type and

@@ -5,10 +5,13 @@
 // conversions in cuda_fp8.h, cuda_bf16.h and cuda_fp16.h. Every FP8 code is
 // decoded; encodes are compared on every bf16-representable float in the
 // FP8 range and beyond (ties, subnormals, saturation, infinities, NaN), and
-// on the PTX packing order of the two-source forms.
+// on the PTX packing order of the two-source forms. The host codec of the
+// ue8m0 block scales (kiln/Interpreter/Numeric.h) is checked against CUDA's
+// __nv_cvt_float_to_e8m0 (round towards +inf, satfinite) and its decode.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Emu/Numeric.h"
+#include "kiln/Interpreter/Numeric.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -139,4 +142,34 @@ TEST_CASE("Emulator numerics: cvt packs the first source high (PTX order)",
     REQUIRE(emu::convert(emu::Cvt::F16x2FromE4M3x2, C, 0) ==
             (uint32_t(H.x) | uint32_t(H.y) << 16));
   }
+}
+
+TEST_CASE("Numeric: ue8m0 scales encode and decode as CUDA's e8m0", "[emu]") {
+  // Decode: every code, against CUDA's exact e8m0 -> bf16 widening (code 0
+  // is 2^-127, a bf16 subnormal; 0xFF is NaN).
+  for (uint32_t C = 0; C < 256; ++C) {
+    INFO("code " << C);
+    __nv_bfloat16_raw R = __nv_cvt_e8m0_to_bf16raw(__nv_fp8_storage_t(C));
+    float Want = floatOf(uint32_t(R.x) << 16);
+    double Got = decodeBits(DType::UE8M0, C);
+    CHECK((std::isnan(Want) ? std::isnan(Got) : Got == double(Want)));
+  }
+  // Encode: |x| rounded up to a power of two (DeepSeek-V3's ceil), clipped
+  // to [2^-127, 2^127]; the sign is dropped.
+  for (float F : probes()) {
+    INFO("x = " << F << " (0x" << std::hex << bitsOf(F) << ")");
+    uint8_t Want = __nv_cvt_float_to_e8m0(F, __NV_SATFINITE, cudaRoundPosInf);
+    if (std::isnan(F)) {
+      CHECK(encodeBits(DType::UE8M0, F) == 0xFF);
+      continue;
+    }
+    REQUIRE(encodeBits(DType::UE8M0, F) == Want);
+  }
+  CHECK(encodeBits(DType::UE8M0, 1.0) == 127);
+  CHECK(encodeBits(DType::UE8M0, 0.75) == 127);
+  CHECK(encodeBits(DType::UE8M0, 1.5) == 128);
+  CHECK(encodeBits(DType::UE8M0, -3.0) == 129);
+  CHECK(encodeBits(DType::UE8M0, 0.0) == 0);
+  CHECK(encodeBits(DType::UE8M0, 1e300) == 0xFE);
+  CHECK(maxFinite(DType::UE8M0) == std::ldexp(1.0, 127));
 }

@@ -241,7 +241,7 @@ TEST_CASE("Sema: names", "[sema]") {
                       "  out D : bf61[M, N]\n" +
                       Gemm)) ==
         "4:11: unknown dtype 'bf61'; did you mean 'bf16'? (kiln's dtypes are "
-        "bf16, f16, f8e4m3, f8e5m2 and f32)");
+        "bf16, f16, f8e4m3, f8e5m2, f32 and, for block scales, ue8m0)");
   CHECK(firstError(op(Fp8 + Gemm + "  tune {\n    blockm in [64]\n  }\n")) ==
         "7:5: unknown tuning parameter 'blockm'; did you mean 'block_m'?");
   CHECK(firstError(op(Fp8 + Gemm + "  tune {\n    tile in [64]\n  }\n")) ==
@@ -499,7 +499,8 @@ TEST_CASE("Sema: block scales", "[sema]") {
   CHECK(firstError(op(Fp8 + "  in  s : bf16[M, K / 128]\n"
                             "  D[m, n] = sum(k) A[m, k] * B[n, k] * s[m, k / "
                             "128]\n")) ==
-        "6:40: block scale 's' is bf16; block scales are f32");
+        "6:40: block scale 's' is bf16; block scales are f32 or ue8m0 (powers "
+        "of two)");
   CHECK(firstError(op(Pre + "  D[m, n] = sum(k) A[m, k] * B[n, k] * sa[m, k / "
                             "64]\n")) ==
         "7:46: block size mismatch: 'sa' is indexed with 'k / 64' but its "
@@ -513,6 +514,33 @@ TEST_CASE("Sema: block scales", "[sema]") {
                             "128]\n")) ==
         "6:46: inconsistent extent for index 'k': dimension 2 of 'sa : "
         "f32[M, L / 128]' gives 'L', but 'k' already ranges over 'K'");
+}
+
+TEST_CASE("Sema: ue8m0 is for block scales only", "[sema]") {
+  OpModel U = loadOne(op(Fp8 + "  in  s : ue8m0[M, K / 128]\n"
+                               "  D[m, n] = sum(k) A[m, k] * B[n, k] * s[m, k "
+                               "/ 128]\n"));
+  REQUIRE(U.KScales.size() == 1);
+  CHECK(U.Params[U.KScales[0].Param].Type == DType::UE8M0);
+  CHECK(firstError(op(Fp8 + "  in  s : ue8m0[M]\n"
+                            "  D[m, n] = sum(k) A[m, k] * B[n, k] * s[m]\n")) ==
+        "6:40: 's' is ue8m0, a block-scale type: it can only scale A or B "
+        "inside sum(k), indexed by a block of the reduction index (declare a "
+        "k-independent scale f32)");
+  CHECK(firstError(op("  in  A : f8e4m3[M, K]\n  in  B : f8e4m3[N, K]\n"
+                      "  out D : ue8m0[M, N]\n" +
+                      Gemm)) ==
+        "4:11: output 'D' is ue8m0, a block-scale type; an op's output is "
+        "bf16, f16, f32, f8e4m3 or f8e5m2");
+  CHECK(firstError(op("  in  A : ue8m0[M, K]\n  in  B : f8e4m3[N, K]\n"
+                      "  out D : bf16[M, N]\n" +
+                      Gemm)) ==
+        "5:20: unsupported input dtypes ue8m0 x f8e4m3: kiln's tensor-core "
+        "GEMMs take fp8 x fp8 (e4m3/e5m2 in any mix), bf16 x bf16 or f16 x "
+        "f16");
+  CHECK(firstError(op(Fp8 + "  D[m, n] = ue8m0(sum(k) A[m, k] * B[n, k])\n")) ==
+        "5:13: ue8m0 is a block-scale storage type, not a cast (kiln's casts "
+        "are bf16, f16, f32, f8e4m3, f8e5m2)");
 }
 
 TEST_CASE("Sema: epilogue operands are indexed by m and n", "[sema]") {

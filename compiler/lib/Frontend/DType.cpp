@@ -17,6 +17,7 @@ constexpr DTypeInfo Infos[] = {
     {DType::F8E5M2, "f8e5m2", 8, "kiln::f8e5m2"},
     {DType::F32, "f32", 32, "float"},
     {DType::F4E2M1, "f4e2m1", 4, "kiln::f4e2m1x2"},
+    {DType::UE8M0, "ue8m0", 8, "kiln::ue8m0"},
 };
 const DTypeInfo &info(DType T) {
   for (const DTypeInfo &I : Infos)

@@ -58,8 +58,8 @@ void OpSema::unknownTensor(const Expr &E) {
 namespace {
 
 const std::vector<std::string> &dtypeNames() {
-  static const std::vector<std::string> Names = {"bf16", "f16", "f8e4m3",
-                                                 "f8e5m2", "f32"};
+  static const std::vector<std::string> Names = {"bf16",   "f16", "f8e4m3",
+                                                 "f8e5m2", "f32", "ue8m0"};
   return Names;
 }
 
@@ -72,23 +72,43 @@ const std::vector<std::string> &dtypeNames() {
 /// `v<digits>` names mlir::emitc::translateToCpp gives local values.
 bool isReservedInCuda(const std::string &Name) {
   static const std::set<std::string> Reserved = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand",
-      "bitor", "bool", "break", "case", "catch", "char", "char8_t",
-      "char16_t", "char32_t", "class", "compl", "concept", "const",
-      "consteval", "constexpr", "constinit", "const_cast", "continue",
-      "co_await", "co_return", "co_yield", "decltype", "default", "delete",
-      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
-      "extern", "false", "float", "for", "friend", "goto", "if", "inline",
-      "int", "long", "mutable", "namespace", "new", "noexcept", "not",
-      "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
-      "public", "register", "reinterpret_cast", "requires", "return",
-      "short", "signed", "sizeof", "static", "static_assert", "static_cast",
-      "struct", "switch", "template", "this", "thread_local", "throw",
-      "true", "try", "typedef", "typeid", "typename", "union", "unsigned",
-      "using", "virtual", "void", "volatile", "wchar_t", "while", "xor",
-      "xor_eq", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
-      "uint16_t", "uint32_t", "uint64_t", "size_t", "dim3", "threadIdx",
-      "blockIdx", "blockDim", "gridDim", "warpSize", "std", "kiln", "acc"};
+      "alignas",       "alignof",     "and",
+      "and_eq",        "asm",         "auto",
+      "bitand",        "bitor",       "bool",
+      "break",         "case",        "catch",
+      "char",          "char8_t",     "char16_t",
+      "char32_t",      "class",       "compl",
+      "concept",       "const",       "consteval",
+      "constexpr",     "constinit",   "const_cast",
+      "continue",      "co_await",    "co_return",
+      "co_yield",      "decltype",    "default",
+      "delete",        "do",          "double",
+      "dynamic_cast",  "else",        "enum",
+      "explicit",      "export",      "extern",
+      "false",         "float",       "for",
+      "friend",        "goto",        "if",
+      "inline",        "int",         "long",
+      "mutable",       "namespace",   "new",
+      "noexcept",      "not",         "not_eq",
+      "nullptr",       "operator",    "or",
+      "or_eq",         "private",     "protected",
+      "public",        "register",    "reinterpret_cast",
+      "requires",      "return",      "short",
+      "signed",        "sizeof",      "static",
+      "static_assert", "static_cast", "struct",
+      "switch",        "template",    "this",
+      "thread_local",  "throw",       "true",
+      "try",           "typedef",     "typeid",
+      "typename",      "union",       "unsigned",
+      "using",         "virtual",     "void",
+      "volatile",      "wchar_t",     "while",
+      "xor",           "xor_eq",      "int8_t",
+      "int16_t",       "int32_t",     "int64_t",
+      "uint8_t",       "uint16_t",    "uint32_t",
+      "uint64_t",      "size_t",      "dim3",
+      "threadIdx",     "blockIdx",    "blockDim",
+      "gridDim",       "warpSize",    "std",
+      "kiln",          "acc"};
   if (Reserved.count(Name) || Name.rfind("kiln_", 0) == 0 ||
       Name.rfind("__", 0) == 0)
     return true;
@@ -126,11 +146,16 @@ void checkParam(OpSema &S, const ParamDecl &D) {
   if (!T) {
     S.error(D.TypeRange, "unknown dtype '" + D.TypeName + "'" +
                              didYouMean(D.TypeName, dtypeNames()) +
-                             " (kiln's dtypes are bf16, f16, f8e4m3, f8e5m2 "
-                             "and f32)");
+                             " (kiln's dtypes are bf16, f16, f8e4m3, f8e5m2, "
+                             "f32 and, for block scales, ue8m0)");
     Valid = false;
   } else if (*T == DType::F4E2M1) {
     S.error(D.TypeRange, "f4e2m1 is reserved for a later release");
+    Valid = false;
+  } else if (*T == DType::UE8M0 && D.IsOutput) {
+    S.error(D.TypeRange, "output '" + D.Name +
+                             "' is ue8m0, a block-scale type; an op's "
+                             "output is bf16, f16, f32, f8e4m3 or f8e5m2");
     Valid = false;
   } else {
     P.Type = *T;

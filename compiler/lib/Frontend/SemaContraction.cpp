@@ -111,7 +111,7 @@ const Expr *ComputeChecker::stripOutputCast(const Expr &R) {
   if (R.K != Expr::Kind::Call || R.Args.size() != 1)
     return &R;
   std::optional<DType> T = parseDType(R.Name);
-  if (!T || *T == DType::F4E2M1)
+  if (!T || *T == DType::F4E2M1 || *T == DType::UE8M0)
     return &R; // An activation, or reported by convertCall.
   const TensorParam &D = M.Params[M.D];
   if (*T != D.Type) {
@@ -402,10 +402,10 @@ bool ComputeChecker::checkBlockScale(const KFactor &F, KScale &Out) {
     Consistent &= bindIndex(F.Uses[I], F.Param, I, /*NeedSymbol=*/true);
   if (!Consistent)
     return false;
-  if (T.Type != DType::F32) {
+  if (T.Type != DType::F32 && T.Type != DType::UE8M0) {
     S.error(F.E->Range, "block scale '" + T.Name + "' is " +
                             std::string(dtypeName(T.Type)) +
-                            "; block scales are f32");
+                            "; block scales are f32 or ue8m0 (powers of two)");
     S.note(S.ParamDecls[F.Param]->TypeRange,
            "'" + T.Name + "' is declared here");
     return false;

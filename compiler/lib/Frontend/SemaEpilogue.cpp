@@ -87,6 +87,16 @@ std::unique_ptr<EpiExpr> ComputeChecker::convertLoad(const Expr &E) {
                          " and must be indexed");
     return nullptr;
   }
+  if (T.Type == DType::UE8M0) {
+    S.error(E.Range, "'" + T.Name +
+                         "' is ue8m0, a block-scale type: it can only scale "
+                         "A or B inside sum(" +
+                         (KIdx.empty() ? std::string("k") : KIdx) +
+                         "), indexed by a block of the reduction index "
+                         "(declare a k-independent scale f32)");
+    S.note(S.ParamDecls[P]->TypeRange, "'" + T.Name + "' is declared here");
+    return nullptr;
+  }
   if (!checkRank(E, P))
     return nullptr;
 
@@ -147,6 +157,11 @@ std::unique_ptr<EpiExpr> ComputeChecker::convertCall(const Expr &E) {
   }
   if (T && *T == DType::F4E2M1) {
     S.error(E.NameRange, "f4e2m1 is reserved for a later release");
+    return nullptr;
+  }
+  if (T && *T == DType::UE8M0) {
+    S.error(E.NameRange, "ue8m0 is a block-scale storage type, not a cast "
+                         "(kiln's casts are bf16, f16, f32, f8e4m3, f8e5m2)");
     return nullptr;
   }
   if (E.Args.size() != 1) {

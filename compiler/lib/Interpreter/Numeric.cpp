@@ -118,18 +118,36 @@ unsigned hostBytes(DType T) {
 double decodeBits(DType T, uint32_t Bits) {
   if (T == DType::F32)
     return double(bitsFloat(Bits));
+  if (T == DType::UE8M0)
+    return (Bits & 0xFF) == 0xFF ? std::numeric_limits<double>::quiet_NaN()
+                                 : std::ldexp(1.0, int(Bits & 0xFF) - 127);
   return decode(formatOf(T), Bits);
 }
 
 uint32_t encodeBits(DType T, double X) {
   if (T == DType::F32)
     return floatBits(float(X));
+  if (T == DType::UE8M0) {
+    if (std::isnan(X))
+      return 0xFF;
+    double A = std::fabs(X);
+    if (A <= std::ldexp(1.0, -127))
+      return 0;
+    if (A >= std::ldexp(1.0, 127))
+      return 0xFE;
+    int Exp2;
+    double F = std::frexp(A, &Exp2);    // A = F * 2^Exp2, F in [0.5, 1)
+    int E = F == 0.5 ? Exp2 - 1 : Exp2; // the power of two at or above A
+    return uint32_t(E + 127);
+  }
   return encode(formatOf(T), X);
 }
 
 double maxFinite(DType T) {
   if (T == DType::F32)
     return double(std::numeric_limits<float>::max());
+  if (T == DType::UE8M0)
+    return std::ldexp(1.0, 127);
   return maxFiniteOf(formatOf(T));
 }
 

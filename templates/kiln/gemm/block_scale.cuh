@@ -1,7 +1,8 @@
 //===- kiln/gemm/block_scale.cuh - Block-scale operands --------*- CUDA -*-===//
 //
 // The block scales of a GEMM (DeepSeek-V3's 1x128 activation and 128x128
-// weight scales): a row-major f32 tensor indexed by k / KDiv and, for a
+// weight scales): a row-major f32 or ue8m0 (power-of-two) tensor indexed by
+// k / KDiv and, for a
 // scale with a row, by row / RowDiv, in either order. Extents round up:
 // ceil(rows / RowDiv) x ceil(K / KDiv). A mainloop that promotes asks for
 // the scale of (row, K block); rows past the operand's end read as 0 (their
@@ -23,8 +24,22 @@ struct NoKScale {
   KILN_HD float at(int32_t, int32_t) const { return 1.0f; }
 };
 
+/// The value of one stored scale.
+KILN_HD float scale_value(float s) { return s; }
+/// 2^(e - 127): e = 0 is the subnormal 2^-127, e = 255 NaN.
+KILN_HD float scale_value(ue8m0 s) {
+  const uint32_t e = s.bits;
+  union { // host and device alike; GCC and NVCC define union punning
+    uint32_t u;
+    float f;
+  } v;
+  v.u = e == 0xFF ? 0x7FC00000u : e == 0 ? 0x00400000u : e << 23;
+  return v.f;
+}
+
 /// A block scale; see the file comment. HasRow false: indexed by k only.
-template <int RowDiv, int KDiv, int KDim, bool HasRow> struct KScale {
+template <int RowDiv, int KDiv, int KDim, bool HasRow, class T = float>
+struct KScale {
   static_assert(RowDiv >= 1 && KDiv >= 1, "block sizes must be positive");
   static_assert(KDim == 0 || (HasRow && KDim == 1), "k / KDiv indexes dim 0 "
                                                     "or, with a row, dim 1");
@@ -32,7 +47,7 @@ template <int RowDiv, int KDiv, int KDim, bool HasRow> struct KScale {
   static constexpr bool kHasRow = HasRow;
   static constexpr int kRowDiv = RowDiv;
   static constexpr int kKDiv = KDiv;
-  const float *__restrict__ ptr;
+  const T *__restrict__ ptr;
   int32_t rows;       ///< Rows of the operand (M or N), for the bound.
   int32_t row_blocks; ///< ceil(rows / RowDiv)
   int32_t k_blocks;   ///< ceil(K / KDiv)
@@ -41,29 +56,29 @@ template <int RowDiv, int KDiv, int KDim, bool HasRow> struct KScale {
   KILN_HD float at(int32_t row, int32_t k0) const {
     const int32_t kb = k0 / KDiv;
     if constexpr (!HasRow) {
-      return ptr[kb];
+      return scale_value(ptr[kb]);
     } else {
       if (row >= rows)
         return 0.0f;
       const int32_t rb = row / RowDiv;
-      return KDim == 1 ? ptr[int64_t(rb) * k_blocks + kb]
-                       : ptr[int64_t(kb) * row_blocks + rb];
+      return scale_value(KDim == 1 ? ptr[int64_t(rb) * k_blocks + kb]
+                                   : ptr[int64_t(kb) * row_blocks + rb]);
     }
   }
 };
 
 /// The scale operand of PTR for an operand of ROWS rows and K columns.
-template <int RowDiv, int KDiv, int KDim, bool HasRow>
-KILN_HD KScale<RowDiv, KDiv, KDim, HasRow>
-make_k_scale(const float *ptr, int32_t rows, int32_t k) {
+template <int RowDiv, int KDiv, int KDim, bool HasRow, class T = float>
+KILN_HD KScale<RowDiv, KDiv, KDim, HasRow, T>
+make_k_scale(const T *ptr, int32_t rows, int32_t k) {
   return {ptr, rows, (rows + RowDiv - 1) / RowDiv, (k + KDiv - 1) / KDiv};
 }
 
 /// Whether B's scale is constant over each n8 block of columns (so it is
 /// loaded per block, not per column).
 template <class SB> constexpr bool kScalePerBlock = false;
-template <int R, int K, int D, bool H>
-constexpr bool kScalePerBlock<KScale<R, K, D, H>> = !H || R % 8 == 0;
+template <int R, int K, int D, bool H, class T>
+constexpr bool kScalePerBlock<KScale<R, K, D, H, T>> = !H || R % 8 == 0;
 
 /// The B-side scales one thread needs for one K block, for a span of WIDTH
 /// columns from N0 (a tile or a warp tile, N0 a multiple of 8) in n8

@@ -2,9 +2,9 @@
 //
 // The scalar types generated kernels name: fixed-width integers (NVRTC has no
 // <cstdint>), the 16- and 8-bit floating-point storage types kiln::bf16,
-// kiln::f16, kiln::f8e4m3, kiln::f8e5m2 (raw bits; arithmetic happens in fp32
-// after kiln::to_float), and kiln::TmaDescriptor, the opaque 128-byte
-// CUtensorMap that the host fills with cuTensorMapEncodeTiled.
+// kiln::f16, kiln::f8e4m3, kiln::f8e5m2, kiln::ue8m0 (raw bits; arithmetic
+// happens in fp32 after kiln::to_float), and kiln::TmaDescriptor, the opaque
+// 128-byte CUtensorMap that the host fills with cuTensorMapEncodeTiled.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -47,6 +47,10 @@ struct alignas(1) f8e4m3 {
 };
 /// OCP FP8 E5M2 storage (bias 15, max 57344, IEEE-style inf/NaN).
 struct alignas(1) f8e5m2 {
+  uint8_t bits;
+};
+/// OCP MX E8M0 block-scale storage: 2^(bits - 127); 0xFF is NaN.
+struct alignas(1) ue8m0 {
   uint8_t bits;
 };
 

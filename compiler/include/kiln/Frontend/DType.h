@@ -12,7 +12,9 @@
 
 namespace kiln {
 
-enum class DType { BF16, F16, F8E4M3, F8E5M2, F32, F4E2M1 };
+/// UE8M0 is OCP MX's E8M0: an unsigned power of two 2^(e - 127), 0xFF NaN;
+/// kiln takes it for block scales only.
+enum class DType { BF16, F16, F8E4M3, F8E5M2, F32, F4E2M1, UE8M0 };
 
 /// DSL spelling: "bf16", "f8e4m3", ...
 std::string_view dtypeName(DType T);

@@ -5,7 +5,10 @@
 // f32 to double, and round-to-nearest-even encoding from double. FP8 encodes
 // saturate to the largest finite value (like cvt.rn.satfinite); bf16 and f16
 // overflow to infinity (like cvt.rn.bf16.f32 / cvt.rn.f16.f32). NaN stays
-// NaN. f4e2m1 is not supported here.
+// NaN. ue8m0 (block scales: 2^(e - 127), 0xFF NaN, no sign and no zero)
+// encodes |X| rounded up to a power of two (DeepSeek-V3's ceil-to-UE8M0, so
+// a scale never shrinks), clamped to [2^-127, 2^127]. f4e2m1 is not
+// supported here.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_INTERPRETER_NUMERIC_H
@@ -23,7 +26,8 @@ bool hostSupported(DType T);
 unsigned hostBytes(DType T);
 /// The exact value of the code Bits of type T.
 double decodeBits(DType T, uint32_t Bits);
-/// X rounded to nearest, ties to even, as a code of type T.
+/// X rounded to nearest, ties to even, as a code of type T (ue8m0: see the
+/// file comment).
 uint32_t encodeBits(DType T, double X);
 /// X rounded to T and back (exact double of the rounded value).
 inline double roundTo(DType T, double X) {

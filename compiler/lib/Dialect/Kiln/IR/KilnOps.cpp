@@ -13,10 +13,23 @@ bool isFp8(Type T) { return isa<Float8E4M3FNType, Float8E5M2Type>(T); }
 
 /// Checks what kiln.gemm and kiln.tiled_gemm share: operand element types
 /// the tensor cores accept and an epilogue of the right shape.
-/// Each block scale names an f32 epilogue operand of rank 1 (k only) or 2
-/// (a row and k), with positive block sizes, at most one per side.
+/// Each block scale names an f32 or ui8 (ue8m0 bits) epilogue operand of
+/// rank 1 (k only) or 2 (a row and k), with positive block sizes, at most
+/// one per side; a ui8 operand is only ever a block scale.
 LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales,
                             ValueRange EpilogueOperands) {
+  llvm::SmallVector<bool> IsScale(EpilogueOperands.size(), false);
+  if (Scales)
+    for (Attribute A : Scales) {
+      int64_t I = cast<KScaleAttr>(A).getOperand();
+      if (I >= 0 && I < int64_t(IsScale.size()))
+        IsScale[I] = true;
+    }
+  for (auto [I, V] : llvm::enumerate(EpilogueOperands))
+    if (!IsScale[I] &&
+        cast<MemRefType>(V.getType()).getElementType().isUnsignedInteger(8))
+      return Op->emitOpError("epilogue operand ")
+             << I << " is ui8 (ue8m0 bits) but not a k_scale";
   if (!Scales)
     return success();
   bool Side[2] = {false, false};
@@ -28,10 +41,11 @@ LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales,
              << S.getOperand() << " is not an epilogue operand";
     auto T = cast<MemRefType>(EpilogueOperands[S.getOperand()].getType());
     int64_t Rank = S.getHasRow() ? 2 : 1;
-    if (T.getRank() != Rank || !T.getElementType().isF32())
+    if (T.getRank() != Rank || !(T.getElementType().isF32() ||
+                                 T.getElementType().isUnsignedInteger(8)))
       return Op->emitOpError("k_scale operand ")
-             << S.getOperand() << " must be an f32 memref of rank " << Rank
-             << ", got " << T;
+             << S.getOperand() << " must be an f32 or ui8 memref of rank "
+             << Rank << ", got " << T;
     if (S.getKDim() < 0 || S.getKDim() >= Rank || S.getKDiv() <= 0 ||
         S.getRowDiv() <= 0)
       return Op->emitOpError("k_scale of operand ")

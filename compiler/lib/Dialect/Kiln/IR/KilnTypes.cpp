@@ -22,6 +22,8 @@ Type elementTypeOf(DType T, MLIRContext *Ctx) {
     return B.getType<Float8E5M2Type>();
   case DType::F4E2M1:
     return Type();
+  case DType::UE8M0: // MLIR 19 has no E8M0 float type: its bits as ui8
+    return IntegerType::get(Ctx, 8, IntegerType::Unsigned);
   }
   return Type();
 }
@@ -37,6 +39,8 @@ std::optional<DType> dtypeOf(Type T) {
     return DType::F8E4M3;
   if (isa<Float8E5M2Type>(T))
     return DType::F8E5M2;
+  if (T.isUnsignedInteger(8))
+    return DType::UE8M0;
   return std::nullopt;
 }
 

@@ -15,6 +15,7 @@
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::kiln {
@@ -85,11 +86,16 @@ Value kScaleArgument(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
       auto S = cast<KScaleAttr>(A);
       if (S.getNSide() != NSide)
         continue;
-      std::string Args[] = {
+      // f32 is the default storage; ue8m0 scales name their type.
+      std::string Elem = cudaTypeName(
+          cast<MemRefType>(Op.getEpilogueOperands()[S.getOperand()].getType())
+              .getElementType());
+      SmallVector<std::string> Args = {
           std::to_string(S.getRowDiv()), std::to_string(S.getKDiv()),
           std::to_string(S.getKDim()), S.getHasRow() ? "true" : "false"};
-      std::string Type = "kiln::gemm::KScale<" + Args[0] + ", " + Args[1] +
-                         ", " + Args[2] + ", " + Args[3] + ">";
+      if (Elem != "float")
+        Args.push_back(Elem);
+      std::string Type = "kiln::gemm::KScale<" + llvm::join(Args, ", ") + ">";
       return B
           .create<emitc::CallOpaqueOp>(
               Loc, TypeRange{emitc::OpaqueType::get(Ctx, Type)},
@@ -98,8 +104,11 @@ Value kScaleArgument(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
                          Entry->getArgument(NSide ? 4 : 3),
                          Entry->getArgument(5)},
               ArrayAttr(),
-              B.getArrayAttr({Opaque(Args[0]), Opaque(Args[1]), Opaque(Args[2]),
-                              Opaque(Args[3])}))
+              B.getArrayAttr(llvm::to_vector(
+                  llvm::map_range(Args,
+                                  [&](const std::string &A) -> Attribute {
+                                    return Opaque(A);
+                                  }))))
           .getResult(0);
     }
   return B

@@ -14,6 +14,10 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 def Kiln_TensorMemRef : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32],
                                      [0, 1, 2]>;
 def Kiln_MatrixMemRef : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32], [2]>;
+// Epilogue operands also carry block scales, which may be ue8m0 (powers of
+// two 2^(e - 127); MLIR 19 has no E8M0 float type, so its bits as ui8).
+def Kiln_OperandMemRef
+    : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32, UI8], [0, 1, 2]>;
 
 def Kiln_KScaleArrayAttr
     : TypedArrayAttrBase<Kiln_KScaleAttr, "array of #kiln.k_scale">;
@@ -50,7 +54,7 @@ def Kiln_GemmOp : Kiln_GemmBase<"gemm"> {
   }];
   let arguments = (ins Kiln_MatrixMemRef:$a, Kiln_MatrixMemRef:$b,
                        Kiln_MatrixMemRef:$d,
-                       Variadic<Kiln_TensorMemRef>:$epilogue_operands,
+                       Variadic<Kiln_OperandMemRef>:$epilogue_operands,
                        OptionalAttr<Kiln_KScaleArrayAttr>:$k_scales);
   let regions = (region SizedRegion<1>:$epilogue);
   let assemblyFormat = [{
@@ -71,7 +75,7 @@ def Kiln_TiledGemmOp : Kiln_GemmBase<"tiled_gemm"> {
   }];
   let arguments = (ins Kiln_MatrixMemRef:$a, Kiln_MatrixMemRef:$b,
                        Kiln_MatrixMemRef:$d,
-                       Variadic<Kiln_TensorMemRef>:$epilogue_operands,
+                       Variadic<Kiln_OperandMemRef>:$epilogue_operands,
                        OptionalAttr<Kiln_KScaleArrayAttr>:$k_scales,
                        Kiln_TileConfigAttr:$config,
                        OptionalAttr<Kiln_KernelPlanAttr>:$plan);
