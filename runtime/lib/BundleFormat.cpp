@@ -63,7 +63,8 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
      << " b " << dtypeName(Sh.B) << " block " << Sh.BlockM << ' ' << Sh.BlockN
      << ' ' << Sh.BlockK << " cluster " << Sh.ClusterM << ' ' << Sh.ClusterN
      << " threads " << Sh.Threads << " smem " << Sh.SmemBytes
-     << (Sh.Persistent ? " persistent 1" : "") << '\n'
+     << (Sh.Persistent ? " persistent 1" : "")
+     << (Sh.SplitK > 1 ? " split_k " + std::to_string(Sh.SplitK) : "") << '\n'
      << "entry " << K.Entry << '\n'
      << "cubin " << K.Cubin.size() << ' ' << sha256Hex(K.Cubin) << '\n'
      << "end\n";
@@ -222,10 +223,21 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   K.TunedFor = {R.integer(W[1], 1, INT32_MAX), R.integer(W[2], 1, INT32_MAX),
                 R.integer(W[3], 0, INT32_MAX)};
   W = R.expect("shape");
-  // A persistent kernel's line ends in "persistent 1"; earlier bundles'
-  // lines have no such field.
-  if (W.size() != 20 || W[18] != "persistent")
-    R.count(W, 18);
+  // Optional trailing fields after the 18 every bundle has: "persistent 1"
+  // for a persistent kernel, "split_k S" for a split-K one (earlier
+  // bundles' lines have neither).
+  size_t Fields = 18;
+  bool Persistent = false;
+  int64_t SplitK = 1;
+  while (W.size() >= Fields + 2 &&
+         (W[Fields] == "persistent" || W[Fields] == "split_k")) {
+    if (W[Fields] == "persistent")
+      Persistent = R.integer(W[Fields + 1], 0, 1) == 1;
+    else
+      SplitK = R.integer(W[Fields + 1], 1, 16);
+    Fields += 2;
+  }
+  R.count(W, Fields);
   const char *Keys[] = {"tma", "a", "b", "block", "cluster", "threads", "smem"};
   const size_t At[] = {1, 3, 5, 7, 11, 14, 16};
   for (size_t I = 0; I < 7; ++I)
@@ -243,7 +255,8 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   Sh.ClusterN = R.integer(W[13], 1, 2);
   Sh.Threads = R.integer(W[15], 32, 1024);
   Sh.SmemBytes = R.integer(W[17], 0, 1 << 20);
-  Sh.Persistent = W.size() == 20 && R.integer(W[19], 0, 1) == 1;
+  Sh.Persistent = Persistent;
+  Sh.SplitK = SplitK;
   W = R.expect("entry");
   R.count(W, 2);
   K.Entry = W[1];

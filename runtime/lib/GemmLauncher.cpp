@@ -122,7 +122,8 @@ GemmLauncher::GemmLauncher(const CudaDriver &Driver, const std::string &Cubin,
                   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Device);
     SmCount = Sms;
   }
-  // ABI order: (tma_A, tma_B | A, B), D, M, N, K, operands...
+  // ABI order: (tma_A, tma_B | A, B), D, M, N, K, operands..., and a
+  // split-K kernel's workspace last.
   if (Shape.TmaWgmma) {
     Params.push_back(&TmaA);
     Params.push_back(&TmaB);
@@ -136,6 +137,8 @@ GemmLauncher::GemmLauncher(const CudaDriver &Driver, const std::string &Cubin,
   Params.push_back(&K32);
   for (CUdeviceptr &V : OperandValues)
     Params.push_back(&V);
+  if (Shape.SplitK > 1)
+    Params.push_back(&PtrWorkspace);
 }
 
 void GemmLauncher::encodeTensorMaps(CUdeviceptr A, CUdeviceptr B, int64_t M,
@@ -160,6 +163,19 @@ void GemmLauncher::launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr D,
   M32 = int32_t(M), N32 = int32_t(N), K32 = int32_t(K);
   for (size_t I = 0; I < NumOperands; ++I)
     OperandValues[I] = Operands[I];
+  if (int64_t Bytes = splitKWorkspaceBytes(Shape, M, N);
+      Bytes > 0 && (!Workspace || Workspace->size() < size_t(Bytes))) {
+    if (Workspace) { // earlier launches may still be using it
+      KILN_CU_CHECK(Driver, cuCtxSynchronize);
+      Workspace.reset();
+    }
+    Workspace = std::make_unique<DeviceBuffer>(Driver, size_t(Bytes));
+    // The counters start at zero (each launch leaves them so); the
+    // partials need no initial value.
+    KILN_CU_CHECK(Driver, cuMemsetD8Async, Workspace->get(), 0, size_t(Bytes),
+                  Stream);
+    PtrWorkspace = Workspace->get();
+  }
 
   LaunchDims Dims = dims(M, N);
   CUlaunchAttribute Cluster{};
@@ -169,7 +185,7 @@ void GemmLauncher::launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr D,
   Cluster.value.clusterDim.z = 1;
   CUlaunchConfig Config{};
   Config.gridDimX = Dims.GridX;
-  Config.gridDimY = 1;
+  Config.gridDimY = Dims.GridY;
   Config.gridDimZ = 1;
   Config.blockDimX = Dims.BlockX;
   Config.blockDimY = 1;

@@ -108,10 +108,20 @@ LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N,
   if (Kernel.Persistent)
     Grid = std::min(Grid, std::max(Cluster, SmCount / Cluster * Cluster));
   D.GridX = unsigned(Grid);
+  D.GridY = unsigned(Kernel.SplitK);
   D.BlockX = unsigned(Kernel.Threads);
   D.SmemBytes = unsigned(Kernel.SmemBytes);
   D.ClusterX = unsigned(Cluster);
   return D;
+}
+
+int64_t splitKWorkspaceBytes(const GemmKernelShape &Kernel, int64_t M,
+                             int64_t N) {
+  if (Kernel.SplitK <= 1)
+    return 0;
+  int64_t Tiles = ceilDiv(M, Kernel.BlockM) * ceilDiv(N, Kernel.BlockN);
+  int64_t Counters = ceilDiv(Tiles * 4, 256) * 256;
+  return Counters + Tiles * Kernel.SplitK * Kernel.BlockM * Kernel.BlockN * 4;
 }
 
 } // namespace kiln

@@ -47,9 +47,12 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   std::vector<CompiledKernel> In = {kernelFor(64, Cubin),
                                     kernelFor(4096, "second")};
   In[1].Shape.Persistent = true;
+  CompiledKernel Split = kernelFor(64, "third");
+  Split.Shape.SplitK = 8;
+  In.push_back(Split);
   std::vector<CompiledKernel> Out =
       parseBundle(serializeBundle(In), "b.kbundle");
-  REQUIRE(Out.size() == 2);
+  REQUIRE(Out.size() == 3);
   const CompiledKernel &K = Out[0];
   CHECK(K.Cubin == Cubin);
   CHECK(Out[1].Cubin == "second");
@@ -64,6 +67,10 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   CHECK(K.Shape.SmemBytes == 132352);
   CHECK_FALSE(K.Shape.Persistent); // written only when set: older bundles
   CHECK(Out[1].Shape.Persistent);  // read as before
+  CHECK(K.Shape.SplitK == 1);      // split_k likewise
+  CHECK(Out[1].Shape.SplitK == 1);
+  CHECK(Out[2].Shape.SplitK == 8);
+  CHECK_FALSE(Out[2].Shape.Persistent);
   CHECK(K.Shape.TmaWgmma);
   CHECK(K.Entry == "gemm_fp8");
 }

@@ -35,6 +35,21 @@ TEST_CASE("str() and parseKnobList round-trip every knob") {
                    "schedule=persistent");
   CHECK_FALSE(knobIsWritten(KernelConfig(), "schedule"));
   CHECK(knobIsWritten(E, "schedule"));
+  // split_k too, after them.
+  C.Sched = Schedule::Grid;
+  C.SplitK = 4;
+  KnobAssignment S;
+  REQUIRE(parseKnobList(C.str(), S, Error));
+  KernelConfig F;
+  REQUIRE(applyKnobs(S, F, Error));
+  CHECK(F == C);
+  CHECK(F.str() == "block_m=64,block_n=192,block_k=128,stages=5,cluster_m=2,"
+                   "cluster_n=1,raster=n,group=4,promote=256,split_k=4");
+  CHECK_FALSE(knobIsWritten(KernelConfig(), "split_k"));
+  CHECK(knobIsWritten(F, "split_k"));
+  F.SplitK = 1;
+  CHECK(F.str().find("split_k") == std::string::npos);
+  CHECK_FALSE(F == C);
 }
 
 TEST_CASE("parseKnobList reports the offending part") {

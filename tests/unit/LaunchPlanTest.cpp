@@ -82,6 +82,23 @@ TEST_CASE("a persistent grid is at most one CTA per SM, whole clusters",
   CHECK(launchDims(fp8Sm90(), 4096, 2112, 132).GridX == 32 * 17);
 }
 
+TEST_CASE("split-K launches its splits along grid.y with a workspace",
+          "[launch]") {
+  GemmKernelShape S = fp8Sm90();
+  CHECK(launchDims(S, 64, 7168).GridY == 1);
+  CHECK(splitKWorkspaceBytes(S, 64, 7168) == 0);
+  S.SplitK = 4;
+  LaunchDims D = launchDims(S, 64, 7168); // 1 x 56 tiles of 128 x 128
+  CHECK(D.GridX == 56);
+  CHECK(D.GridY == 4);
+  // 56 counters (224 B, padded to 256), then 56 x 4 fp32 tiles.
+  CHECK(splitKWorkspaceBytes(S, 64, 7168) == 256 + 56 * 4 * 128 * 128 * 4);
+  CHECK(splitKWorkspaceBytes(S, 129, 128) == 256 + 2 * 4 * 128 * 128 * 4);
+  S.BlockM = 64;
+  S.SplitK = 2; // 65 x 1 tiles: 260 B of counters, padded to 512
+  CHECK(splitKWorkspaceBytes(S, 4160, 128) == 512 + 65 * 2 * 64 * 128 * 4);
+}
+
 TEST_CASE("problems the kernels cannot take are refused, saying why",
           "[launch]") {
   GemmKernelShape S = fp8Sm90();

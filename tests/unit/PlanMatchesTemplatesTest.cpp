@@ -7,10 +7,12 @@
 // agree: checked here for a spread of valid configurations of both paths.
 //
 //===----------------------------------------------------------------------===//
+#include "kiln/Runtime/LaunchPlan.h"
 #include "kiln/Target/KernelPlan.h"
 
 #include "kiln/gemm/config_sm80.cuh"
 #include "kiln/gemm/config_sm90.cuh"
+#include "kiln/gemm/split_k_plan.cuh"
 
 #include <catch2/catch.hpp>
 
@@ -123,4 +125,39 @@ TEST_CASE("mma.sync plans agree with kiln::sm80::GemmConfig", "[plan]") {
   checkSm80<kiln::bf16, 128, 128, 64, 4, 2>(Arch::SM80);
   checkSm80<kiln::bf16, 64, 64, 32, 2, 2>(Arch::SM80);
   checkSm80<kiln::bf16, 128, 256, 32, 3, 4>(Arch::SM89);
+}
+
+TEST_CASE("split-K: the host's workspace is the kernel's, the plan keeps the "
+          "split and the shared memory",
+          "[plan]") {
+  GemmKernelShape S;
+  S.BlockM = 128;
+  S.BlockN = 192;
+  for (int64_t Splits : {2, 3, 16})
+    for (auto [M, N] : {std::pair<int64_t, int64_t>{1, 1},
+                        {64, 7168},
+                        {4096, 2112},
+                        {129, 65537}}) {
+      S.SplitK = Splits;
+      const int64_t Tiles = ((M + 127) / 128) * ((N + 191) / 192);
+      INFO(M << " x " << N << ", " << Splits << " splits");
+      CHECK(splitKWorkspaceBytes(S, M, N) ==
+            gemm::split_k_workspace_bytes(Tiles, Splits, 128, 192));
+    }
+  using Cfg = sm90::GemmConfig<kiln::f8e4m3, kiln::f8e4m3, 128, 128, 128, 4, 1,
+                               1, 0, 8, 0, 0, 3>;
+  static_assert(Cfg::kSplitK == 3);
+  using Plain = sm90::GemmConfig<kiln::f8e4m3, kiln::f8e4m3, 128, 128, 128, 4,
+                                 1, 1, 0, 8>;
+  KernelConfig C;
+  C.SplitK = 3;
+  KernelPlan P;
+  std::string Why;
+  REQUIRE(planKernel(GemmTypes{}, C, Arch::SM90a, P, Why));
+  CHECK(P.SplitK == 3);
+  CHECK(P.SmemBytes == Cfg::kSmemBytes);
+  CHECK(Cfg::kSmemBytes == Plain::kSmemBytes); // the flag fits the barriers'
+  C.Stages = 3;
+  REQUIRE(planKernel(GemmTypes{}, C, Arch::SM89, P, Why));
+  CHECK(P.SplitK == 3);
 }

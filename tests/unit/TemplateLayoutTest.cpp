@@ -8,7 +8,8 @@
 // maps of mma.sync / wgmma / ldmatrix (each tile element exactly once;
 // ldmatrix delivers exactly the mma operand layout), the tile scheduler
 // (bijective onto all tiles for ragged grids, groups, both rasters, 2-CTA
-// clusters), the GemmConfig host contract, and the software FP8 codec.
+// clusters), the GemmConfig host contract, the split-K ranges, and the
+// software FP8 codec.
 //
 // Build: needs only templates/ on the include path and Catch2 v2 (the
 // project links Catch's main).
@@ -20,11 +21,14 @@
 #include "kiln/arch/wgmma_desc_sm90.cuh"
 #include "kiln/gemm/config_sm80.cuh"
 #include "kiln/gemm/config_sm90.cuh"
+#include "kiln/gemm/split_k_plan.cuh"
 #include "kiln/numeric/fp8_soft.cuh"
 #include "kiln/tile/fragment.cuh"
 #include "kiln/tile/scheduler.cuh"
 #include "kiln/tile/swizzle.cuh"
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -482,6 +486,35 @@ TEST_CASE("GemmConfig kThreads and kSmemBytes follow the host formulas",
   REQUIRE(D2::kThreads == 64);
   REQUIRE(D2::kSmemBytes == 5 * (64 + 32) * 32 * 2 + 128);
   REQUIRE(D2::kRowBytes == 64);
+}
+
+TEST_CASE("split-K ranges cover K once, in whole promotion groups",
+          "[split_k]") {
+  for (int32_t Group : {1, 2, 4})
+    for (int32_t KTiles = 0; KTiles <= 70; ++KTiles)
+      for (int32_t Splits = 1; Splits <= 16; ++Splits) {
+        INFO(KTiles << " K-tiles, " << Splits << " splits, groups of "
+                    << Group);
+        int32_t Next = 0, MinGroups = INT32_MAX, MaxGroups = 0;
+        for (int32_t S = 0; S < Splits; ++S) {
+          const gemm::KRange R = gemm::split_k_range(KTiles, Splits, S, Group);
+          REQUIRE(R.begin == Next); // contiguous, in split order
+          REQUIRE(R.end >= R.begin);
+          REQUIRE((R.begin % Group == 0 || R.begin == KTiles));
+          const int32_t Groups = (R.end - R.begin + Group - 1) / Group;
+          MinGroups = std::min(MinGroups, Groups);
+          MaxGroups = std::max(MaxGroups, Groups);
+          Next = R.end;
+        }
+        CHECK(Next == KTiles);
+        // Balanced to one group (the ragged last group counts as one).
+        CHECK(MaxGroups - MinGroups <= 1);
+      }
+  // 56 K-tiles (K = 7168) in 3 splits of groups of 1: 18, 19, 19.
+  CHECK(gemm::split_k_range(56, 3, 0, 1).end == 18);
+  CHECK(gemm::split_k_range(56, 3, 1, 1).end == 37);
+  CHECK(gemm::split_k_counter_bytes(1) == 256);
+  CHECK(gemm::split_k_counter_bytes(65) == 512);
 }
 
 // ---------------------------------------------------------------------------

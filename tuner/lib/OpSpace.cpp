@@ -18,8 +18,8 @@ OpSearchSpace::OpSearchSpace(const OpModel &TheOp, Arch TheTarget)
 
 const std::vector<std::string> &OpSearchSpace::paramNames() {
   static const std::vector<std::string> Names = {
-      "block_m",   "block_n", "block_k", "stages",  "cluster_m",
-      "cluster_n", "raster",  "group",   "promote", "schedule"};
+      "block_m", "block_n", "block_k", "stages",   "cluster_m", "cluster_n",
+      "raster",  "group",   "promote", "schedule", "split_k"};
   return Names;
 }
 
@@ -33,7 +33,8 @@ std::vector<int64_t> OpSearchSpace::pointOf(const KernelConfig &C) {
           C.RasterOrder == Raster::AlongN ? 1 : 0,
           C.Group,
           C.Promote,
-          C.Sched == Schedule::Persistent ? 1 : 0};
+          C.Sched == Schedule::Persistent ? 1 : 0,
+          C.SplitK};
 }
 
 KernelConfig OpSearchSpace::config(size_t Index) const {
@@ -49,6 +50,7 @@ KernelConfig OpSearchSpace::config(size_t Index) const {
   C.Group = P[7];
   C.Promote = P[8];
   C.Sched = P[9] ? Schedule::Persistent : Schedule::Grid;
+  C.SplitK = P[10];
   return C;
 }
 

@@ -37,7 +37,8 @@ bool isIdentChar(char C) {
 
 } // namespace
 
-std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90) {
+std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
+                                              bool SplitK) {
   std::set<std::string> Taken = tensorNames(Op);
   auto Fresh = [&](std::string Name) {
     Name = unique(std::move(Name), Taken);
@@ -55,6 +56,8 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90) {
     Names.push_back(Fresh(Sym));
   for (std::string &N : operandNames(Op))
     Names.push_back(N);
+  if (SplitK)
+    Names.push_back(Fresh("workspace"));
   // The kernel's first two locals: the block scales of A's and B's side
   // (kiln::gemm::KScale or NoKScale), numbered right after the parameters.
   for (const char *Side : {"kscale_a", "kscale_b"})

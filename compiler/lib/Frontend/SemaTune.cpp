@@ -104,6 +104,12 @@ bool checkValue(OpSema &S, const KnobInfo &Info, const TuneValueDecl &V) {
       return false;
     }
   }
+  if (Knob == "split_k" && *Int > MaxSplitK) {
+    S.error(V.Range, "split_k must be at most " + std::to_string(MaxSplitK) +
+                         " (CTAs sharing one tile), got " +
+                         std::to_string(*Int));
+    return false;
+  }
   KernelConfig C;
   std::string Err;
   if (!applyKnobs({{Knob, V.Value}}, C, Err)) {

@@ -42,6 +42,7 @@ GemmKernelShape kernelShapeOf(const OpModel &Op, const KernelConfig &Config,
   Shape.Threads = Plan.Threads;
   Shape.SmemBytes = Plan.SmemBytes;
   Shape.Persistent = Plan.Persistent;
+  Shape.SplitK = Plan.SplitK;
   return Shape;
 }
 

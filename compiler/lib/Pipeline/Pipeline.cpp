@@ -41,6 +41,7 @@ void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &O,
   Config.group = O.Config.Group;
   Config.promote = O.Config.Promote;
   Config.persistent = O.Config.Sched == Schedule::Persistent;
+  Config.splitK = O.Config.SplitK;
   PM.addPass(mlir::kiln::createKilnApplyConfig(Config));
 
   mlir::kiln::KilnSelectAtomsOptions Atoms;
@@ -76,7 +77,8 @@ bool lowerOp(mlir::MLIRContext &Ctx, const OpModel &Op,
   if (mlir::failed(mlir::emitc::translateToCpp(*Module, CudaOS)))
     return false;
   bool Sm90 = archInfo(Options.Target).HasWgmmaTma;
-  Cuda = renameParameters(Cuda, Op.Name, kernelParameterNames(Op, Sm90));
+  Cuda = renameParameters(
+      Cuda, Op.Name, kernelParameterNames(Op, Sm90, Options.Config.SplitK > 1));
   Cuda = renameParameters(Cuda, "kiln_epilogue_" + Op.Name,
                           epilogueParameterNames(Op));
   OS << Cuda;

@@ -10,7 +10,8 @@ bool KernelConfig::operator==(const KernelConfig &O) const {
   return BlockM == O.BlockM && BlockN == O.BlockN && BlockK == O.BlockK &&
          Stages == O.Stages && ClusterM == O.ClusterM &&
          ClusterN == O.ClusterN && RasterOrder == O.RasterOrder &&
-         Group == O.Group && Promote == O.Promote && Sched == O.Sched;
+         Group == O.Group && Promote == O.Promote && Sched == O.Sched &&
+         SplitK == O.SplitK;
 }
 
 std::string KernelConfig::str() const {
@@ -24,6 +25,8 @@ std::string KernelConfig::str() const {
     OS << ",promote=" << Promote;
   if (knobIsWritten(*this, "schedule"))
     OS << ",schedule=persistent";
+  if (knobIsWritten(*this, "split_k"))
+    OS << ",split_k=" << SplitK;
   return OS.str();
 }
 
@@ -45,6 +48,10 @@ const std::vector<KnobInfo> &knownKnobs() {
        "grid (one CTA per tile) or persistent (one CTA per SM looping over "
        "tiles; sm_90a)",
        true},
+      {"split_k",
+       "CTAs per output tile, each over a range of K, summed in a fixed "
+       "order (1 = none; up to 16)",
+       false},
   };
   return Knobs;
 }
@@ -95,6 +102,8 @@ bool applyKnobs(const KnobAssignment &Assignment, KernelConfig &C,
       Ok = setInt(Name, V, C.ClusterN, Error);
     else if (Name == "group")
       Ok = setInt(Name, V, C.Group, Error);
+    else if (Name == "split_k")
+      Ok = setInt(Name, V, C.SplitK, Error);
     else if (Name == "promote") {
       // 0 is meaningful here (the default), so setInt's positivity rule
       // does not apply.
@@ -179,6 +188,8 @@ bool knobIsWritten(const KernelConfig &C, std::string_view Knob) {
     return C.Promote != 0;
   if (Knob == "schedule")
     return C.Sched != Schedule::Grid;
+  if (Knob == "split_k")
+    return C.SplitK != 1;
   return true;
 }
 
@@ -197,6 +208,8 @@ TuneValue knobValue(const KernelConfig &C, std::string_view Knob) {
     return C.ClusterN;
   if (Knob == "group")
     return C.Group;
+  if (Knob == "split_k")
+    return C.SplitK;
   if (Knob == "promote")
     return C.Promote;
   if (Knob == "raster")

@@ -39,6 +39,14 @@ bool checkCommon(const KernelConfig &C, std::string &Why) {
   if (C.Group < 1 || C.Group > 64)
     return fail(Why, "group must be between 1 and 64, got " +
                          std::to_string(C.Group));
+  if (C.SplitK < 1 || C.SplitK > MaxSplitK)
+    return fail(Why, "split_k must be between 1 and " +
+                         std::to_string(MaxSplitK) + ", got " +
+                         std::to_string(C.SplitK));
+  if (C.SplitK > 1 && C.Sched == Schedule::Persistent)
+    return fail(Why, "split_k " + std::to_string(C.SplitK) +
+                         " needs schedule=grid: split-K launches one CTA per "
+                         "(tile, split), a persistent kernel one per SM");
   return true;
 }
 
@@ -198,6 +206,7 @@ bool planKernel(const GemmTypes &T, const KernelConfig &C, Arch Target,
   KernelConfig R = resolvedConfig(T, C);
   P.BlockK = R.BlockK;
   P.Promote = R.Promote;
+  P.SplitK = C.SplitK;
   if (!checkCommon(C, Why) || !checkPromote(T, R, Why))
     return false;
   bool Ok =

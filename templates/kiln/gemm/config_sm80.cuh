@@ -14,7 +14,8 @@
 namespace kiln::sm80 {
 
 template <class TA_, class TB_, int BM, int BN, int BK, int Stages, int WarpsM,
-          int WarpsN, int RasterAlongN, int GroupM, int Promote = 0>
+          int WarpsN, int RasterAlongN, int GroupM, int Promote = 0,
+          int SplitK = 1>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -41,6 +42,9 @@ struct GemmConfig {
     kAccumPerThread = kWarpM * kWarpN / 32,
     /// K elements per FP32 promotion (gemm/promote_sm80.cuh); 0 = none.
     kPromote = Promote,
+    /// CTAs sharing one output tile, each over a range of K
+    /// (gemm/split_k.cuh); 1 = none.
+    kSplitK = SplitK,
   };
   static constexpr int kThreads = 32 * WarpsM * WarpsN;
   /// Dynamic shared memory to launch with: the stage ring + 128 bytes of
@@ -80,6 +84,8 @@ struct GemmConfig {
   static_assert(Promote == 0 || 2 * kAccumPerThread <= 192,
                 "kiln::sm80::GemmConfig: promotion doubles the accumulators; "
                 "(BM/WarpsM)*(BN/WarpsN)/32 must be <= 96");
+  static_assert(SplitK >= 1 && SplitK <= 16,
+                "kiln::sm80::GemmConfig: SplitK must be in [1, 16]");
 };
 
 } // namespace kiln::sm80

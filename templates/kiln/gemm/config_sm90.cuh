@@ -15,7 +15,7 @@ namespace kiln::sm90 {
 
 template <class TA_, class TB_, int BM, int BN, int BK, int Stages,
           int ClusterM, int ClusterN, int RasterAlongN, int GroupM,
-          int Promote = 0, int Persistent = 0>
+          int Promote = 0, int Persistent = 0, int SplitK = 1>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -35,10 +35,13 @@ struct GemmConfig {
     kGroupM = GroupM,
     /// K elements per FP32 promotion (gemm/promote_sm90.cuh); 0 = none.
     kPromote = Promote,
-    /// 1: persistent kernel (gemm/persistent_sm90.cuh): each CTA loops over
-    /// tiles, with a dedicated epilogue staging buffer so the producer can
-    /// load the next tile while the consumers store this one.
+    /// 1: persistent kernel (gemm_persistent in gemm/gemm_sm90.cuh): each
+    /// CTA loops over tiles, with a dedicated epilogue staging buffer so the
+    /// producer can load the next tile while the consumers store this one.
     kPersistent = Persistent != 0 ? 1 : 0,
+    /// CTAs sharing one output tile, each over a range of K
+    /// (gemm/split_k.cuh); 1 = none.
+    kSplitK = SplitK,
     /// Consumer (MMA) warpgroups; one more warpgroup produces (TMA).
     kConsumers = BM == 64 ? 1 : 2,
     /// m64 slices of the tile each consumer warpgroup owns.
@@ -98,6 +101,11 @@ struct GemmConfig {
   static_assert(Promote == 0 || 2 * kAccumPerThread <= 192,
                 "kiln::sm90::GemmConfig: promotion doubles the accumulators; "
                 "(BM/consumers/64) * BN must be <= 192");
+  static_assert(SplitK >= 1 && SplitK <= 16,
+                "kiln::sm90::GemmConfig: SplitK must be in [1, 16]");
+  static_assert(SplitK == 1 || !kPersistent,
+                "kiln::sm90::GemmConfig: split-K runs one CTA per (tile, "
+                "split), not persistent");
 };
 
 } // namespace kiln::sm90

@@ -13,9 +13,14 @@
 //    (8 for bf16/f16, 16 for FP8), so every row starts 16-byte aligned.
 //    D needs only natural alignment.
 //  * Sizes: 1 <= M, N; 0 <= K; all < 2^31.
-//  * Launch: grid (ceil(M/BM) * ceil(N/BN), 1, 1); block (Cfg::kThreads,
-//    1, 1); dynamic shared memory Cfg::kSmemBytes (raise
+//  * Launch: grid (ceil(M/BM) * ceil(N/BN), Cfg::kSplitK, 1); block
+//    (Cfg::kThreads, 1, 1); dynamic shared memory Cfg::kSmemBytes (raise
 //    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES when above 48 KB).
+//  * Split-K (Cfg::kSplitK > 1, entry gemm_split_k): WORKSPACE points to
+//    gemm::split_k_workspace_bytes(tiles, kSplitK, BM, BN) bytes whose
+//    counter block (the first split_k_counter_bytes) is zero at the first
+//    launch; each launch leaves it zero again. Launches that share a
+//    workspace must not run concurrently.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -25,6 +30,7 @@
 #include "kiln/gemm/epilogue.cuh"
 #include "kiln/gemm/mainloop_sm80_cp_async_mma.cuh"
 #include "kiln/gemm/promote_sm80.cuh"
+#include "kiln/gemm/split_k.cuh"
 #include "kiln/tile/fragment.cuh"
 #include "kiln/tile/scheduler.cuh"
 
@@ -98,13 +104,11 @@ KILN_DEVICE void store_staged(const Accum<Cfg> &acc, uint32_t smem, TOut *D,
   }
 }
 
-/// Body of a generated mma.sync GEMM kernel; see the host contract above.
-/// SA and SB are the block scales of A's and B's side (gemm/block_scale.cuh;
-/// gemm::NoKScale for none); they need Cfg::kPromote > 0.
+/// The kernel body with an optional split-K WORKSPACE (see the contract).
 template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
-KILN_DEVICE void gemm(const typename Cfg::TA *A, const typename Cfg::TB *B,
-                      TOut *D, int32_t M, int32_t N, int32_t K, SA sa, SB sb,
-                      Args... args) {
+KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
+                           TOut *D, int32_t M, int32_t N, int32_t K,
+                           void *workspace, SA sa, SB sb, Args... args) {
   static_assert(Cfg::kPromote > 0 || (!SA::kPresent && !SB::kPresent),
                 "kiln::sm80::gemm: block scales need FP32 promotion "
                 "(Cfg::kPromote > 0)");
@@ -114,9 +118,10 @@ KILN_DEVICE void gemm(const typename Cfg::TA *A, const typename Cfg::TB *B,
       "per "
       "block (sm_80/87: 163 KB, sm_86/89/120: 99 KB, sm_90/100: 227 KB)");
 #if defined(__CUDA_ARCH__)
+  const int32_t tiles_m = tile::ceil_div(M, Cfg::kBM),
+                tiles_n = tile::ceil_div(N, Cfg::kBN);
   const tile::TileAssignment tile = tile::schedule_tile(
-      blockIdx.x, tile::ceil_div(M, Cfg::kBM), tile::ceil_div(N, Cfg::kBN),
-      Cfg::kGroupM, Cfg::kRasterAlongN, 1, 1);
+      blockIdx.x, tiles_m, tiles_n, Cfg::kGroupM, Cfg::kRasterAlongN, 1, 1);
   if (!tile.valid)
     return;
   const int warp = threadIdx.x / 32;
@@ -125,14 +130,32 @@ KILN_DEVICE void gemm(const typename Cfg::TA *A, const typename Cfg::TB *B,
   const uint32_t smem = arch::dynamic_smem_aligned<128>();
   const int32_t wm0 = m0 + warp_m * Cfg::kWarpM,
                 wn0 = n0 + warp_n * Cfg::kWarpN;
+  constexpr int kPromoteTiles =
+      Cfg::kPromote > 0 ? Cfg::kPromote / Cfg::kBK : 1;
+  const gemm::KRange kr =
+      Cfg::kSplitK == 1
+          ? gemm::KRange{0, tile::ceil_div(K, Cfg::kBK)}
+          : gemm::split_k_range(tile::ceil_div(K, Cfg::kBK), Cfg::kSplitK,
+                                blockIdx.y, kPromoteTiles);
   Accum<Cfg> acc;
   if constexpr (Cfg::kPromote == 0) {
-    mainloop(acc, smem, A, B, M, N, K, m0, n0, warp_m, warp_n);
+    mainloop(acc, smem, A, B, M, N, K, m0, n0, warp_m, warp_n, NoTileHook{},
+             kr.begin, kr.end);
   } else {
     acc.zero();
     Accum<Cfg> part;
     mainloop(part, smem, A, B, M, N, K, m0, n0, warp_m, warp_n,
-             Promoter<Cfg, SA, SB>{acc, sa, sb, wm0, wn0});
+             Promoter<Cfg, SA, SB>{acc, sa, sb, wm0, wn0}, kr.begin, kr.end);
+  }
+  if constexpr (Cfg::kSplitK > 1) {
+    __syncthreads(); // every warp is done reading the stage ring (the flag)
+    const gemm::SplitKTile<Accum<Cfg>::kTilesM * Accum<Cfg>::kTilesN * 4,
+                           Cfg::kThreads, Cfg::kSplitK>
+        split{workspace, tiles_m * tiles_n, tile.m * tiles_n + tile.n,
+              int32_t(blockIdx.y)};
+    if (!split.reduce(&acc.v[0][0][0], threadIdx.x, smem,
+                      [] { __syncthreads(); }))
+      return; // another split finishes this tile
   }
   if constexpr (Cfg::kThreads / 32 * 2048 <=
                 Cfg::kStages * (Cfg::kStageBytesA + Cfg::kStageBytesB)) {
@@ -142,6 +165,29 @@ KILN_DEVICE void gemm(const typename Cfg::TA *A, const typename Cfg::TB *B,
     store_direct<Cfg, Epi>(acc, D, M, N, wm0, wn0, args...);
   }
 #endif
+}
+
+/// Body of a generated mma.sync GEMM kernel; see the host contract above.
+/// SA and SB are the block scales of A's and B's side (gemm/block_scale.cuh;
+/// gemm::NoKScale for none); they need Cfg::kPromote > 0.
+template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
+KILN_DEVICE void gemm(const typename Cfg::TA *A, const typename Cfg::TB *B,
+                      TOut *D, int32_t M, int32_t N, int32_t K, SA sa, SB sb,
+                      Args... args) {
+  static_assert(Cfg::kSplitK == 1,
+                "kiln::sm80::gemm: a split-K config needs gemm_split_k and "
+                "its workspace");
+  gemm_impl<Cfg, Epi>(A, B, D, M, N, K, nullptr, sa, sb, args...);
+}
+
+/// The split-K entry (Cfg::kSplitK > 1): as gemm, with the WORKSPACE of the
+/// host contract.
+template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
+KILN_DEVICE void gemm_split_k(const typename Cfg::TA *A,
+                              const typename Cfg::TB *B, TOut *D, int32_t M,
+                              int32_t N, int32_t K, void *workspace, SA sa,
+                              SB sb, Args... args) {
+  gemm_impl<Cfg, Epi>(A, B, D, M, N, K, workspace, sa, sb, args...);
 }
 
 } // namespace kiln::sm80

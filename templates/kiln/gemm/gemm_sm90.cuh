@@ -33,10 +33,11 @@
 //    are stored with one vector store when their address allows it.
 //  * Sizes: 1 <= M, N; 0 <= K; all < 2^31 (K == 0 gives D = Epi(0, m, n)).
 //  * Launch: grid (ceil(M/BM) * ceil(N/BN) rounded up to a multiple of
-//    Cfg::kClusterSize, 1, 1); a persistent kernel (Cfg::kPersistent) takes
-//    any grid that is a positive multiple of Cfg::kClusterSize, and kiln
-//    launches min(that, the SM count rounded down to it); block (Cfg::kThreads,
-//    1, 1); dynamic shared memory Cfg::kSmemBytes, after raising
+//    Cfg::kClusterSize, Cfg::kSplitK, 1); a persistent kernel
+//    (Cfg::kPersistent) takes any grid that is a positive multiple of
+//    Cfg::kClusterSize, and kiln launches min(that, the SM count rounded down
+//    to it); block (Cfg::kThreads, 1, 1); dynamic shared memory
+//    Cfg::kSmemBytes, after raising
 //    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to it.
 //  * Clusters: when Cfg::kClusterSize == 2 the cluster shape is (2, 1, 1)
 //    for both ClusterM = 2 and ClusterN = 2 -- the grid is 1-D and the tile
@@ -45,6 +46,11 @@
 //    CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION {2, 1, 1} with cuLaunchKernelEx
 //    (not both with different values). (1, 2, 1) cannot divide a 1-D grid.
 //    A cluster config launched without a 2-CTA cluster traps at entry.
+//  * Split-K (Cfg::kSplitK > 1, entry gemm_split_k): WORKSPACE points to
+//    gemm::split_k_workspace_bytes(tiles, kSplitK, BM, BN) bytes (tiles =
+//    ceil(M/BM) * ceil(N/BN)) whose counter block is zero at the first
+//    launch; each launch leaves it zero again. Launches that share a
+//    workspace must not run concurrently.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -58,6 +64,7 @@
 #include "kiln/gemm/epilogue.cuh"
 #include "kiln/gemm/mainloop_sm90_tma_wgmma.cuh"
 #include "kiln/gemm/promote_sm90.cuh"
+#include "kiln/gemm/split_k.cuh"
 #include "kiln/tile/scheduler.cuh"
 
 namespace kiln::sm90 {
@@ -111,16 +118,17 @@ KILN_DEVICE uint32_t staging_in_ring(const SmemPlan<Cfg> &smem, int wg) {
 
 /// Consumer warpgroup WG's mainloop for one tile, plain or promoted.
 template <class Cfg, class SA, class SB>
-KILN_DEVICE void
-consume_tile(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc, int wg, int32_t ktiles,
-             bool multicast, uint32_t peer, const SA &sa, const SB &sb,
-             int32_t m0, int32_t n0, RingPos<Cfg::kStages> &pos) {
+KILN_DEVICE void consume_tile(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc,
+                              int wg, int32_t ktiles, bool multicast,
+                              uint32_t peer, const SA &sa, const SB &sb,
+                              int32_t m0, int32_t n0,
+                              RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
   if constexpr (Cfg::kPromote == 0) {
     consume(smem, acc, wg, ktiles, multicast, peer, pos);
   } else {
     Accum<Cfg> part;
     consume_promoted(smem, acc, part, wg, ktiles, multicast, peer, sa, sb, m0,
-                     n0, pos);
+                     n0, pos, kt0);
   }
 }
 
@@ -133,7 +141,12 @@ consume_tile(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc, int wg, int32_t ktiles,
 /// from their own staging buffers (SmemPlan::epilogue). Both CTAs of a
 /// cluster walk the same tile pairs and agree on multicast for each; the
 /// empty barriers count two releases per consumer warp either way
-/// (kDoubleRelease).
+/// (kDoubleRelease). Invariant this relies on: along a CTA's walk the
+/// multicast tiles come first (schedule_tile multicasts exactly the pairs
+/// below pairs_x * tiles_y, and pid only grows), so a CTA never multicasts
+/// into its peer's ring after a non-multicast tile in which the peer may
+/// have run ahead; a scheduler that interleaves them would need a cluster
+/// barrier between the two kinds.
 template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
 KILN_DEVICE void
 gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
@@ -186,13 +199,12 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
     arch::cluster_sync();
 }
 
-/// Body of a generated sm_90a GEMM kernel; see the host contract above.
-/// SA and SB are the block scales of A's and B's side (gemm/block_scale.cuh;
-/// gemm::NoKScale for none); they need Cfg::kPromote > 0.
+/// The kernel body with an optional split-K WORKSPACE (see the contract).
 template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
-KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
-                      TOut *D, int32_t M, int32_t N, int32_t K, SA sa, SB sb,
-                      Args... args) {
+KILN_DEVICE void gemm_impl(const TmaDescriptor &tma_a,
+                           const TmaDescriptor &tma_b, TOut *D, int32_t M,
+                           int32_t N, int32_t K, void *workspace, SA sa, SB sb,
+                           Args... args) {
   static_assert(Cfg::kPromote > 0 || (!SA::kPresent && !SB::kPresent),
                 "kiln::sm90::gemm: block scales need FP32 promotion "
                 "(Cfg::kPromote > 0)");
@@ -222,9 +234,11 @@ KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
     gemm_persistent<Cfg, Epi>(smem, tma_a, tma_b, D, M, N, K, sa, sb, args...);
     return;
   }
-  const tile::TileAssignment tile = tile::schedule_tile(
-      blockIdx.x, tile::ceil_div(M, Cfg::kBM), tile::ceil_div(N, Cfg::kBN),
-      Cfg::kGroupM, Cfg::kRasterAlongN, Cfg::kClusterM, Cfg::kClusterN);
+  const int32_t tiles_m = tile::ceil_div(M, Cfg::kBM),
+                tiles_n = tile::ceil_div(N, Cfg::kBN);
+  const tile::TileAssignment tile =
+      tile::schedule_tile(blockIdx.x, tiles_m, tiles_n, Cfg::kGroupM,
+                          Cfg::kRasterAlongN, Cfg::kClusterM, Cfg::kClusterN);
   const bool multicast = Cfg::kClusterSize == 2 && tile.multicast;
   if (threadIdx.x == 0)
     init_barriers(smem, multicast);
@@ -239,26 +253,70 @@ KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
     return;
 
   const int32_t m0 = tile.m * Cfg::kBM, n0 = tile.n * Cfg::kBN;
-  const int32_t ktiles = tile::ceil_div(K, Cfg::kBK);
+  constexpr int kPromoteTiles =
+      Cfg::kPromote > 0 ? Cfg::kPromote / Cfg::kBK : 1;
+  // Both CTAs of a cluster have the same blockIdx.y: the same K range.
+  const gemm::KRange kr =
+      Cfg::kSplitK == 1
+          ? gemm::KRange{0, tile::ceil_div(K, Cfg::kBK)}
+          : gemm::split_k_range(tile::ceil_div(K, Cfg::kBK), Cfg::kSplitK,
+                                blockIdx.y, kPromoteTiles);
+  const int32_t ktiles = kr.end - kr.begin;
   const uint32_t rank = Cfg::kClusterSize == 2 ? arch::cluster_ctarank() : 0;
   RingPos<Cfg::kStages> pos;
   if (wg == Cfg::kConsumers) {
     arch::setmaxnreg_dec<Cfg::kProducerRegs>();
     if (producer_thread)
-      produce(smem, &tma_a, &tma_b, m0, n0, ktiles, multicast, rank, pos);
+      produce(smem, &tma_a, &tma_b, m0, n0, ktiles, multicast, rank, pos,
+              kr.begin);
   } else {
     arch::setmaxnreg_inc<Cfg::kConsumerRegs>();
     Accum<Cfg> acc;
     consume_tile(smem, acc, wg, ktiles, multicast, rank ^ 1, sa, sb, m0, n0,
-                 pos);
-    store_accumulators<Cfg, Epi>(staging_in_ring(smem, wg), acc, wg, D, M, N,
-                                 m0, n0, args...);
+                 pos, kr.begin);
+    bool store = true;
+    if constexpr (Cfg::kSplitK > 1) {
+      // The consumer threads (0 .. 128 * kConsumers - 1) hold the tile.
+      const gemm::SplitKTile<Cfg::kAccumPerThread, 128 * Cfg::kConsumers,
+                             Cfg::kSplitK>
+          split{workspace, tiles_m * tiles_n, tile.m * tiles_n + tile.n,
+                int32_t(blockIdx.y)};
+      store = split.reduce(&acc.v[0][0], threadIdx.x, smem.flag(), [] {
+        arch::named_barrier_sync<3, 128 * Cfg::kConsumers>();
+      });
+    }
+    if (store) // else another split finishes this tile
+      store_accumulators<Cfg, Epi>(staging_in_ring(smem, wg), acc, wg, D, M, N,
+                                   m0, n0, args...);
   }
   // With multicast the peer still arrives on our empty barriers (and we on
   // its) until its last stage is released: neither CTA may exit earlier.
   if (multicast)
     arch::cluster_sync();
 #endif
+}
+
+/// Body of a generated sm_90a GEMM kernel; see the host contract above.
+/// SA and SB are the block scales of A's and B's side (gemm/block_scale.cuh;
+/// gemm::NoKScale for none); they need Cfg::kPromote > 0.
+template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
+KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
+                      TOut *D, int32_t M, int32_t N, int32_t K, SA sa, SB sb,
+                      Args... args) {
+  static_assert(Cfg::kSplitK == 1,
+                "kiln::sm90::gemm: a split-K config needs gemm_split_k and "
+                "its workspace");
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, D, M, N, K, nullptr, sa, sb, args...);
+}
+
+/// The split-K entry (Cfg::kSplitK > 1): as gemm, with the WORKSPACE of the
+/// host contract.
+template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
+KILN_DEVICE void gemm_split_k(const TmaDescriptor &tma_a,
+                              const TmaDescriptor &tma_b, TOut *D, int32_t M,
+                              int32_t N, int32_t K, void *workspace, SA sa,
+                              SB sb, Args... args) {
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, D, M, N, K, workspace, sa, sb, args...);
 }
 
 } // namespace kiln::sm90

@@ -140,14 +140,16 @@ struct NoTileHook {
   template <class Acc> KILN_DEVICE void operator()(Acc &, int32_t, int32_t) {}
 };
 
-/// Accumulate the (M0, N0) tile over all of K into ACC (warp WARP_M, WARP_N).
-/// AFTER(acc, kt, ktiles) runs after K-tile kt's MMAs (FP32 promotion,
-/// gemm/promote_sm80.cuh, reads and restarts ACC there).
+/// Accumulate the (M0, N0) tile over K-tiles [KT0, KT1) into ACC (warp
+/// WARP_M, WARP_N); all of K unless split-K gives a range. AFTER(acc, kt,
+/// KT1) runs after K-tile kt's MMAs (FP32 promotion, gemm/promote_sm80.cuh,
+/// reads and restarts ACC there).
 template <class Cfg, class AfterTile = NoTileHook>
 KILN_DEVICE void
 mainloop(Accum<Cfg> &acc, uint32_t smem, const typename Cfg::TA *A,
          const typename Cfg::TB *B, int32_t M, int32_t N, int32_t K, int32_t m0,
-         int32_t n0, int warp_m, int warp_n, AfterTile after = {}) {
+         int32_t n0, int warp_m, int warp_n, AfterTile after = {},
+         int32_t kt0 = 0, int32_t kt1 = -1) {
   constexpr int S = Cfg::kStages;
   const uint32_t b_base = smem + S * Cfg::kStageBytesA;
   const TileLoader<Cfg, typename Cfg::TA, Cfg::kBM> load_a(A, m0, M, K);
@@ -166,19 +168,20 @@ mainloop(Accum<Cfg> &acc, uint32_t smem, const typename Cfg::TA *A,
 
   acc.zero();
 
-  const int32_t ktiles = (K + Cfg::kBK - 1) / Cfg::kBK;
-  // Prologue: K-tiles 0..S-2 in flight, one commit group each (empty groups
-  // past the end keep the group count uniform). Not unrolled: code size.
+  const int32_t ktiles = kt1 >= 0 ? kt1 : (K + Cfg::kBK - 1) / Cfg::kBK;
+  // Prologue: K-tiles kt0..kt0+S-2 in flight, one commit group each (empty
+  // groups past the end keep the group count uniform). Not unrolled: code
+  // size.
 #pragma unroll 1
   for (int s = 0; s < S - 1; ++s) {
-    if (s < ktiles) {
-      load_a.load(smem + s * Cfg::kStageBytesA, s * Cfg::kBK);
-      load_b.load(b_base + s * Cfg::kStageBytesB, s * Cfg::kBK);
+    if (kt0 + s < ktiles) {
+      load_a.load(smem + s * Cfg::kStageBytesA, (kt0 + s) * Cfg::kBK);
+      load_b.load(b_base + s * Cfg::kStageBytesB, (kt0 + s) * Cfg::kBK);
     }
     arch::cp_async_commit();
   }
   int read = 0, write = S - 1;
-  for (int32_t kt = 0; kt < ktiles; ++kt) {
+  for (int32_t kt = kt0; kt < ktiles; ++kt) {
     arch::cp_async_wait<S - 2>(); // this thread's copies of K-tile kt landed
     __syncthreads(); // everyone's did; everyone finished K-tile kt-1
     const int32_t next = kt + S - 1;

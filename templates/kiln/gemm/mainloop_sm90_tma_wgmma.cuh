@@ -52,6 +52,9 @@ template <class Cfg> struct SmemPlan {
     return base + Cfg::kStages * Cfg::kStageBytes + Cfg::kEpilogueBytes + 8 * s;
   }
   KILN_DEVICE uint32_t empty(int s) const { return full(Cfg::kStages + s); }
+  /// 8 bytes after the barriers (inside the 256 reserved for them): the
+  /// split-K reduction's flag.
+  KILN_DEVICE uint32_t flag() const { return full(2 * Cfg::kStages); }
 };
 
 /// Position in the stage ring: the stage, the parity of its current use,
@@ -110,18 +113,19 @@ KILN_DEVICE void load_operand(uint32_t dst, const TmaDescriptor *desc,
 }
 
 /// Producer (a single thread): stream KTILES K-tiles of the (M0, N0) tile,
-/// from ring position POS on.
+/// K-tiles KT0, KT0 + 1, ... (split-K starts past 0), from ring position
+/// POS on.
 template <class Cfg>
 KILN_DEVICE void produce(const SmemPlan<Cfg> &smem, const TmaDescriptor *tma_a,
                          const TmaDescriptor *tma_b, int32_t m0, int32_t n0,
                          int32_t ktiles, bool multicast, uint32_t rank,
-                         RingPos<Cfg::kStages> &pos) {
+                         RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
   for (int32_t kt = 0; kt < ktiles; ++kt) {
     if (pos.reused) // wait for the consumers' release of this stage's last use
       arch::mbar_wait(smem.empty(pos.stage), pos.phase ^ 1);
     uint32_t full = smem.full(pos.stage);
     arch::mbar_arrive_expect_tx(full, Cfg::kStageBytes);
-    int32_t k0 = kt * Cfg::kBK;
+    int32_t k0 = (kt0 + kt) * Cfg::kBK;
     load_operand<Cfg::kBM, Cfg::kClusterN == 2>(smem.a(pos.stage), tma_a, full,
                                                 k0, m0, multicast, rank);
     load_operand<Cfg::kBN, Cfg::kClusterM == 2>(smem.b(pos.stage), tma_b, full,

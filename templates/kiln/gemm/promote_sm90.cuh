@@ -73,7 +73,7 @@ KILN_DEVICE void consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
                                   Accum<Cfg> &part, int wg, int32_t ktiles,
                                   bool multicast, uint32_t peer, const SA &sa,
                                   const SB &sb, int32_t m0, int32_t n0,
-                                  RingPos<Cfg::kStages> &pos) {
+                                  RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
   constexpr int kTilesPerPromote = Cfg::kPromote / Cfg::kBK;
   static_assert(kTilesPerPromote >= 1 && Cfg::kPromote % Cfg::kBK == 0,
                 "promote must be a multiple of block_k");
@@ -98,7 +98,7 @@ KILN_DEVICE void consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
       held = true;
       held_stage = pos.stage;
     } else {
-      const int32_t k0 = (kt - in_block) * Cfg::kBK;
+      const int32_t k0 = (kt0 + kt - in_block) * Cfg::kBK;
       PromotionScales<Cfg, SA, SB> scales;
       scales.load(sa, sb, wg, m0, n0, k0); // overlaps the MMAs in flight
       arch::wgmma_wait<0>();

@@ -53,6 +53,18 @@ BREAKS = {
                  "  int prev_stage = 0;",
                  "  int prev_stage = 0;\n"
                  "  while (ktiles > 0)\n    arch::fence_proxy_async_shared();"),
+    # Split-K: the last CTA sums the partials starting from its own split
+    # rather than from split 0, so which CTA arrives last changes the
+    # rounding (a second launch, in another order, differs).
+    "split-k-arrival-order": ("kiln/gemm/split_k.cuh",
+                              "const float *src = partials(s) + tid;",
+                              "const float *src = "
+                              "partials((s + split) % Splits) + tid;"),
+    # Split-K: the last CTA leaves the tile's counter at Splits, so in the
+    # next launch no CTA is last and the tile is never written.
+    "split-k-no-reset": ("kiln/gemm/split_k.cuh",
+                         "arch::store_relaxed_gpu(counter(), 0u);",
+                         "(void)0;"),
     # Block scales: a tile whose columns span two 128-row scale blocks of B
     # uses the first block's scale for all of them.
     "scale-one-block": ("kiln/gemm/block_scale.cuh",

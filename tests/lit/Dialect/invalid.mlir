@@ -175,3 +175,15 @@ func.func @big_cluster(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x
   }
   return
 }
+
+// -----
+
+func.func @zero_split_k(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  // expected-error @+2 {{split_k must be positive, got 0}}
+  kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>)
+    config <block_m = 128, block_n = 128, block_k = 64, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8, split_k = 0> {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}

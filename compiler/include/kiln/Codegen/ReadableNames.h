@@ -23,9 +23,11 @@ std::string renameParameters(const std::string &Cuda,
                              const std::vector<std::string> &Names);
 
 /// The parameter names of Op's kernel and epilogue function, in the order
-/// -kiln-lower-to-emitc emits them, then the kernel's two block-scale locals
-/// (kscale_a, kscale_b). Sm90 selects the TMA kernel's ABI.
-std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90);
+/// -kiln-lower-to-emitc emits them (a split-K kernel's `workspace` last),
+/// then the kernel's two block-scale locals (kscale_a, kscale_b). Sm90
+/// selects the TMA kernel's ABI.
+std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
+                                              bool SplitK = false);
 std::vector<std::string> epilogueParameterNames(const OpModel &Op);
 
 } // namespace kiln

@@ -31,6 +31,10 @@ enum class Raster { AlongM, AlongN };
 enum class Schedule { Grid, Persistent };
 
 /// A fully specified configuration.
+/// The most CTAs that split one tile's K (split_k): the last one reads the
+/// other partial sums back, so the fixup grows with it.
+constexpr int64_t MaxSplitK = 16;
+
 struct KernelConfig {
   int64_t BlockM = 128;
   int64_t BlockN = 128;
@@ -46,11 +50,16 @@ struct KernelConfig {
   /// (kScaleBlock) with them.
   int64_t Promote = 0;
   Schedule Sched = Schedule::Grid;
+  /// CTAs that share one output tile, each summing a range of K, reduced
+  /// deterministically through a workspace (1 = no split; at most
+  /// MaxSplitK).
+  int64_t SplitK = 1;
 
   bool operator==(const KernelConfig &O) const;
   /// "block_m=128,block_n=128,block_k=128,stages=4,cluster_m=1,..."
   /// (",promote=N" only when Promote is set and ",schedule=persistent" only
-  /// when persistent, so earlier strings still name the same configuration)
+  /// when persistent, ",split_k=N" only when N > 1, so earlier strings still
+  /// name the same configuration)
   std::string str() const;
 };
 

@@ -46,6 +46,9 @@ struct KernelPlan {
   /// over tiles and stage their epilogue in EpilogueBytes of their own.
   bool Persistent = false;
   int64_t EpilogueBytes = 0;
+  /// CTAs per output tile (split_k), reduced through a workspace
+  /// (templates/kiln/gemm/split_k.cuh); 1 = none.
+  int64_t SplitK = 1;
 };
 
 /// Input element types of the contraction and the output type.

@@ -5,7 +5,12 @@
 // LaunchPlan.h computes: the module is loaded once per cubin per context, the
 // dynamic shared memory limit raised once, the sm_90a tensor maps encoded once
 // per problem (shape and buffers), and each launch is one cuLaunchKernelEx on
-// the caller's stream with no host synchronization or allocation.
+// the caller's stream with no host synchronization or allocation -- except
+// that a split-K kernel's workspace is allocated (and its counters zeroed on
+// the launch stream) the first time a problem needs more than it has, after
+// a cuCtxSynchronize when an older, smaller one is replaced. The workspace
+// belongs to the launcher: its launches must not run concurrently (one
+// stream, or ordered streams).
 //
 // Also the two small pieces a launch needs around it: the device's primary
 // context made current, and device buffers.
@@ -19,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -112,6 +118,9 @@ private:
   int32_t M32 = 0, N32 = 0, K32 = 0;
   std::vector<CUdeviceptr> OperandValues;
   std::vector<void *> Params;
+  // Split-K: the workspace (grown on demand) and its kernel argument.
+  std::unique_ptr<DeviceBuffer> Workspace;
+  CUdeviceptr PtrWorkspace = 0;
 };
 
 /// Encodes one cuTensorMapEncodeTiled call from a LaunchPlan spec over the

@@ -32,6 +32,9 @@ struct GemmKernelShape {
   /// A persistent kernel: any grid that is a multiple of the cluster size
   /// computes every tile; launched on at most one CTA per SM.
   bool Persistent = false;
+  /// Split-K: SplitK CTAs per output tile (grid.y), reduced through a
+  /// workspace of splitKWorkspaceBytes (1 = none, no workspace).
+  int64_t SplitK = 1;
 };
 
 /// The arguments of one cuTensorMapEncodeTiled call (rank 2).
@@ -49,6 +52,7 @@ struct TensorMapSpec {
 
 struct LaunchDims {
   unsigned GridX = 0;
+  unsigned GridY = 1; ///< The split-K splits.
   unsigned BlockX = 0;
   unsigned SmemBytes = 0;
   unsigned ClusterX = 1; ///< 2 for a 2-CTA cluster (always along x).
@@ -92,6 +96,13 @@ TensorMapSpec tensorMapForB(const GemmKernelShape &Kernel, int64_t N,
 /// (but at least one cluster). SmCount is only read for persistent kernels.
 LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N,
                       int64_t SmCount = 0);
+
+/// Bytes of the split-K workspace an M x N launch needs (0 without split-K):
+/// one uint32 counter per tile, padded to 256 bytes, then an fp32 partial
+/// tile per (tile, split) (templates/kiln/gemm/split_k.cuh). The counters
+/// must be zero before the first launch; every launch leaves them zero.
+int64_t splitKWorkspaceBytes(const GemmKernelShape &Kernel, int64_t M,
+                             int64_t N);
 
 } // namespace kiln
 

@@ -27,11 +27,11 @@ struct ApplyConfigPass
     auto Emit = [&]() { return getOperation().emitError(); };
     if (failed(TileConfigAttr::verify(Emit, blockM, blockN, blockK, stages,
                                       clusterM, clusterN, rasterN, group,
-                                      promote, persistent)))
+                                      promote, persistent, splitK)))
       return signalPassFailure();
     auto Config = TileConfigAttr::get(&getContext(), blockM, blockN, blockK,
                                       stages, clusterM, clusterN, rasterN,
-                                      group, promote, persistent);
+                                      group, promote, persistent, splitK);
     SmallVector<GemmOp> Gemms;
     getOperation().walk([&](GemmOp Op) { Gemms.push_back(Op); });
     for (GemmOp Op : Gemms) {

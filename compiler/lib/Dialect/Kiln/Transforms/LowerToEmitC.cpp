@@ -29,20 +29,25 @@ using namespace mlir::kiln;
 namespace {
 
 /// `kiln::sm90::GemmConfig<TA, TB, BM, BN, BK, Stages, CM, CN, RasterN, Group
-/// [, Promote [, Persistent]]>` or the sm80 equivalent (warps instead of
-/// cluster sizes).
+/// [, Promote [, Persistent [, SplitK]]]>` or the sm80 equivalent (warps
+/// instead of cluster sizes, no Persistent).
 std::string configType(TiledGemmOp Op) {
   TileConfigAttr C = Op.getConfig();
   KernelPlanAttr P = *Op.getPlan();
   bool Sm90 = P.getPath() == "sm90_tma_wgmma";
   std::string TA = cudaTypeName(Op.getA().getType().getElementType());
   std::string TB = cudaTypeName(Op.getB().getType().getElementType());
-  // The promotion interval and the persistent flag are trailing parameters
-  // (default 0), written only when needed.
+  // The promotion interval, the persistent flag and the split count are
+  // trailing parameters (defaults 0, 0, 1), written only when needed.
   std::string Promote =
-      C.getPersistent() ? llvm::formatv(", {0}, 1", C.getPromote()).str()
-      : C.getPromote()  ? llvm::formatv(", {0}", C.getPromote()).str()
-                        : "";
+      C.getSplitK() > 1
+          ? (Sm90
+                 ? llvm::formatv(", {0}, 0, {1}", C.getPromote(), C.getSplitK())
+                 : llvm::formatv(", {0}, {1}", C.getPromote(), C.getSplitK()))
+                .str()
+      : C.getPersistent() ? llvm::formatv(", {0}, 1", C.getPromote()).str()
+      : C.getPromote()    ? llvm::formatv(", {0}", C.getPromote()).str()
+                          : "";
   return llvm::formatv("kiln::{0}::GemmConfig<{1}, {2}, {3}, {4}, {5}, {6}, "
                        "{7}, {8}, {9}, {10}{11}>",
                        Sm90 ? "sm90" : "sm80", TA, TB, C.getBlockM(),
@@ -69,7 +74,10 @@ std::string banner(func::FuncOp F, TiledGemmOp Op) {
              (C.getPromote()
                   ? llvm::formatv(", promote={0}", C.getPromote()).str()
                   : std::string()) +
-                 (C.getPersistent() ? ", schedule=persistent" : ""))
+                 (C.getPersistent() ? ", schedule=persistent" : "") +
+                 (C.getSplitK() > 1
+                      ? llvm::formatv(", split_k={0}", C.getSplitK()).str()
+                      : std::string()))
       .str();
 }
 
@@ -148,6 +156,11 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   Params.append({Ptr(Op.getD(), false), I32, I32, I32});
   for (Value V : Op.getEpilogueOperands())
     Params.push_back(operandParamType(cast<MemRefType>(V.getType())));
+  // A split-K kernel's workspace comes last (docs/ARCHITECTURE.md, "Kernel
+  // ABI").
+  const bool SplitK = Op.getConfig().getSplitK() > 1;
+  if (SplitK)
+    Params.push_back(Opaque("void* __restrict__"));
 
   auto Kernel = B.create<emitc::FuncOp>(Loc, F.getSymName(),
                                         FunctionType::get(Ctx, Params, {}));
@@ -164,19 +177,24 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
 
   // Collective arguments: the two inputs, D, M, N, K, then the epilogue's
   // extra arguments (M, N, operands...).
+  // Split-K passes its workspace after K.
   SmallVector<Value> Args(Entry->getArguments().begin(),
                           Entry->getArguments().begin() + 6);
+  unsigned EndOperands = Entry->getNumArguments() - (SplitK ? 1 : 0);
+  if (SplitK)
+    Args.push_back(Entry->getArgument(EndOperands));
   Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/false));
   Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true));
   Args.append({Entry->getArgument(3), Entry->getArgument(4)});
-  for (unsigned I = 6; I < Entry->getNumArguments(); ++I)
+  for (unsigned I = 6; I < EndOperands; ++I)
     Args.push_back(Entry->getArgument(I));
   ArrayAttr TemplateArgs =
       B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, configType(Op)),
                       emitc::OpaqueAttr::get(Ctx, EpiName)});
-  B.create<emitc::CallOpaqueOp>(Loc, TypeRange{},
-                                Sm90 ? "kiln::sm90::gemm" : "kiln::sm80::gemm",
-                                Args, ArrayAttr(), TemplateArgs);
+  std::string Callee = std::string(Sm90 ? "kiln::sm90::" : "kiln::sm80::") +
+                       (SplitK ? "gemm_split_k" : "gemm");
+  B.create<emitc::CallOpaqueOp>(Loc, TypeRange{}, Callee, Args, ArrayAttr(),
+                                TemplateArgs);
   B.create<emitc::ReturnOp>(Loc, Value());
   F.erase();
   return success();

@@ -35,6 +35,7 @@ namespace {
   C.Promote = A.getPromote();
   C.Sched =
       A.getPersistent() ? ::kiln::Schedule::Persistent : ::kiln::Schedule::Grid;
+  C.SplitK = A.getSplitK();
   return C;
 }
 
@@ -77,7 +78,8 @@ struct SelectAtomsPass
       Op.setConfigAttr(TileConfigAttr::get(
           &getContext(), Old.getBlockM(), Old.getBlockN(), Plan.BlockK,
           Old.getStages(), Old.getClusterM(), Old.getClusterN(),
-          Old.getRasterN(), Old.getGroup(), Plan.Promote, Plan.Persistent));
+          Old.getRasterN(), Old.getGroup(), Plan.Promote, Plan.Persistent,
+          Plan.SplitK));
       bool Sm90 = Plan.Path == ::kiln::KernelPath::Sm90TmaWgmma;
       Op.setPlanAttr(KernelPlanAttr::get(
           &getContext(), AI.Name, Sm90 ? "sm90_tma_wgmma" : "sm80_cp_async_mma",

@@ -17,14 +17,16 @@ def Kiln_TileConfigAttr : Kiln_Attr<"TileConfig", "tile_config"> {
     `group` tiles per L2 group. `promote` is the FP32 promotion interval in
     K elements (0: none; resolved to the scale block of a block-scaled op
     by -kiln-select-atoms). `persistent`: one CTA per SM loops over the
-    tiles (sm_90a) instead of one CTA per tile.
+    tiles (sm_90a) instead of one CTA per tile. `split_k`: CTAs per output
+    tile, each over a range of K (1: none).
   }];
   let parameters = (ins "int64_t":$block_m, "int64_t":$block_n,
                         "int64_t":$block_k, "int64_t":$stages,
                         "int64_t":$cluster_m, "int64_t":$cluster_n,
                         "bool":$raster_n, "int64_t":$group,
                         DefaultValuedParameter<"int64_t", "0">:$promote,
-                        DefaultValuedParameter<"bool", "false">:$persistent);
+                        DefaultValuedParameter<"bool", "false">:$persistent,
+                        DefaultValuedParameter<"int64_t", "1">:$split_k);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -41,7 +41,9 @@ def KilnApplyConfig : Pass<"kiln-apply-config", "::mlir::ModuleOp"> {
     Option<"promote", "promote", "int64_t", "0",
            "K elements per FP32 promotion (0: none / the scale block)">,
     Option<"persistent", "persistent", "bool", "false",
-           "persistent kernel: CTAs loop over tiles (sm_90a)">
+           "persistent kernel: CTAs loop over tiles (sm_90a)">,
+    Option<"splitK", "split-k", "int64_t", "1",
+           "CTAs per output tile, each over a range of K (1: none)">
   ];
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }

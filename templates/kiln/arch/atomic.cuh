@@ -1,0 +1,56 @@
+//===- kiln/arch/atomic.cuh - GPU-scope atomics and fences -----*- CUDA -*-===//
+//
+// What CTAs of one grid need to hand data to each other through global
+// memory (the split-K reduction, gemm/split_k.cuh): a GPU-scope fence
+// (fence.acq_rel.gpu, what __threadfence() is), a relaxed GPU-scope atomic
+// add that returns the old value, a plain store that resets a counter, and
+// a load that bypasses the (incoherent) L1: ld.global.cg caches in L2 only,
+// the point of coherence for every SM.
+//
+// The pattern (PTX ISA, "Memory Consistency Model", release and acquire
+// patterns): writers store, fence, then one thread atomically bumps a
+// counter after a CTA barrier; the thread that sees the last count, after a
+// CTA barrier and a fence, reads what every writer stored.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/numeric/types.cuh"
+
+namespace kiln::arch {
+
+/// fence.acq_rel.gpu: orders this thread's earlier and later memory
+/// accesses for every thread of the GPU.
+KILN_DEVICE void fence_gpu() {
+  asm volatile("fence.acq_rel.gpu;" ::: "memory");
+}
+
+/// atom.relaxed.gpu.global.add.u32: adds V to *P, returns the old value.
+KILN_DEVICE uint32_t atomic_add_gpu(uint32_t *p, uint32_t v) {
+  uint32_t old;
+  asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], %2;"
+               : "=r"(old)
+               : "l"(p), "r"(v)
+               : "memory");
+  return old;
+}
+
+/// st.relaxed.gpu.global.u32.
+KILN_DEVICE void store_relaxed_gpu(uint32_t *p, uint32_t v) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v)
+               : "memory");
+}
+
+/// ld.global.cg.f32: a load served by L2 (never a stale L1 line).
+KILN_DEVICE float ld_global_cg(const float *p) {
+  float v;
+  asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/// st.global.cg.f32: a store that leaves no line in L1.
+KILN_DEVICE void st_global_cg(float *p, float v) {
+  asm volatile("st.global.cg.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory");
+}
+
+} // namespace kiln::arch
