@@ -470,3 +470,30 @@ TEST_CASE("cost model: choosing for a large shape is quick", "[cost-model]") {
   CHECK(B.WaveEfficiency <= 1.0);
   CHECK(B.L2Bytes == Approx(16384.0 * 4096 * 256 + 32768.0 * 4096 * 128));
 }
+
+TEST_CASE("cost model: split-K fills the GPU at small M and costs at large",
+          "[cost-model]") {
+  // DeepSeek-V3's M = 64 x 2112 x 7168: 17 tiles of 128 x 128 on 132 SMs.
+  KernelConfig C = cfg(128, 128, 4);
+  CostBreakdown One = predict(fp8(64, 2112, 7168), C);
+  std::vector<double> Seconds;
+  for (int64_t S : {2, 4, 7}) {
+    KernelConfig Split = C;
+    Split.SplitK = S;
+    CostBreakdown B = predict(fp8(64, 2112, 7168), Split);
+    INFO(One.str() << B.str());
+    CHECK(B.SplitK == S);
+    CHECK(B.Ctas == 17 * S);
+    CHECK(B.KTilesPerCta == (56 + S - 1) / S);
+    // The same operand bytes leave L2, split into S ranges of K.
+    CHECK(B.L2Bytes == Approx(One.L2Bytes).epsilon(1e-9));
+    CHECK(B.Seconds < One.Seconds);
+    Seconds.push_back(B.Seconds);
+  }
+  CHECK(Seconds[1] < Seconds[0]); // 68 CTAs beat 34
+  // A full GPU gains nothing and pays the fixup.
+  KernelConfig Split = C;
+  Split.SplitK = 2;
+  CHECK(predict(fp8(4096, 7168, 16384), Split).Seconds >
+        predict(fp8(4096, 7168, 16384), C).Seconds);
+}

@@ -10,6 +10,8 @@
 #include "kiln/Tuner/TileOrder.h"
 #include "kiln/Tuner/WaveTraffic.h"
 
+#include "kiln/gemm/split_k_plan.cuh"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -61,6 +63,10 @@ struct SmModel {
   /// promotion costs one CTA alone on its SM (0 without promotion).
   int64_t Promotions = 0;
   double Promote1 = 0;
+  /// Split-K's fixup, one CTA alone on its SM: the bytes it moves through
+  /// its port (its partial tile stored, and as the last CTA all of them
+  /// read back) and the L2 round trips (the arrival, one per split read).
+  double FixupBytes = 0, FixupLatencyNs = 0;
   /// Latency of the epilogue's operand loads: 0 without any, L2 for
   /// scalars and row / column vectors (small, shared by every tile), DRAM
   /// for an [M, N] operand (read once).
@@ -102,7 +108,8 @@ struct SmModel {
     // Epilogue: D (and [M, N] / vector operands) through the SM's port, plus
     // the round trip of its operand loads (not overlapped here; predictCost
     // credits a persistent kernel's overlap with the next tile).
-    T.Epilogue = K * EpiBytes / D.SmIngressBytesPerClk * ClkNs + EpiLoadNs;
+    T.Epilogue = K * (EpiBytes + FixupBytes) / D.SmIngressBytesPerClk * ClkNs +
+                 EpiLoadNs + FixupLatencyNs;
     T.Total = T.Prologue + T.Mainloop + T.Epilogue;
     return T;
   }
@@ -194,8 +201,16 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
   B.TilesM = ceilDiv(P.M, C.BlockM);
   B.TilesN = ceilDiv(P.N, C.BlockN);
   B.Tiles = B.TilesM * B.TilesN;
-  B.Ctas = gridSize(B.TilesM, B.TilesN, C.ClusterM * C.ClusterN);
+  B.SplitK = Plan.SplitK;
+  B.Ctas = gridSize(B.TilesM, B.TilesN, C.ClusterM * C.ClusterN) * B.SplitK;
   B.KTiles = ceilDiv(P.K, BK);
+  // Split-K ("Split-K" in docs/COST_MODEL.md): the tile's time is its
+  // longest split's, split 0 (the earlier splits take the remainder).
+  const int64_t PromoteTiles = Plan.Promote > 0 ? Plan.Promote / BK : 1;
+  const gemm::KRange First = gemm::split_k_range(
+      int32_t(B.KTiles), int32_t(B.SplitK), 0, int32_t(PromoteTiles));
+  B.KTilesPerCta = First.end - First.begin;
+  const int64_t KPerCta = std::min(P.K, B.KTilesPerCta * BK);
   int64_t Slots = int64_t(D.SmCount) * B.Occ.CtasPerSm;
 
   // Mainloop constants: one CTA alone on its SM.
@@ -205,7 +220,7 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
   SmModel S;
   S.Path = Plan.Path;
   S.Stages = C.Stages;
-  S.KTiles = B.KTiles;
+  S.KTiles = B.KTilesPerCta;
   S.ClkNs = 1.0 / D.SmClockGHz;
   S.Tensor1 = 2 * BM * BN * BKd / FlopPerClk * S.ClkNs;
   // Shared-memory operand reads per stage. wgmma: every m64 slice reads its
@@ -226,7 +241,7 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
   // warpgroup's MMAs run during one's FMAs, taken to hide half of them.
   // A structural estimate, not calibrated on a GPU.
   if (Plan.Promote > 0) {
-    B.Promotions = ceilDiv(P.K, Plan.Promote);
+    B.Promotions = ceilDiv(KPerCta, Plan.Promote);
     S.Promotions = B.Promotions;
     double FmaNs = BM * BN / D.Fp32FmaPerClk * S.ClkNs;
     S.Promote1 = Plan.ConsumerWarpgroups >= 2 ? FmaNs / 2 : FmaNs + S.Tensor1;
@@ -238,13 +253,27 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
                     ? D.L2LatencyNs
                     : 0;
 
-  // Waves: L2 and DRAM traffic in the kernels' tile order.
-  std::vector<WaveTraffic> Waves =
-      walkWaves(P, C, Slots, D.L2Bytes * D.L2ReuseFraction);
+  const double Partial = BM * BN * 4;
+  if (B.SplitK > 1) {
+    S.FixupBytes = Partial * (1 + double(B.SplitK));
+    S.FixupLatencyNs = double(1 + B.SplitK) * D.L2LatencyNs;
+  }
+
+  // Waves: L2 and DRAM traffic in the kernels' tile order (with the plan's
+  // block_k and promote).
+  KernelConfig Resolved = C;
+  Resolved.BlockK = BK;
+  Resolved.Promote = Plan.Promote;
+  const double ReuseBytes = D.L2Bytes * D.L2ReuseFraction;
+  std::vector<WaveTraffic> Waves = walkWaves(P, Resolved, Slots, ReuseBytes);
   B.Waves = 0;
   for (const WaveTraffic &T : Waves)
     B.Waves += int64_t(std::llround(T.Count));
-  B.WaveEfficiency = double(B.Tiles) / (double(B.Waves) * double(Slots));
+  B.WaveEfficiency =
+      double(B.Tiles * B.SplitK) / (double(B.Waves) * double(Slots));
+  // A workspace larger than the L2 can keep goes through DRAM too.
+  const bool FixupInDram =
+      B.SplitK > 1 && double(B.Tiles * B.SplitK) * Partial > ReuseBytes;
   double OperandDram = 0, TotalNs = 0;
   // Persistent kernels ("Persistent kernels" in docs/COST_MODEL.md): a CTA
   // stays on its SM, and its producer loads the next tile while its
@@ -261,9 +290,10 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
     TileTimes Tile = S.tile(Sharing, Hit, D);
     double Dram = T.DramBytes + T.OutElems * (Ed + P.EpiBytesPerElem) +
                   T.Rows * P.EpiBytesPerRow + T.Cols * P.EpiBytesPerCol +
-                  (W == 0 ? P.EpiBytesFixed : 0);
+                  (W == 0 ? P.EpiBytesFixed : 0) +
+                  (FixupInDram ? T.FixupBytes : 0);
     double DramNs = Dram / D.DramBytesPerSec * 1e9;
-    double L2Ns = T.L2Bytes / D.L2BytesPerSec * 1e9;
+    double L2Ns = (T.L2Bytes + T.FixupBytes) / D.L2BytesPerSec * 1e9;
     double WaveNs = std::max({Tile.Total, DramNs, L2Ns});
     // Persistent: the first wave is as above, later ones hide the overlap
     // (when the tiles, not bandwidth, set their time).
@@ -322,6 +352,9 @@ std::string CostBreakdown::str() const {
      << limiterName(Bound) << "\n";
   OS << "tiles " << TilesM << " x " << TilesN << " = " << Tiles << " (grid "
      << Ctas << "), " << KTiles << " k-tiles";
+  if (SplitK > 1)
+    OS << " in " << SplitK << " splits (at most " << KTilesPerCta
+       << " per CTA)";
   if (Promotions > 0)
     OS << " (" << Promotions << " FP32 promotions)";
   OS << "; " << Occ.CtasPerSm << " CTA/SM (" << Occ.Limit << "); " << Waves

@@ -3,6 +3,8 @@
 
 #include "kiln/Tuner/TileOrder.h"
 
+#include "kiln/gemm/split_k_plan.cuh"
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -76,17 +78,37 @@ std::vector<WaveTraffic> walkWaves(const GemmProblem &P, const KernelConfig &C,
   double Ea = dtypeBits(P.Types.A) / 8.0, Eb = dtypeBits(P.Types.B) / 8.0;
   int64_t TilesM = ceilDiv(P.M, C.BlockM), TilesN = ceilDiv(P.N, C.BlockN);
   int64_t Grid = gridSize(TilesM, TilesN, C.ClusterM * C.ClusterN);
+  const int64_t Splits = std::max<int64_t>(C.SplitK, 1);
+  const int64_t Launched = Grid * Splits;
   bool AlongN = C.RasterOrder == Raster::AlongN;
   Slots = std::max<int64_t>(Slots, 1);
-  int64_t NumWaves = ceilDiv(Grid, Slots);
-  PanelLru Lru(size_t(TilesM + TilesN), ReuseBytes);
+  int64_t NumWaves = ceilDiv(Launched, Slots);
+  // The K elements of each split (all of K without split-K).
+  std::vector<double> SplitK(size_t(Splits), double(P.K));
+  if (Splits > 1) {
+    const int64_t BK = std::max<int64_t>(C.BlockK, 1);
+    const int64_t Group =
+        C.Promote > 0 ? std::max<int64_t>(C.Promote / BK, 1) : 1;
+    for (int64_t S = 0; S < Splits; ++S) {
+      gemm::KRange R =
+          gemm::split_k_range(int32_t(ceilDiv(P.K, BK)), int32_t(Splits),
+                              int32_t(S), int32_t(Group));
+      SplitK[size_t(S)] =
+          double(std::min(P.K, R.end * BK) - std::min(P.K, R.begin * BK));
+    }
+  }
+  const double PartialBytes = double(C.BlockM) * double(C.BlockN) * 4;
+  // Panels: A row panels, then B column panels, one set per split.
+  const int64_t Panels = (TilesM + TilesN) * Splits;
+  PanelLru Lru(size_t(Panels), ReuseBytes);
   // The wave that last touched each panel (within-wave sharing).
-  std::vector<int64_t> SeenIn(size_t(TilesM + TilesN), -1);
+  std::vector<int64_t> SeenIn(size_t(Panels), -1);
 
   auto Walk = [&](int64_t Wave, bool TrackDram) {
     WaveTraffic W;
     int64_t First = Wave * Slots;
-    for (int64_t Pid = First; Pid < std::min(Grid, First + Slots); ++Pid) {
+    for (int64_t L = First; L < std::min(Launched, First + Slots); ++L) {
+      const int64_t Split = L / Grid, Pid = L % Grid;
       TileSlot T = scheduleTile(Pid, TilesM, TilesN, C.Group, AlongN,
                                 C.ClusterM, C.ClusterN);
       if (!T.Valid)
@@ -95,17 +117,24 @@ std::vector<WaveTraffic> walkWaves(const GemmProblem &P, const KernelConfig &C,
       // TMA / cp.async fetch only in-bounds rows (out-of-bounds is filled).
       double Rows = double(std::min(C.BlockM, P.M - T.M * C.BlockM));
       double Cols = double(std::min(C.BlockN, P.N - T.N * C.BlockN));
-      double ABytes = Rows * double(P.K) * Ea, BBytes = Cols * double(P.K) * Eb;
+      const double Kd = SplitK[size_t(Split)];
+      double ABytes = Rows * Kd * Ea, BBytes = Cols * Kd * Eb;
       // A multicast operand is read from L2 once per CTA pair.
       W.L2Bytes += ABytes * (T.Multicast && C.ClusterN == 2 ? 0.5 : 1.0);
       W.L2Bytes += BBytes * (T.Multicast && C.ClusterM == 2 ? 0.5 : 1.0);
-      W.OutElems += Rows * Cols;
-      W.Rows += Rows;
-      W.Cols += Cols;
+      if (Split == Splits - 1) {
+        W.OutElems += Rows * Cols;
+        W.Rows += Rows;
+        W.Cols += Cols;
+      }
+      if (Splits > 1)
+        W.FixupBytes +=
+            PartialBytes * (Split == Splits - 1 ? 1 + double(Splits) : 1);
       if (!TrackDram)
         continue;
-      for (auto [Id, Bytes] :
-           {std::pair{T.M, ABytes}, std::pair{TilesM + T.N, BBytes}}) {
+      const int64_t Base = Split * (TilesM + TilesN);
+      for (auto [Id, Bytes] : {std::pair{Base + T.M, ABytes},
+                               std::pair{Base + TilesM + T.N, BBytes}}) {
         if (SeenIn[size_t(Id)] == Wave)
           continue;
         SeenIn[size_t(Id)] = Wave;
@@ -138,6 +167,7 @@ std::vector<WaveTraffic> walkWaves(const GemmProblem &P, const KernelConfig &C,
     Mean.OutElems += W.OutElems;
     Mean.Rows += W.Rows;
     Mean.Cols += W.Cols;
+    Mean.FixupBytes += W.FixupBytes;
   }
   double Warm = double(ExactWaves - 1);
   Mean.Ctas = int64_t(std::llround(double(Mean.Ctas) / Warm));
@@ -146,6 +176,7 @@ std::vector<WaveTraffic> walkWaves(const GemmProblem &P, const KernelConfig &C,
   Mean.OutElems /= Warm;
   Mean.Rows /= Warm;
   Mean.Cols /= Warm;
+  Mean.FixupBytes /= Warm;
   Mean.Count = double(NumWaves - ExactWaves - 1);
   double MissRatio = Mean.L2Bytes > 0 ? Mean.DramBytes / Mean.L2Bytes : 0;
   Waves.push_back(Mean);

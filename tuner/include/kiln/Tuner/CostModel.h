@@ -60,7 +60,10 @@ struct CostBreakdown {
   std::string Why; ///< Why not valid (planKernel's sentence, occupancy 0).
 
   int64_t TilesM = 0, TilesN = 0, Tiles = 0, Ctas = 0, KTiles = 0;
-  int64_t Promotions = 0; ///< FP32 promotions per tile (0: none).
+  int64_t Promotions = 0; ///< FP32 promotions per CTA (0: none).
+  /// Split-K: CTAs per tile (Ctas counts all of them), and the K-tiles of
+  /// the longest split (KTiles without split-K).
+  int64_t SplitK = 1, KTilesPerCta = 0;
   Occupancy Occ;
   int64_t Waves = 0;
   double WaveEfficiency = 0; ///< Tiles / (Waves x SMs x CTAs per SM).

@@ -26,11 +26,19 @@ struct WaveTraffic {
   double OutElems = 0;  ///< Elements of D the wave writes.
   double Rows = 0;      ///< Sum of the tiles' rows (epilogue row vectors).
   double Cols = 0;      ///< Sum of the tiles' columns.
-  double Count = 1;     ///< Identical waves this entry stands for.
+  /// Split-K: fp32 partial-tile bytes stored and read back through L2 (each
+  /// CTA stores its tile, the last of a tile reads all of them).
+  double FixupBytes = 0;
+  double Count = 1; ///< Identical waves this entry stands for.
 };
 
 /// The waves of a launch of Config on Problem when Slots CTAs run at once,
-/// with ReuseBytes of L2 for cross-wave reuse. Every wave is walked for
+/// with ReuseBytes of L2 for cross-wave reuse. Config's block_k and promote
+/// must be resolved (the plan's). With split_k = S the grid is S copies of
+/// the tile grid along grid.y, launched in order (x fastest): split s's
+/// CTAs read only their K range (kiln/gemm/split_k_plan.cuh), their panels
+/// are distinct from other splits', and the tile's D and epilogue vectors
+/// are counted once, with the last split. Every wave is walked for
 /// launches of up to 50 waves; beyond, the first 48 are walked, one entry
 /// with Count > 1 stands for the middle waves (the mean of the warm ones),
 /// and the last wave comes last.
