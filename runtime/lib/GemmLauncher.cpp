@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Runtime/GemmLauncher.h"
 
+#include <algorithm>
+
 #include "kiln/Runtime/Sha256.h"
 
 #include <map>
@@ -152,6 +154,30 @@ void GemmLauncher::encodeTensorMaps(CUdeviceptr A, CUdeviceptr B, int64_t M,
   MapA = A, MapB = B, MapM = M, MapN = N, MapK = K;
 }
 
+void GemmLauncher::prepareWorkspace(size_t Bytes, int64_t Tiles,
+                                    CUstream Stream) {
+  if (!Workspace || Workspace->size() < Bytes) {
+    // Grown geometrically; the old buffer may still be in use by launches
+    // in flight, so it is kept (freed with the launcher) rather than freed
+    // after a synchronization.
+    size_t Size = std::max(Bytes, Workspace ? 2 * Workspace->size() : Bytes);
+    if (Workspace)
+      RetiredWorkspaces.push_back(std::move(Workspace));
+    Workspace = std::make_unique<DeviceBuffer>(Driver, Size);
+    PtrWorkspace = Workspace->get();
+    ZeroCounters = 0;
+  }
+  // The counters are the first counter-block bytes and the partials follow
+  // them, so a launch with T tiles leaves counters 0 .. T-1 zero and may
+  // have written partials over any counter slot past them: a launch with
+  // more tiles zeroes its counter block first, on its stream.
+  if (Tiles > ZeroCounters) {
+    KILN_CU_CHECK(Driver, cuMemsetD8Async, PtrWorkspace, 0,
+                  size_t(splitKCounterBytes(Tiles)), Stream);
+  }
+  ZeroCounters = Tiles;
+}
+
 void GemmLauncher::launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr D,
                           int64_t M, int64_t N, int64_t K,
                           const CUdeviceptr *Operands, CUstream Stream) {
@@ -163,20 +189,8 @@ void GemmLauncher::launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr D,
   M32 = int32_t(M), N32 = int32_t(N), K32 = int32_t(K);
   for (size_t I = 0; I < NumOperands; ++I)
     OperandValues[I] = Operands[I];
-  if (int64_t Bytes = splitKWorkspaceBytes(Shape, M, N);
-      Bytes > 0 && (!Workspace || Workspace->size() < size_t(Bytes))) {
-    if (Workspace) { // earlier launches may still be using it
-      KILN_CU_CHECK(Driver, cuCtxSynchronize);
-      Workspace.reset();
-    }
-    Workspace = std::make_unique<DeviceBuffer>(Driver, size_t(Bytes));
-    // The counters start at zero (each launch leaves them so); the
-    // partials need no initial value.
-    KILN_CU_CHECK(Driver, cuMemsetD8Async, Workspace->get(), 0, size_t(Bytes),
-                  Stream);
-    PtrWorkspace = Workspace->get();
-  }
-
+  if (int64_t Bytes = splitKWorkspaceBytes(Shape, M, N); Bytes > 0)
+    prepareWorkspace(size_t(Bytes), splitKTiles(Shape, M, N), Stream);
   LaunchDims Dims = dims(M, N);
   CUlaunchAttribute Cluster{};
   Cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;

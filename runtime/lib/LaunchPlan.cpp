@@ -1,6 +1,8 @@
 //===- LaunchPlan.cpp - How to launch a generated GEMM kernel -------------===//
 #include "kiln/Runtime/LaunchPlan.h"
 
+#include "kiln/gemm/split_k_plan.cuh"
+
 #include <algorithm>
 
 namespace kiln {
@@ -115,13 +117,20 @@ LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N,
   return D;
 }
 
+int64_t splitKTiles(const GemmKernelShape &Kernel, int64_t M, int64_t N) {
+  return ceilDiv(M, Kernel.BlockM) * ceilDiv(N, Kernel.BlockN);
+}
+
+int64_t splitKCounterBytes(int64_t Tiles) {
+  return gemm::split_k_counter_bytes(Tiles);
+}
+
 int64_t splitKWorkspaceBytes(const GemmKernelShape &Kernel, int64_t M,
                              int64_t N) {
   if (Kernel.SplitK <= 1)
     return 0;
-  int64_t Tiles = ceilDiv(M, Kernel.BlockM) * ceilDiv(N, Kernel.BlockN);
-  int64_t Counters = ceilDiv(Tiles * 4, 256) * 256;
-  return Counters + Tiles * Kernel.SplitK * Kernel.BlockM * Kernel.BlockN * 4;
+  return gemm::split_k_workspace_bytes(splitKTiles(Kernel, M, N), Kernel.SplitK,
+                                       Kernel.BlockM, Kernel.BlockN);
 }
 
 } // namespace kiln

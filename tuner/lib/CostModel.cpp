@@ -205,11 +205,15 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
   B.Ctas = gridSize(B.TilesM, B.TilesN, C.ClusterM * C.ClusterN) * B.SplitK;
   B.KTiles = ceilDiv(P.K, BK);
   // Split-K ("Split-K" in docs/COST_MODEL.md): the tile's time is its
-  // longest split's, split 0 (the earlier splits take the remainder).
+  // longest split's (the shares differ by at most one promotion group).
   const int64_t PromoteTiles = Plan.Promote > 0 ? Plan.Promote / BK : 1;
-  const gemm::KRange First = gemm::split_k_range(
-      int32_t(B.KTiles), int32_t(B.SplitK), 0, int32_t(PromoteTiles));
-  B.KTilesPerCta = First.end - First.begin;
+  B.KTilesPerCta = 0;
+  for (int64_t Split = 0; Split < B.SplitK; ++Split) {
+    const gemm::KRange R =
+        gemm::split_k_range(int32_t(B.KTiles), int32_t(B.SplitK),
+                            int32_t(Split), int32_t(PromoteTiles));
+    B.KTilesPerCta = std::max<int64_t>(B.KTilesPerCta, R.end - R.begin);
+  }
   const int64_t KPerCta = std::min(P.K, B.KTilesPerCta * BK);
   int64_t Slots = int64_t(D.SmCount) * B.Occ.CtasPerSm;
 

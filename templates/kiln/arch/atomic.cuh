@@ -4,13 +4,13 @@
 // memory (the split-K reduction, gemm/split_k.cuh): a GPU-scope fence
 // (fence.acq_rel.gpu, what __threadfence() is), a relaxed GPU-scope atomic
 // add that returns the old value, a plain store that resets a counter, and
-// a load that bypasses the (incoherent) L1: ld.global.cg caches in L2 only,
-// the point of coherence for every SM.
+// 16-byte loads and stores that bypass the (incoherent) L1: .cg caches in
+// L2 only, the point of coherence for every SM.
 //
 // The pattern (PTX ISA, "Memory Consistency Model", release and acquire
-// patterns): writers store, fence, then one thread atomically bumps a
-// counter after a CTA barrier; the thread that sees the last count, after a
-// CTA barrier and a fence, reads what every writer stored.
+// patterns): the CTA's threads store, a CTA barrier orders their stores
+// before one thread's fence, relaxed atomic add and fence (release, then
+// acquire), and a second barrier hands the acquire to every thread.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -41,16 +41,20 @@ KILN_DEVICE void store_relaxed_gpu(uint32_t *p, uint32_t v) {
                : "memory");
 }
 
-/// ld.global.cg.f32: a load served by L2 (never a stale L1 line).
-KILN_DEVICE float ld_global_cg(const float *p) {
-  float v;
-  asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
-  return v;
+/// ld.global.cg.v4.f32: four floats (16-byte aligned) served by L2, never
+/// a stale L1 line.
+KILN_DEVICE void ld_global_cg_v4(const float *p, float *v) {
+  asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
+               : "l"(p)
+               : "memory");
 }
 
-/// st.global.cg.f32: a store that leaves no line in L1.
-KILN_DEVICE void st_global_cg(float *p, float v) {
-  asm volatile("st.global.cg.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory");
+/// st.global.cg.v4.f32: four floats (16-byte aligned), no line left in L1.
+KILN_DEVICE void st_global_cg_v4(float *p, const float *v) {
+  asm volatile("st.global.cg.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p),
+               "f"(v[0]), "f"(v[1]), "f"(v[2]), "f"(v[3])
+               : "memory");
 }
 
 } // namespace kiln::arch

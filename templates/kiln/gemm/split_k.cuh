@@ -14,10 +14,12 @@
 //                               between launches (the last CTA resets it)
 //   then                        tiles x Splits x (BM * BN) floats: the fp32
 //                               partial accumulators, stored by each thread
-//                               in its own register order (element r of
-//                               thread t at r * Threads + t), so the thread
-//                               that reads them back holds the same
-//                               fragment positions and no layout is needed.
+//                               in its own register order, four at a time
+//                               (registers 4q .. 4q + 3 of thread t at
+//                               4 * (q * Threads + t): 16-byte accesses, a
+//                               warp's contiguous), so the thread that reads
+//                               them back holds the same fragment positions
+//                               and no layout is needed.
 // The protocol (PTX ISA memory model: release and acquire patterns): every
 // thread stores its partials; after a CTA barrier one thread fences (GPU
 // scope, cumulative over what the barrier ordered before it), adds 1 to the
@@ -57,34 +59,45 @@ template <int Regs, int Threads, int Splits> struct SplitKTile {
   /// address no one else uses now.
   template <class Barrier>
   KILN_DEVICE bool reduce(float *v, int tid, uint32_t flag, Barrier bar) const {
-    float *mine = partials(split) + tid;
+    static_assert(Regs % 4 == 0, "split-K moves accumulators 4 at a time");
+    float *mine = partials(split) + 4 * tid;
 #pragma unroll
-    for (int r = 0; r < Regs; ++r)
-      arch::st_global_cg(mine + r * Threads, v[r]);
+    for (int q = 0; q < Regs / 4; ++q)
+      arch::st_global_cg_v4(mine + 4 * q * Threads, v + 4 * q);
     bar(); // every thread's partials are stored (CTA scope) ...
     if (tid == 0) {
       // ... and this fence is cumulative, so it releases all of them at GPU
-      // scope before the arrival; the second one acquires the partials of
-      // the splits that arrived before (CUTLASS's generic barrier, and the
-      // PTX ISA's release and acquire patterns: fence + relaxed atomic).
+      // scope before the arrival; the last CTA's second one acquires the
+      // partials of the splits that arrived before it (CUTLASS's generic
+      // barrier, and the PTX ISA's release and acquire patterns: fence +
+      // relaxed atomic).
       arch::fence_gpu();
-      const uint32_t arrived = arch::atomic_add_gpu(counter(), 1u);
-      arch::fence_gpu();
-      arch::st_shared_v2(flag, arrived == Splits - 1 ? 1.0f : 0.0f, 0.0f);
+      const bool last = arch::atomic_add_gpu(counter(), 1u) == Splits - 1;
+      if (last)
+        arch::fence_gpu();
+      arch::st_shared_v2(flag, last ? 1.0f : 0.0f, 0.0f);
     }
     bar(); // ... and the barrier passes the acquire on to every thread
     if (arch::ld_shared_f32(flag) == 0.0f)
       return false;
-      // Split order 0, 1, ..., this CTA's own partial read back too (it is in
-      // L2 already), so the sum needs no second register array: one round
-      // trip per split, all REGS loads of a split in flight together.
-#pragma unroll 1
-    for (int s = 0; s < Splits; ++s) {
-      const float *src = partials(s) + tid;
+    // Split order 0, 1, ..., this CTA's own partial read back too (it is in
+    // L2 already), so the sum needs no second register array; split 0 is
+    // peeled so that nothing else stays live: one round trip per split, all
+    // of a split's loads in flight together.
+    const float *first = partials(0) + 4 * tid;
 #pragma unroll
-      for (int r = 0; r < Regs; ++r) {
-        const float p = arch::ld_global_cg(src + r * Threads);
-        v[r] = s == 0 ? p : v[r] + p;
+    for (int q = 0; q < Regs / 4; ++q)
+      arch::ld_global_cg_v4(first + 4 * q * Threads, v + 4 * q);
+#pragma unroll 1
+    for (int s = 1; s < Splits; ++s) {
+      const float *src = partials(s) + 4 * tid;
+#pragma unroll
+      for (int q = 0; q < Regs / 4; ++q) {
+        float p[4];
+        arch::ld_global_cg_v4(src + 4 * q * Threads, p);
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          v[4 * q + e] += p[e];
       }
     }
     if (tid == 0) // every split has arrived: ready for the next launch

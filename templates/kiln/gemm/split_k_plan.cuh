@@ -22,9 +22,11 @@ struct KRange {
 
 /// Split SPLIT of SPLITS over KTILES K-tiles, in whole groups of GROUP
 /// K-tiles (the promotion interval, so that a promoted partial sum and its
-/// block scale never straddle two splits): groups are dealt out as evenly as
-/// possible, the earlier splits taking the remainder. A split may be empty
-/// (K shorter than the splits), and then contributes zeros.
+/// block scale never straddle two splits): split s takes groups
+/// [floor(G s / S), floor(G (s + 1) / S)) of the G groups, so the shares
+/// differ by at most one group and the larger ones are the later splits'
+/// (the ragged last group, if any, is the last split's). A split may be
+/// empty (fewer groups than splits) and then contributes zeros.
 KILN_HD constexpr KRange split_k_range(int32_t ktiles, int32_t splits,
                                        int32_t split, int32_t group) {
   const int64_t groups = (int64_t(ktiles) + group - 1) / group;

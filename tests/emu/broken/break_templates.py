@@ -53,13 +53,24 @@ BREAKS = {
                  "  int prev_stage = 0;",
                  "  int prev_stage = 0;\n"
                  "  while (ktiles > 0)\n    arch::fence_proxy_async_shared();"),
-    # Split-K: the last CTA sums the partials starting from its own split
-    # rather than from split 0, so which CTA arrives last changes the
-    # rounding (a second launch, in another order, differs).
+    # Split-K: the last CTA sums its own partial first (and split 0 in its
+    # place), so which CTA arrives last changes the rounding (a second
+    # launch, in another order, differs).
     "split-k-arrival-order": ("kiln/gemm/split_k.cuh",
-                              "const float *src = partials(s) + tid;",
-                              "const float *src = "
-                              "partials((s + split) % Splits) + tid;"),
+                              """const float *first = partials(0) + 4 * tid;
+#pragma unroll
+    for (int q = 0; q < Regs / 4; ++q)
+      arch::ld_global_cg_v4(first + 4 * q * Threads, v + 4 * q);
+#pragma unroll 1
+    for (int s = 1; s < Splits; ++s) {
+      const float *src = partials(s) + 4 * tid;""",
+                              """const float *first = partials(split) + 4 * tid;
+#pragma unroll
+    for (int q = 0; q < Regs / 4; ++q)
+      arch::ld_global_cg_v4(first + 4 * q * Threads, v + 4 * q);
+#pragma unroll 1
+    for (int s = 1; s < Splits; ++s) {
+      const float *src = partials(s == split ? 0 : s) + 4 * tid;"""),
     # Split-K: the last CTA leaves the tile's counter at Splits, so in the
     # next launch no CTA is last and the tile is never written.
     "split-k-no-reset": ("kiln/gemm/split_k.cuh",

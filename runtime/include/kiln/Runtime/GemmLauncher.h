@@ -6,11 +6,13 @@
 // dynamic shared memory limit raised once, the sm_90a tensor maps encoded once
 // per problem (shape and buffers), and each launch is one cuLaunchKernelEx on
 // the caller's stream with no host synchronization or allocation -- except
-// that a split-K kernel's workspace is allocated (and its counters zeroed on
-// the launch stream) the first time a problem needs more than it has, after
-// a cuCtxSynchronize when an older, smaller one is replaced. The workspace
-// belongs to the launcher: its launches must not run concurrently (one
-// stream, or ordered streams).
+// that a split-K kernel's workspace is allocated the first time a problem
+// needs more than it has (grown geometrically; the smaller one is kept until
+// the launcher goes, never synchronized on), and its counter block zeroed
+// with a cuMemsetD8Async on the launch stream when a launch has more tiles
+// than the previous one. Capture a split-K kernel in a CUDA graph only after
+// a launch at the largest shape. The workspace belongs to the launcher: its
+// launches must not run concurrently (one stream, or ordered streams).
 //
 // Also the two small pieces a launch needs around it: the device's primary
 // context made current, and device buffers.
@@ -118,9 +120,13 @@ private:
   int32_t M32 = 0, N32 = 0, K32 = 0;
   std::vector<CUdeviceptr> OperandValues;
   std::vector<void *> Params;
-  // Split-K: the workspace (grown on demand) and its kernel argument.
+  // Split-K: the workspace (grown on demand), the smaller ones it replaced,
+  // its kernel argument, and how many of its counters are known to be zero.
   std::unique_ptr<DeviceBuffer> Workspace;
+  std::vector<std::unique_ptr<DeviceBuffer>> RetiredWorkspaces;
   CUdeviceptr PtrWorkspace = 0;
+  int64_t ZeroCounters = 0;
+  void prepareWorkspace(size_t Bytes, int64_t Tiles, CUstream Stream);
 };
 
 /// Encodes one cuTensorMapEncodeTiled call from a LaunchPlan spec over the

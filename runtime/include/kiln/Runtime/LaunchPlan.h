@@ -103,6 +103,10 @@ LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N,
 /// must be zero before the first launch; every launch leaves them zero.
 int64_t splitKWorkspaceBytes(const GemmKernelShape &Kernel, int64_t M,
                              int64_t N);
+/// The output tiles of an M x N launch (the split-K counters it uses), and
+/// the bytes of the counter block for TILES tiles.
+int64_t splitKTiles(const GemmKernelShape &Kernel, int64_t M, int64_t N);
+int64_t splitKCounterBytes(int64_t Tiles);
 
 } // namespace kiln
 

@@ -24,8 +24,14 @@ KILN_DEVICE void store_relaxed_gpu(uint32_t *p, uint32_t v) {
   __atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-KILN_DEVICE float ld_global_cg(const float *p) { return *p; }
+KILN_DEVICE void ld_global_cg_v4(const float *p, float *v) {
+  for (int i = 0; i < 4; ++i)
+    v[i] = p[i];
+}
 
-KILN_DEVICE void st_global_cg(float *p, float v) { *p = v; }
+KILN_DEVICE void st_global_cg_v4(float *p, const float *v) {
+  for (int i = 0; i < 4; ++i)
+    p[i] = v[i];
+}
 
 } // namespace kiln::arch
