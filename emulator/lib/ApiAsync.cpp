@@ -25,14 +25,14 @@
 
 namespace kiln::emu {
 
-namespace {
-
-constexpr int32_t TxLimit = (1 << 20) - 1;
-
 uint32_t logAsync(Cluster &Cl, const char *What, SourceLoc L, const Thread &T) {
   Cl.Log.push_back({What, L, T.C->Rank, T.Linear});
   return uint32_t(Cl.Log.size() - 1);
 }
+
+namespace {
+
+constexpr int32_t TxLimit = (1 << 20) - 1;
 
 void markPending(Cta &C, uint32_t Addr, uint32_t Bytes, uint32_t LogId) {
   for (uint32_t A = Addr & ~15u; A < Addr + Bytes; A += 16) {

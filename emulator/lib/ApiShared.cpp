@@ -108,9 +108,12 @@ void checkSharedWrite(Cta &C, uint32_t Addr, uint32_t Bytes, const char *Op,
     if (S.AsyncReaders)
       faultWhere(FaultKind::Hazard, L, Pc,
                  std::string(Op) + " writes " + sharedName(C, A) + " while " +
-                     describeLog(C, S.ReaderLog) +
-                     " still reads it (release a stage only after "
-                     "wgmma.wait_group retired the wgmma reading it)");
+                     describeLog(C, S.ReaderLog) + " still reads it " +
+                     (std::string(logEntry(C, S.ReaderLog).What) == "TMA store"
+                          ? "(reuse a TMA store's source only after "
+                            "cp.async.bulk.wait_group.read retired it)"
+                          : "(release a stage only after wgmma.wait_group "
+                            "retired the wgmma reading it)"));
     if (S.PendingWrites)
       faultWhere(FaultKind::Hazard, L, Pc,
                  std::string(Op) + " writes " + sharedName(C, A) + " while " +

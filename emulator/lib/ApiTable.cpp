@@ -16,7 +16,8 @@ const Api &emulatorApi() {
       api::cpAsyncWait,     api::ldmatrix,      api::mmaSync,
       api::wgmmaFence,      api::wgmmaMma,      api::wgmmaCommit,
       api::wgmmaWait,       api::clusterArrive, api::clusterWait,
-      api::setMaxNReg,      api::convertBits,
+      api::setMaxNReg,      api::convertBits,   api::tmaStore,
+      api::bulkCommit,      api::bulkWait,
   };
   return Table;
 }

@@ -164,6 +164,7 @@ void threadExited(Thread &T) {
   ++C.Cl->Progress;
   if (T.W->live() == 0)
     --C.LiveWarps;
+  checkStoresRetired(T);
   exitFromBarriers(T);
   if (C.LiveThreads == 0) {
     C.Exited = true;

@@ -64,7 +64,9 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
      << ' ' << Sh.BlockK << " cluster " << Sh.ClusterM << ' ' << Sh.ClusterN
      << " threads " << Sh.Threads << " smem " << Sh.SmemBytes
      << (Sh.Persistent ? " persistent 1" : "")
-     << (Sh.SplitK > 1 ? " split_k " + std::to_string(Sh.SplitK) : "") << '\n'
+     << (Sh.SplitK > 1 ? " split_k " + std::to_string(Sh.SplitK) : "")
+     << (Sh.TmaStore ? " tma_store " + std::string(dtypeName(Sh.D)) : "")
+     << '\n'
      << "entry " << K.Entry << '\n'
      << "cubin " << K.Cubin.size() << ' ' << sha256Hex(K.Cubin) << '\n'
      << "end\n";
@@ -224,17 +226,23 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
                 R.integer(W[3], 0, INT32_MAX)};
   W = R.expect("shape");
   // Optional trailing fields after the 18 every bundle has: "persistent 1"
-  // for a persistent kernel, "split_k S" for a split-K one (earlier
-  // bundles' lines have neither).
+  // for a persistent kernel, "split_k S" for a split-K one, "tma_store T"
+  // (D's dtype) for a TMA-store one (earlier bundles' lines have none).
   size_t Fields = 18;
-  bool Persistent = false;
+  bool Persistent = false, TmaStore = false;
   int64_t SplitK = 1;
+  DType D = DType::BF16;
   while (W.size() >= Fields + 2 &&
-         (W[Fields] == "persistent" || W[Fields] == "split_k")) {
-    if (W[Fields] == "persistent")
+         (W[Fields] == "persistent" || W[Fields] == "split_k" ||
+          W[Fields] == "tma_store")) {
+    if (W[Fields] == "persistent") {
       Persistent = R.integer(W[Fields + 1], 0, 1) == 1;
-    else
+    } else if (W[Fields] == "split_k") {
       SplitK = R.integer(W[Fields + 1], 1, 16);
+    } else {
+      TmaStore = true;
+      D = R.dtype(W[Fields + 1]);
+    }
     Fields += 2;
   }
   R.count(W, Fields);
@@ -257,6 +265,8 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   Sh.SmemBytes = R.integer(W[17], 0, 1 << 20);
   Sh.Persistent = Persistent;
   Sh.SplitK = SplitK;
+  Sh.TmaStore = TmaStore;
+  Sh.D = D;
   W = R.expect("entry");
   R.count(W, 2);
   K.Entry = W[1];

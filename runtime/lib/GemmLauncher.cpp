@@ -124,8 +124,8 @@ GemmLauncher::GemmLauncher(const CudaDriver &Driver, const std::string &Cubin,
                   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Device);
     SmCount = Sms;
   }
-  // ABI order: (tma_A, tma_B | A, B), D, M, N, K, operands..., and a
-  // split-K kernel's workspace last.
+  // ABI order: (tma_A, tma_B | A, B), D, M, N, K, operands..., a split-K
+  // kernel's workspace, and a TMA-store kernel's tma_D last.
   if (Shape.TmaWgmma) {
     Params.push_back(&TmaA);
     Params.push_back(&TmaB);
@@ -141,6 +141,8 @@ GemmLauncher::GemmLauncher(const CudaDriver &Driver, const std::string &Cubin,
     Params.push_back(&V);
   if (Shape.SplitK > 1)
     Params.push_back(&PtrWorkspace);
+  if (Shape.TmaStore)
+    Params.push_back(&TmaD);
 }
 
 void GemmLauncher::encodeTensorMaps(CUdeviceptr A, CUdeviceptr B, int64_t M,
@@ -185,6 +187,15 @@ void GemmLauncher::launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr D,
     throw std::invalid_argument(*Why);
   if (Shape.TmaWgmma)
     encodeTensorMaps(A, B, M, N, K);
+  if (Shape.TmaStore && !(HaveMapD && D == MapD && M == MapDM && N == MapDN)) {
+    HaveMapD = false;
+    if (tmaStoreUsable(Shape, N, D))
+      encodeTensorMap(Driver, tensorMapForD(Shape, M, N), D, TmaD);
+    else
+      TmaD = CUtensorMap{}; // the kernel stores directly and never reads it
+    HaveMapD = true;
+    MapD = D, MapDM = M, MapDN = N;
+  }
   PtrA = A, PtrB = B, PtrD = D;
   M32 = int32_t(M), N32 = int32_t(N), K32 = int32_t(K);
   for (size_t I = 0; I < NumOperands; ++I)

@@ -117,6 +117,26 @@ LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N,
   return D;
 }
 
+bool tmaStoreUsable(const GemmKernelShape &Kernel, int64_t N,
+                    uint64_t AddressD) {
+  return Kernel.TmaStore && N * elementBytes(Kernel.D) % 16 == 0 &&
+         AddressD % 16 == 0;
+}
+
+TensorMapSpec tensorMapForD(const GemmKernelShape &Kernel, int64_t M,
+                            int64_t N) {
+  TensorMapSpec S;
+  S.DataType = tensorMapType(Kernel.D);
+  S.GlobalDim[0] = cuuint64_t(N);
+  S.GlobalDim[1] = cuuint64_t(M);
+  S.GlobalStride[0] = cuuint64_t(N * elementBytes(Kernel.D));
+  S.BoxDim[0] = 32;
+  S.BoxDim[1] = 16;
+  S.Swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
+  S.L2Promotion = CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  return S;
+}
+
 int64_t splitKTiles(const GemmKernelShape &Kernel, int64_t M, int64_t N) {
   return ceilDiv(M, Kernel.BlockM) * ceilDiv(N, Kernel.BlockN);
 }

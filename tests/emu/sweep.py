@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Runs an example's tuning space on kiln's emulator and checks every run.
 
-usage: sweep.py KILN EXAMPLE ARCH [--all] [--jobs N] [--cache DIR]
+usage: sweep.py KILN EXAMPLE ARCH [--all] [--jobs N] [--cache DIR] [--op NAME]
+                [--shape M=..,N=..,K=..]
 
 For each chosen configuration of `kiln space EXAMPLE --arch ARCH`, runs
 `kiln run EXAMPLE --device emu --arch ARCH --check --json` on a ragged shape
 (M, N and K not multiples of the tile; N odd), with its own emulator seed,
-and requires the correctness gate to pass. With --all (or
+and requires the correctness gate to pass (--op picks one op of a file of
+several; --shape replaces the ragged shape, e.g. with an N whose rows are
+16-byte multiples, which TMA stores need). With --all (or
 KILN_TEST_LEVEL=full) every configuration runs; otherwise a stratified
 sample: configurations are added until every value of every knob has
 appeared, then a few more drawn with a fixed seed. A few configurations also
@@ -30,8 +33,8 @@ SHAPE = "M=300,N=257,K=400"
 EDGE_SHAPES = ["M=1,N=130,K=256", "M=70,N=9,K=0", "M=65,N=13,K=48"]
 
 
-def configs(kiln, example, arch):
-    out = subprocess.run([kiln, "space", example, "--arch", arch],
+def configs(kiln, example, arch, op):
+    out = subprocess.run([kiln, "space", example, "--arch", arch] + op,
                          capture_output=True, text=True, check=True).stdout
     return [line for line in out.splitlines() if "=" in line]
 
@@ -53,9 +56,10 @@ def stratified(all_configs, extra, seed):
     return chosen + rest[:extra]
 
 
-def run_one(kiln, example, arch, config, shape, seed, env):
-    cmd = [kiln, "run", example, "--device", "emu", "--arch", arch, "--check",
-           "--json", "--shape", shape, "--set", config]
+def run_one(kiln, example, arch, op, config, shape, seed, env):
+    cmd = [kiln, "run", example] + op + ["--device", "emu", "--arch", arch,
+                                         "--check", "--json", "--shape", shape,
+                                         "--set", config]
     e = dict(env, KILN_EMU_SEED=str(seed))
     start = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, env=e)
@@ -86,9 +90,12 @@ def main():
     ap.add_argument("--extra", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--cache")
+    ap.add_argument("--op")
+    ap.add_argument("--shape", default=SHAPE)
     a = ap.parse_args()
+    op = ["--op", a.op] if a.op else []
     full = a.all or os.environ.get("KILN_TEST_LEVEL") == "full"
-    everything = configs(a.kiln, a.example, a.arch)
+    everything = configs(a.kiln, a.example, a.arch, op)
     chosen = everything if full else stratified(everything, a.extra, 2026)
     env = dict(os.environ, KILN_EMU_THREADS="1")
     env.setdefault("KILN_EMU_SM_COUNT", "3")
@@ -96,20 +103,20 @@ def main():
         env["KILN_CACHE_DIR"] = a.cache
     jobs = []
     for i, c in enumerate(chosen):
-        jobs.append((c, SHAPE, 1000 + i))
+        jobs.append((c, a.shape, 1000 + i))
     for i, c in enumerate(chosen[:len(EDGE_SHAPES)]):
         jobs.append((c, EDGE_SHAPES[i], 5000 + i))
     start = time.time()
     failures = 0
     with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:
-        futures = [pool.submit(run_one, a.kiln, a.example, a.arch, c, s, seed,
-                               env) for c, s, seed in jobs]
+        futures = [pool.submit(run_one, a.kiln, a.example, a.arch, op, c, s,
+                               seed, env) for c, s, seed in jobs]
         for (c, s, seed), f in zip(jobs, futures):
             ok, secs, why, repro = f.result()
             if not ok:
                 failures += 1
                 print("FAIL %s %s: %s\n  reproduce: %s" % (c, s, why, repro))
-    name = os.path.basename(a.example)
+    name = os.path.basename(a.example) + (" " + a.op if a.op else "")
     print("emulator sweep %s %s: %d of %d runs passed (%s, %d of %d "
           "configurations; %.0f s)" %
           (name, a.arch, len(jobs) - failures, len(jobs),

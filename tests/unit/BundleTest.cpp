@@ -49,6 +49,8 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   In[1].Shape.Persistent = true;
   CompiledKernel Split = kernelFor(64, "third");
   Split.Shape.SplitK = 8;
+  Split.Shape.TmaStore = true;
+  Split.Shape.D = DType::F32;
   In.push_back(Split);
   std::vector<CompiledKernel> Out =
       parseBundle(serializeBundle(In), "b.kbundle");
@@ -70,6 +72,9 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   CHECK(K.Shape.SplitK == 1);      // split_k likewise
   CHECK(Out[1].Shape.SplitK == 1);
   CHECK(Out[2].Shape.SplitK == 8);
+  CHECK(Out[2].Shape.TmaStore);
+  CHECK(Out[2].Shape.D == DType::F32);
+  CHECK_FALSE(K.Shape.TmaStore);
   CHECK_FALSE(Out[2].Shape.Persistent);
   CHECK(K.Shape.TmaWgmma);
   CHECK(K.Entry == "gemm_fp8");

@@ -5,7 +5,8 @@
 // GEMMs: wgmma (descriptors, swizzle, accumulator layout, results only at
 // wait_group, the proxy fence, uniform operands), ldmatrix + mma.sync, TMA
 // boxes (swizzle, out-of-bounds zero fill, the full byte count), mbarrier
-// rules, cp.async zero fill and groups, named barriers, setmaxnreg, warp
+// rules, TMA stores (clipping, the proxy fence, the bulk-group wait),
+// cp.async zero fill and groups, named barriers, setmaxnreg, warp
 // shuffles and votes, clusters, cvt, and the faults: out-of-bounds and
 // misaligned accesses, trap, stack overflow, deadlocks, invalid launches.
 // Expected values are computed here from the PTX ISA's definitions.
@@ -378,6 +379,52 @@ TEST_CASE("Emulator: TMA boxes, swizzle and out-of-bounds fill", "[emu]") {
     CHECK_THAT(
         E.D->emulatorLastError(),
         Catch::Contains("the inner box may not exceed the swizzle span"));
+  }
+}
+
+TEST_CASE("Emulator: TMA stores clip at the tensor and need the proxy fence",
+          "[emu]") {
+  // PTX ISA, cp.async.bulk.tensor: a store writes the box's in-bounds
+  // elements only; its shared source is read through the async proxy.
+  Emu &E = theEmulator();
+  const int Rows = 50, Cols = 100, Pitch = 112;
+  std::vector<uint8_t> Before(size_t(Rows * Pitch), 0xEE);
+  CUdeviceptr dG = E.upload(Before);
+  CUtensorMap Map;
+  cuuint64_t Dims[2] = {Cols, Rows}, Strides[1] = {Pitch};
+  cuuint32_t Box[2] = {32, 16}, Elem[2] = {1, 1};
+  REQUIRE(E.api().cuTensorMapEncodeTiled(
+              &Map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2,
+              reinterpret_cast<void *>(dG), Dims, Strides, Box, Elem,
+              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+              CU_TENSOR_MAP_L2_PROMOTION_NONE,
+              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS);
+  int C0 = 80, C1 = 40, Bytes = 32 * 16, Zero = 0, One = 1;
+  SECTION("a box partly outside in both dimensions") {
+    REQUIRE(E.launch("tma_store_box", 1, 64, 20000,
+                     {&Map, &C0, &C1, &Bytes, &Zero, &Zero}) == "");
+    std::vector<uint8_t> G = E.download<uint8_t>(dG, Before.size());
+    for (int Y = 0; Y < Rows; ++Y)
+      for (int X = 0; X < Pitch; ++X) {
+        const int BX = X - C0, BY = Y - C1;
+        const bool In = X < Cols && BX >= 0 && BX < 32 && BY >= 0 && BY < 16;
+        INFO("tensor byte (" << X << ", " << Y << ")");
+        REQUIRE(G[size_t(Y * Pitch + X)] ==
+                (In ? uint8_t(1 + (BY * 32 + BX) % 251) : 0xEE));
+      }
+  }
+  SECTION("without fence.proxy.async the store reads stale data: a hazard") {
+    CHECK_THAT(E.launch("tma_store_box", 1, 64, 20000,
+                        {&Map, &C0, &C1, &Bytes, &One, &Zero}),
+               Catch::Contains("hazard in tma_store_box: cp.async.bulk.tensor "
+                               "(store) (async proxy) reads") &&
+                   Catch::Contains("with no fence.proxy.async since"));
+  }
+  SECTION("exiting before the bulk group is waited for: a hazard") {
+    CHECK_THAT(E.launch("tma_store_box", 1, 64, 20000,
+                        {&Map, &C0, &C1, &Bytes, &Zero, &One}),
+               Catch::Contains("exited while the TMA store it issued at "
+                               "kernels.cu:"));
   }
 }
 

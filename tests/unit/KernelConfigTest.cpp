@@ -50,6 +50,20 @@ TEST_CASE("str() and parseKnobList round-trip every knob") {
   F.SplitK = 1;
   CHECK(F.str().find("split_k") == std::string::npos);
   CHECK_FALSE(F == C);
+  // store last.
+  C.Store = OutputStore::Tma;
+  KnobAssignment T;
+  REQUIRE(parseKnobList(C.str(), T, Error));
+  KernelConfig G;
+  REQUIRE(applyKnobs(T, G, Error));
+  CHECK(G == C);
+  CHECK(G.str() == "block_m=64,block_n=192,block_k=128,stages=5,cluster_m=2,"
+                   "cluster_n=1,raster=n,group=4,promote=256,split_k=4,"
+                   "store=tma");
+  CHECK_FALSE(knobIsWritten(KernelConfig(), "store"));
+  CHECK(std::get<std::string>(knobValue(G, "store")) == "tma");
+  CHECK_FALSE(applyKnobs({{"store", std::string("fast")}}, G, Error));
+  CHECK(Error == "store must be direct or tma");
 }
 
 TEST_CASE("parseKnobList reports the offending part") {

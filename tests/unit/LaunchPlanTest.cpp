@@ -99,6 +99,28 @@ TEST_CASE("split-K launches its splits along grid.y with a workspace",
   CHECK(splitKWorkspaceBytes(S, 4160, 128) == 512 + 65 * 2 * 64 * 128 * 4);
 }
 
+TEST_CASE("TMA stores: D's tensor map, and when it can be used", "[launch]") {
+  GemmKernelShape S = fp8Sm90();
+  CHECK_FALSE(tmaStoreUsable(S, 256, 0)); // not a TMA-store kernel
+  S.TmaStore = true;
+  S.D = DType::BF16;
+  CHECK(tmaStoreUsable(S, 264, 0x1000));       // 528-byte rows
+  CHECK_FALSE(tmaStoreUsable(S, 257, 0x1000)); // 514-byte rows
+  CHECK_FALSE(tmaStoreUsable(S, 264, 0x1008)); // D 8-byte aligned
+  S.D = DType::F8E4M3;
+  CHECK(tmaStoreUsable(S, 272, 0x1000));
+  CHECK_FALSE(tmaStoreUsable(S, 264, 0x1000));
+  S.D = DType::F32;
+  TensorMapSpec D = tensorMapForD(S, 300, 260);
+  CHECK(D.DataType == CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+  CHECK(D.GlobalDim[0] == 260);
+  CHECK(D.GlobalDim[1] == 300);
+  CHECK(D.GlobalStride[0] == 1040);
+  CHECK(D.BoxDim[0] == 32); // one staged epilogue block: 16 rows x 32
+  CHECK(D.BoxDim[1] == 16);
+  CHECK(D.Swizzle == CU_TENSOR_MAP_SWIZZLE_NONE);
+}
+
 TEST_CASE("problems the kernels cannot take are refused, saying why",
           "[launch]") {
   GemmKernelShape S = fp8Sm90();

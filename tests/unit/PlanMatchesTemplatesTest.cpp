@@ -27,10 +27,10 @@ template <> constexpr DType dtypeOfStorage<kiln::f8e4m3>() {
 template <> constexpr DType dtypeOfStorage<kiln::bf16>() { return DType::BF16; }
 
 template <class T, int BM, int BN, int BK, int S, int CM, int CN,
-          int Persistent = 0>
+          int Persistent = 0, int TmaStore = 0>
 void checkSm90() {
-  using Cfg =
-      sm90::GemmConfig<T, T, BM, BN, BK, S, CM, CN, 0, 8, 0, Persistent>;
+  using Cfg = sm90::GemmConfig<T, T, BM, BN, BK, S, CM, CN, 0, 8, 0, Persistent,
+                               1, TmaStore>;
   KernelConfig C;
   C.BlockM = BM;
   C.BlockN = BN;
@@ -39,12 +39,14 @@ void checkSm90() {
   C.ClusterM = CM;
   C.ClusterN = CN;
   C.Sched = Persistent ? Schedule::Persistent : Schedule::Grid;
+  C.Store = TmaStore ? OutputStore::Tma : OutputStore::Direct;
   GemmTypes Types{dtypeOfStorage<T>(), dtypeOfStorage<T>(), DType::BF16};
   KernelPlan P;
   std::string Why;
   INFO(C.str());
   REQUIRE(planKernel(Types, C, Arch::SM90a, P, Why));
   CHECK(P.Persistent == bool(Cfg::kPersistent));
+  CHECK(P.TmaStore == bool(Cfg::kTmaStore));
   CHECK(P.EpilogueBytes == Cfg::kEpilogueBytes);
   CHECK(P.Threads == Cfg::kThreads);
   CHECK(P.SmemBytes == Cfg::kSmemBytes);
@@ -91,6 +93,11 @@ TEST_CASE("sm_90a plans agree with kiln::sm90::GemmConfig", "[plan]") {
   checkSm90<kiln::f8e4m3, 64, 144, 128, 5, 1, 1, 1>();
   checkSm90<kiln::f8e4m3, 128, 192, 128, 4, 2, 1, 1>();
   checkSm90<kiln::bf16, 256, 128, 64, 3, 1, 2, 1>();
+  // TMA stores: 2 KB more per consumer warp in a persistent kernel, nothing
+  // more in a grid kernel (its boxes are in stage 1).
+  checkSm90<kiln::f8e4m3, 64, 64, 128, 4, 1, 1, 1, 1>();
+  checkSm90<kiln::f8e4m3, 128, 144, 128, 4, 2, 1, 1, 1>();
+  checkSm90<kiln::f8e4m3, 128, 256, 128, 4, 1, 1, 0, 1>();
 }
 
 TEST_CASE("persistent kernels plan on sm_90a only", "[plan]") {

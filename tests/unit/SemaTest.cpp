@@ -249,7 +249,8 @@ TEST_CASE("Sema: names", "[sema]") {
   CHECK(notes(op(Fp8 + Gemm + "  tune {\n    tile in [64]\n  }\n")) ==
         std::vector<std::string>{
             "kiln's tuning parameters are block_m, block_n, block_k, stages, "
-            "cluster_m, cluster_n, raster, group, promote, schedule, split_k"});
+            "cluster_m, cluster_n, raster, group, promote, schedule, split_k, "
+            "store"});
   CHECK(firstError(op(Fp8 + Gemm + "  tune {\n    require stage > 2\n  }\n")) ==
         "7:13: unknown tuning parameter 'stage'; did you mean 'stages'?");
 }

@@ -19,7 +19,7 @@ OpSearchSpace::OpSearchSpace(const OpModel &TheOp, Arch TheTarget)
 const std::vector<std::string> &OpSearchSpace::paramNames() {
   static const std::vector<std::string> Names = {
       "block_m", "block_n", "block_k", "stages",   "cluster_m", "cluster_n",
-      "raster",  "group",   "promote", "schedule", "split_k"};
+      "raster",  "group",   "promote", "schedule", "split_k",   "store"};
   return Names;
 }
 
@@ -34,7 +34,8 @@ std::vector<int64_t> OpSearchSpace::pointOf(const KernelConfig &C) {
           C.Group,
           C.Promote,
           C.Sched == Schedule::Persistent ? 1 : 0,
-          C.SplitK};
+          C.SplitK,
+          C.Store == OutputStore::Tma ? 1 : 0};
 }
 
 KernelConfig OpSearchSpace::config(size_t Index) const {
@@ -51,6 +52,7 @@ KernelConfig OpSearchSpace::config(size_t Index) const {
   C.Promote = P[8];
   C.Sched = P[9] ? Schedule::Persistent : Schedule::Grid;
   C.SplitK = P[10];
+  C.Store = P[11] ? OutputStore::Tma : OutputStore::Direct;
   return C;
 }
 

@@ -38,7 +38,7 @@ bool isIdentChar(char C) {
 } // namespace
 
 std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
-                                              bool SplitK) {
+                                              bool SplitK, bool TmaStore) {
   std::set<std::string> Taken = tensorNames(Op);
   auto Fresh = [&](std::string Name) {
     Name = unique(std::move(Name), Taken);
@@ -58,6 +58,8 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
     Names.push_back(N);
   if (SplitK)
     Names.push_back(Fresh("workspace"));
+  if (TmaStore)
+    Names.push_back(Fresh("tma_" + Op.Params[Op.D].Name));
   // The kernel's first two locals: the block scales of A's and B's side
   // (kiln::gemm::KScale or NoKScale), numbered right after the parameters.
   for (const char *Side : {"kscale_a", "kscale_b"})

@@ -76,6 +76,7 @@ bool checkValue(OpSema &S, const KnobInfo &Info, const TuneValueDecl &V) {
             "'" + Knob + "' takes identifiers" +
                 (Knob == "raster"     ? std::string(" (m or n)")
                  : Knob == "schedule" ? std::string(" (grid or persistent)")
+                 : Knob == "store"    ? std::string(" (direct or tma)")
                                       : std::string()) +
                 ", got " + std::to_string(*Int));
     return false;

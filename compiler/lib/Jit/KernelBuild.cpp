@@ -43,6 +43,8 @@ GemmKernelShape kernelShapeOf(const OpModel &Op, const KernelConfig &Config,
   Shape.SmemBytes = Plan.SmemBytes;
   Shape.Persistent = Plan.Persistent;
   Shape.SplitK = Plan.SplitK;
+  Shape.TmaStore = Plan.TmaStore;
+  Shape.D = Op.Params[size_t(Op.D)].Type;
   return Shape;
 }
 

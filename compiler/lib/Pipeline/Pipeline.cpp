@@ -42,6 +42,7 @@ void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &O,
   Config.promote = O.Config.Promote;
   Config.persistent = O.Config.Sched == Schedule::Persistent;
   Config.splitK = O.Config.SplitK;
+  Config.tmaStore = O.Config.Store == OutputStore::Tma;
   PM.addPass(mlir::kiln::createKilnApplyConfig(Config));
 
   mlir::kiln::KilnSelectAtomsOptions Atoms;
@@ -78,7 +79,9 @@ bool lowerOp(mlir::MLIRContext &Ctx, const OpModel &Op,
     return false;
   bool Sm90 = archInfo(Options.Target).HasWgmmaTma;
   Cuda = renameParameters(
-      Cuda, Op.Name, kernelParameterNames(Op, Sm90, Options.Config.SplitK > 1));
+      Cuda, Op.Name,
+      kernelParameterNames(Op, Sm90, Options.Config.SplitK > 1,
+                           Sm90 && Options.Config.Store == OutputStore::Tma));
   Cuda = renameParameters(Cuda, "kiln_epilogue_" + Op.Name,
                           epilogueParameterNames(Op));
   OS << Cuda;

@@ -11,7 +11,7 @@ bool KernelConfig::operator==(const KernelConfig &O) const {
          Stages == O.Stages && ClusterM == O.ClusterM &&
          ClusterN == O.ClusterN && RasterOrder == O.RasterOrder &&
          Group == O.Group && Promote == O.Promote && Sched == O.Sched &&
-         SplitK == O.SplitK;
+         SplitK == O.SplitK && Store == O.Store;
 }
 
 std::string KernelConfig::str() const {
@@ -27,6 +27,8 @@ std::string KernelConfig::str() const {
     OS << ",schedule=persistent";
   if (knobIsWritten(*this, "split_k"))
     OS << ",split_k=" << SplitK;
+  if (knobIsWritten(*this, "store"))
+    OS << ",store=tma";
   return OS.str();
 }
 
@@ -52,6 +54,10 @@ const std::vector<KnobInfo> &knownKnobs() {
        "CTAs per output tile, each over a range of K, summed in a fixed "
        "order (1 = none; up to 16)",
        false},
+      {"store",
+       "how the epilogue writes D: direct (staged stores) or tma (full "
+       "32-column blocks through TMA stores; sm_90a)",
+       true},
   };
   return Knobs;
 }
@@ -128,6 +134,13 @@ bool applyKnobs(const KnobAssignment &Assignment, KernelConfig &C,
         return false;
       }
       C.Sched = *S == "persistent" ? Schedule::Persistent : Schedule::Grid;
+    } else if (Name == "store") {
+      const std::string *S = std::get_if<std::string>(&V);
+      if (!S || (*S != "direct" && *S != "tma")) {
+        Error = "store must be direct or tma";
+        return false;
+      }
+      C.Store = *S == "tma" ? OutputStore::Tma : OutputStore::Direct;
     } else {
       Error = "unknown tuning parameter '" + Name + "'";
       return false;
@@ -190,6 +203,8 @@ bool knobIsWritten(const KernelConfig &C, std::string_view Knob) {
     return C.Sched != Schedule::Grid;
   if (Knob == "split_k")
     return C.SplitK != 1;
+  if (Knob == "store")
+    return C.Store != OutputStore::Direct;
   return true;
 }
 
@@ -216,6 +231,8 @@ TuneValue knobValue(const KernelConfig &C, std::string_view Knob) {
     return std::string(C.RasterOrder == Raster::AlongN ? "n" : "m");
   if (Knob == "schedule")
     return std::string(C.Sched == Schedule::Persistent ? "persistent" : "grid");
+  if (Knob == "store")
+    return std::string(C.Store == OutputStore::Tma ? "tma" : "direct");
   return int64_t(0);
 }
 

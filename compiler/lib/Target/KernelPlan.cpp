@@ -128,7 +128,10 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
   P.ConsumerRegs = P.ConsumerWarpgroups == 2 ? 232 : 240;
   // templates/kiln/gemm/config_sm90.cuh: kEpilogueBytes, kSmemBytes.
   P.Persistent = C.Sched == Schedule::Persistent;
-  P.EpilogueBytes = P.Persistent ? P.ConsumerWarpgroups * 4 * 2048 : 0;
+  P.TmaStore = C.Store == OutputStore::Tma;
+  // Per consumer warp: 2 KB of fp32 staging, and 2 KB of TMA-store boxes.
+  P.EpilogueBytes =
+      P.Persistent ? P.ConsumerWarpgroups * 4 * (P.TmaStore ? 4096 : 2048) : 0;
   P.SmemBytes = C.Stages * (C.BlockM + C.BlockN) * P.BlockK * Elem +
                 P.EpilogueBytes + 1024 + 256;
   int64_t K = 32 / Elem;
@@ -148,6 +151,10 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
                      "wgmma); the " +
                          std::string(AI.Name) +
                          " kernel (cp.async + mma.sync) runs one CTA per tile");
+  if (C.Store == OutputStore::Tma)
+    return fail(Why, "store=tma needs the sm_90a kernel (TMA); the " +
+                         std::string(AI.Name) +
+                         " kernel (cp.async + mma.sync) stores D directly");
   if (C.ClusterM != 1 || C.ClusterN != 1)
     return fail(Why, "thread-block clusters are not used by the " +
                          std::string(AI.Name) +

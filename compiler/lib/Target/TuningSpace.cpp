@@ -197,7 +197,8 @@ std::optional<KernelConfig> defaultConfig(const OpModel &Op, Arch Target) {
     return std::nullopt;
   // Lexicographic preference (docs/TUNING.md): tile area closest to 128x128,
   // then block_m = 128, then stages closest to 4 (deeper first), then no
-  // cluster, raster m, group closest to 8, schedule grid, no split. Earlier
+  // cluster, raster m, group closest to 8, schedule grid, no split, direct
+  // stores. Earlier
   // in the space wins ties.
   auto Key = [](const KernelConfig &C) {
     double Area = std::fabs(std::log2(double(C.BlockM * C.BlockN)) - 14.0);
@@ -205,7 +206,8 @@ std::optional<KernelConfig> defaultConfig(const OpModel &Op, Arch Target) {
     return std::make_tuple(
         Area, std::llabs(C.BlockM - 128), StageDist, C.ClusterM * C.ClusterN,
         int(C.RasterOrder == Raster::AlongN), std::llabs(C.Group - 8),
-        int(C.Sched == Schedule::Persistent), C.SplitK);
+        int(C.Sched == Schedule::Persistent), C.SplitK,
+        int(C.Store == OutputStore::Tma));
   };
   return *std::min_element(Valid.begin(), Valid.end(),
                            [&](const KernelConfig &L, const KernelConfig &R) {

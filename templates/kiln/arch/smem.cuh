@@ -37,6 +37,19 @@ KILN_DEVICE void st_shared_v2(uint32_t addr, float a, float b) {
                : "memory");
 }
 
+/// Store 4, 2 or 1 bytes (the bits of one output element) to shared
+/// address ADDR, aligned to their size.
+KILN_DEVICE void st_shared_b32(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+KILN_DEVICE void st_shared_b16(uint32_t addr, uint16_t v) {
+  asm volatile("st.shared.b16 [%0], %1;" ::"r"(addr), "h"(v) : "memory");
+}
+KILN_DEVICE void st_shared_b8(uint32_t addr, uint8_t v) {
+  asm volatile("st.shared.b8 [%0], %1;" ::"r"(addr), "h"(uint16_t(v))
+               : "memory");
+}
+
 /// Load a float from shared address ADDR.
 KILN_DEVICE float ld_shared_f32(uint32_t addr) {
   float v;

@@ -15,7 +15,7 @@ namespace kiln::sm90 {
 
 template <class TA_, class TB_, int BM, int BN, int BK, int Stages,
           int ClusterM, int ClusterN, int RasterAlongN, int GroupM,
-          int Promote = 0, int Persistent = 0, int SplitK = 1>
+          int Promote = 0, int Persistent = 0, int SplitK = 1, int TmaStore = 0>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -42,6 +42,9 @@ struct GemmConfig {
     /// CTAs sharing one output tile, each over a range of K
     /// (gemm/split_k.cuh); 1 = none.
     kSplitK = SplitK,
+    /// 1: full 32-column epilogue blocks leave through TMA stores
+    /// (gemm/epilogue.cuh, store_tma) when D allows a tensor map.
+    kTmaStore = TmaStore != 0 ? 1 : 0,
     /// Consumer (MMA) warpgroups; one more warpgroup produces (TMA).
     kConsumers = BM == 64 ? 1 : 2,
     /// m64 slices of the tile each consumer warpgroup owns.
@@ -50,9 +53,12 @@ struct GemmConfig {
     kStageBytesA = BM * BK * int(sizeof(TA_)),
     kStageBytesB = BN * BK * int(sizeof(TB_)),
     kStageBytes = kStageBytesA + kStageBytesB,
-    /// Persistent kernels only: 2 KB of epilogue staging per consumer warp,
-    /// after the stage ring (the non-persistent kernel stages in stage 0).
-    kEpilogueBytes = kPersistent ? kConsumers * 4 * 2048 : 0,
+    /// Epilogue staging per consumer warp: 2 KB of fp32, and 2 KB of output
+    /// boxes with TMA stores.
+    kEpilogueWarpBytes = kTmaStore ? 4096 : 2048,
+    /// Persistent kernels only: the staging, after the stage ring (the
+    /// non-persistent kernel stages in stages 0 and 1).
+    kEpilogueBytes = kPersistent ? kConsumers * 4 * kEpilogueWarpBytes : 0,
     /// setmaxnreg budgets (producer / consumers).
     kProducerRegs = 40,
     kConsumerRegs = kConsumers == 2 ? 232 : 240,

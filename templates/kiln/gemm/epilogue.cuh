@@ -17,6 +17,12 @@
 //    handled by the element-wise predicate, and the generated epilogue is
 //    instantiated once per 16 x 32 block instead of once per register pair,
 //    which keeps NVRTC compile times down;
+//  * staged through TMA (store_tma, sm_90a with store=tma): the same staged
+//    block, but each lane converts its column into a 16 x 32 box of the
+//    output type in a second shared buffer, and one lane hands the box to
+//    a TMA store (it clips rows and columns outside D), so the warp issues
+//    one instruction per block instead of 16 stores and goes on while the
+//    TMA unit writes;
 //  * direct (RowWriter, the sm80 fallback when the stage ring is too small
 //    to give every warp 2 KB): straight from registers, one pair at a time,
 //    with one vector store when both elements are in range and the row is
@@ -26,6 +32,7 @@
 #pragma once
 
 #include "kiln/arch/smem.cuh"
+#include "kiln/arch/tma_sm90.cuh"
 #include "kiln/numeric/convert.cuh"
 #include "kiln/numeric/types.cuh"
 #include "kiln/tile/swizzle.cuh"
@@ -95,6 +102,64 @@ struct StagedBlock {
       D[int64_t(m0 + r) * N + n] = from_float<TOut>(Epi(v, m0 + r, n, args...));
     }
   }
+
+  /// TMA store of the staged block (all 32 columns belong to this tile;
+  /// rows and columns outside D are clipped by the TMA): lane l converts
+  /// column N0 + l into row-major output box slot SLOT of the BOX buffer
+  /// (2 KB, 128-byte aligned, kTmaStoreSlots boxes), fences it for the async
+  /// proxy, and lane 0 stores the box at (N0, M0) through TMA_D (a 32 x 16
+  /// box of TOut over D) in one bulk group. The slot must be free: call
+  /// tma_store_slot_free before the first write of each use. Epi is called
+  /// for in-range elements only (it may read operands at (m, n)).
+  template <auto Epi, class TOut, class... Args>
+  KILN_DEVICE void store_tma(const TmaDescriptor *tma_d, uint32_t box, int slot,
+                             int32_t M, int32_t N, int32_t m0, int32_t n0,
+                             Args... args) const {
+    const int lane = threadIdx.x % 32;
+    const int32_t n = n0 + lane;
+    const uint32_t out = box + slot * 512 * int(sizeof(TOut));
+#pragma unroll 1
+    for (int r = 0; r < 16; ++r) {
+      const float v =
+          arch::ld_shared_f32(base + 4 * tile::epilogue_stage_index(r, lane));
+      const TOut o = m0 + r < M && n < N
+                         ? from_float<TOut>(Epi(v, m0 + r, n, args...))
+                         : from_float<TOut>(0.0f);
+      const uint32_t at = out + (r * 32 + lane) * int(sizeof(TOut));
+      if constexpr (sizeof(TOut) == 4)
+        arch::st_shared_b32(at, __float_as_uint(o));
+      else if constexpr (sizeof(TOut) == 2)
+        arch::st_shared_b16(at, o.bits);
+      else
+        arch::st_shared_b8(at, o.bits);
+    }
+    arch::fence_proxy_async_shared(); // this lane's writes, for the TMA
+    __syncwarp();
+    if (lane == 0) {
+      arch::tma_store_2d(tma_d, out, n0, m0);
+      arch::bulk_commit_group();
+    }
+  }
 };
+
+/// Output boxes of 16 x 32 TOut that fit one warp's 2 KB TMA-store buffer.
+template <class TOut> constexpr int kTmaStoreSlots = 4 / int(sizeof(TOut));
+
+/// Before lane 0 reuses box slot SLOT: wait until at most kTmaStoreSlots - 1
+/// of this lane's stores still read their boxes (the slot's previous store,
+/// kTmaStoreSlots stores ago, is read), then let the warp write.
+template <class TOut> KILN_DEVICE void tma_store_slot_free() {
+  if (threadIdx.x % 32 == 0)
+    arch::bulk_wait_group_read<kTmaStoreSlots<TOut> - 1>();
+  __syncwarp();
+}
+
+/// After a warp's last TMA store: its boxes are read before the shared
+/// memory is reused or the CTA exits.
+KILN_DEVICE void tma_store_drain() {
+  if (threadIdx.x % 32 == 0)
+    arch::bulk_wait_group_read<0>();
+  __syncwarp();
+}
 
 } // namespace kiln::gemm

@@ -51,6 +51,12 @@
 //    ceil(M/BM) * ceil(N/BN)) whose counter block is zero at the first
 //    launch; each launch leaves it zero again. Launches that share a
 //    workspace must not run concurrently.
+//  * TMA stores (Cfg::kTmaStore, entry gemm_tma_store, WORKSPACE as above or
+//    null): TMA_D is D's tensor map -- rank 2, dims {N, M}, row stride
+//    N * sizeof(TOut), box {32, 16}, no swizzle or interleave -- when
+//    tma_store_usable(D, N) (N * sizeof(TOut) a multiple of 16, D 16-byte
+//    aligned), else any 128 bytes (it is not read; the blocks are stored
+//    directly).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -74,11 +80,13 @@ namespace kiln::sm90 {
 /// register 4j + 2h + e of m64 slice i sits at row 16*warp + lane/4 + 8h,
 /// column 8j + 2*(lane%4) + e (wgmma_acc_coord).
 template <class Cfg, auto Epi, class TOut, class... Args>
-KILN_DEVICE void store_accumulators(uint32_t staging, const Accum<Cfg> &acc,
-                                    int wg, TOut *D, int32_t M, int32_t N,
-                                    int32_t m0, int32_t n0, Args... args) {
+KILN_DEVICE void
+store_accumulators(uint32_t staging, uint32_t box, const TmaDescriptor *tma_d,
+                   const Accum<Cfg> &acc, int wg, TOut *D, int32_t M, int32_t N,
+                   int32_t m0, int32_t n0, Args... args) {
   const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
   const gemm::StagedBlock block{staging};
+  int boxes = 0; // TMA stores issued, for the box slots
 #pragma unroll
   for (int i = 0; i < Cfg::kMmaM; ++i) {
 #pragma unroll
@@ -95,18 +103,37 @@ KILN_DEVICE void store_accumulators(uint32_t staging, const Accum<Cfg> &acc,
         }
       }
       __syncwarp();
-      block.store<Epi>(Cfg::kBN - 32 * c < 32 ? Cfg::kBN - 32 * c : 32, D, M, N,
-                       m0 + (wg * Cfg::kMmaM + i) * 64 + 16 * warp, n0 + 32 * c,
-                       args...);
+      const int width = Cfg::kBN - 32 * c < 32 ? Cfg::kBN - 32 * c : 32;
+      const int32_t bm = m0 + (wg * Cfg::kMmaM + i) * 64 + 16 * warp;
+      if (Cfg::kTmaStore && tma_d && width == 32) {
+        // A full 32-column block: through a TMA store (clipped at M, N).
+        gemm::tma_store_slot_free<TOut>();
+        block.store_tma<Epi, TOut>(tma_d, box,
+                                   boxes++ % gemm::kTmaStoreSlots<TOut>, M, N,
+                                   bm, n0 + 32 * c, args...);
+      } else {
+        block.store<Epi>(width, D, M, N, bm, n0 + 32 * c, args...);
+      }
     }
   }
+  if (Cfg::kTmaStore && boxes > 0)
+    gemm::tma_store_drain();
+}
+
+/// Whether the epilogue may store D through TMA_D (store=tma): the host
+/// encodes D's tensor map under exactly this rule (LaunchPlan.h,
+/// tmaStoreUsable), else passes a zeroed one.
+template <class TOut> KILN_HD bool tma_store_usable(const TOut *D, int32_t N) {
+  return int64_t(N) * int64_t(sizeof(TOut)) % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(D) % 16 == 0;
 }
 
 /// Staging for the non-persistent kernel: 2 KB per warp inside this
-/// warpgroup's own A rows of stage 0. Only this warpgroup's wgmma read those
-/// rows, and every TMA write into the ring has landed (all K-tiles were
-/// consumed), so once all four warps are past their final wgmma wait (the
-/// named barrier) nothing else touches them.
+/// warpgroup's own A rows of stage 0 (and its TMA-store boxes in the same
+/// place of stage 1: tma_boxes_in_ring). Only this warpgroup's wgmma read
+/// those rows, and every TMA write into the ring has landed (all K-tiles
+/// were consumed), so once all four warps are past their final wgmma wait
+/// (the named barrier) nothing else touches them.
 template <class Cfg>
 KILN_DEVICE uint32_t staging_in_ring(const SmemPlan<Cfg> &smem, int wg) {
   if (wg == 0)
@@ -114,6 +141,9 @@ KILN_DEVICE uint32_t staging_in_ring(const SmemPlan<Cfg> &smem, int wg) {
   else
     arch::named_barrier_sync<2, 128>();
   return smem.a(0) + wg * Cfg::kMmaM * 64 * 128 + threadIdx.x % 128 / 32 * 2048;
+}
+template <class Cfg> KILN_DEVICE uint32_t tma_boxes_in_ring(uint32_t staging) {
+  return staging + Cfg::kStageBytesA; // stage 1 (kStages >= 2)
 }
 
 /// Consumer warpgroup WG's mainloop for one tile, plain or promoted.
@@ -150,8 +180,8 @@ KILN_DEVICE void consume_tile(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc,
 template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
 KILN_DEVICE void
 gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
-                const TmaDescriptor &tma_b, TOut *D, int32_t M, int32_t N,
-                int32_t K, SA sa, SB sb, Args... args) {
+                const TmaDescriptor &tma_b, const TmaDescriptor *tma_d, TOut *D,
+                int32_t M, int32_t N, int32_t K, SA sa, SB sb, Args... args) {
   if (threadIdx.x == 0)
     init_barriers(smem, false);
   if constexpr (Cfg::kClusterSize == 2)
@@ -190,7 +220,8 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
       Accum<Cfg> acc;
       consume_tile(smem, acc, wg, ktiles, Cfg::kClusterSize == 2 && t.multicast,
                    rank ^ 1, sa, sb, m0, n0, pos);
-      store_accumulators<Cfg, Epi>(staging, acc, wg, D, M, N, m0, n0, args...);
+      store_accumulators<Cfg, Epi>(staging, staging + 2048, tma_d, acc, wg, D,
+                                   M, N, m0, n0, args...);
     }
   }
   // The peer may still arrive on our empty barriers (and we on its) until
@@ -201,10 +232,10 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
 
 /// The kernel body with an optional split-K WORKSPACE (see the contract).
 template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
-KILN_DEVICE void gemm_impl(const TmaDescriptor &tma_a,
-                           const TmaDescriptor &tma_b, TOut *D, int32_t M,
-                           int32_t N, int32_t K, void *workspace, SA sa, SB sb,
-                           Args... args) {
+KILN_DEVICE void
+gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
+          const TmaDescriptor *tma_d, TOut *D, int32_t M, int32_t N, int32_t K,
+          void *workspace, SA sa, SB sb, Args... args) {
   static_assert(Cfg::kPromote > 0 || (!SA::kPresent && !SB::kPresent),
                 "kiln::sm90::gemm: block scales need FP32 promotion "
                 "(Cfg::kPromote > 0)");
@@ -231,7 +262,8 @@ KILN_DEVICE void gemm_impl(const TmaDescriptor &tma_a,
     arch::tma_prefetch_descriptor(&tma_b);
   }
   if constexpr (Cfg::kPersistent) {
-    gemm_persistent<Cfg, Epi>(smem, tma_a, tma_b, D, M, N, K, sa, sb, args...);
+    gemm_persistent<Cfg, Epi>(smem, tma_a, tma_b, tma_d, D, M, N, K, sa, sb,
+                              args...);
     return;
   }
   const int32_t tiles_m = tile::ceil_div(M, Cfg::kBM),
@@ -285,9 +317,11 @@ KILN_DEVICE void gemm_impl(const TmaDescriptor &tma_a,
         arch::named_barrier_sync<3, 128 * Cfg::kConsumers>();
       });
     }
-    if (store) // else another split finishes this tile
-      store_accumulators<Cfg, Epi>(staging_in_ring(smem, wg), acc, wg, D, M, N,
-                                   m0, n0, args...);
+    if (store) { // else another split finishes this tile
+      const uint32_t staging = staging_in_ring(smem, wg);
+      store_accumulators<Cfg, Epi>(staging, tma_boxes_in_ring<Cfg>(staging),
+                                   tma_d, acc, wg, D, M, N, m0, n0, args...);
+    }
   }
   // With multicast the peer still arrives on our empty barriers (and we on
   // its) until its last stage is released: neither CTA may exit earlier.
@@ -306,7 +340,11 @@ KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   static_assert(Cfg::kSplitK == 1,
                 "kiln::sm90::gemm: a split-K config needs gemm_split_k and "
                 "its workspace");
-  gemm_impl<Cfg, Epi>(tma_a, tma_b, D, M, N, K, nullptr, sa, sb, args...);
+  static_assert(!Cfg::kTmaStore,
+                "kiln::sm90::gemm: a TMA-store config needs gemm_tma_store "
+                "and D's tensor map");
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, D, M, N, K, nullptr, sa, sb,
+                      args...);
 }
 
 /// The split-K entry (Cfg::kSplitK > 1): as gemm, with the WORKSPACE of the
@@ -316,7 +354,23 @@ KILN_DEVICE void gemm_split_k(const TmaDescriptor &tma_a,
                               const TmaDescriptor &tma_b, TOut *D, int32_t M,
                               int32_t N, int32_t K, void *workspace, SA sa,
                               SB sb, Args... args) {
-  gemm_impl<Cfg, Epi>(tma_a, tma_b, D, M, N, K, workspace, sa, sb, args...);
+  static_assert(!Cfg::kTmaStore,
+                "kiln::sm90::gemm_split_k: a TMA-store config needs "
+                "gemm_tma_store and D's tensor map");
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, D, M, N, K, workspace, sa, sb,
+                      args...);
+}
+
+/// The TMA-store entry (Cfg::kTmaStore): as gemm_split_k (WORKSPACE null
+/// without split-K), with TMA_D, D's tensor map of the host contract; used
+/// only when tma_store_usable(D, N).
+template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
+KILN_DEVICE void
+gemm_tma_store(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
+               const TmaDescriptor &tma_d, TOut *D, int32_t M, int32_t N,
+               int32_t K, void *workspace, SA sa, SB sb, Args... args) {
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, tma_store_usable(D, N) ? &tma_d : nullptr,
+                      D, M, N, K, workspace, sa, sb, args...);
 }
 
 } // namespace kiln::sm90

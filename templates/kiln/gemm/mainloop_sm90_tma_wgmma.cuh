@@ -43,10 +43,11 @@ template <class Cfg> struct SmemPlan {
   KILN_DEVICE uint32_t b(int s) const {
     return base + Cfg::kStages * Cfg::kStageBytesA + s * Cfg::kStageBytesB;
   }
-  /// Persistent kernels: the 2 KB staging block of consumer warp WARP of
-  /// warpgroup WG.
+  /// Persistent kernels: the staging of consumer warp WARP of warpgroup WG
+  /// (2 KB of fp32, then with TMA stores its 2 KB of output boxes).
   KILN_DEVICE uint32_t epilogue(int wg, int warp) const {
-    return base + Cfg::kStages * Cfg::kStageBytes + (4 * wg + warp) * 2048;
+    return base + Cfg::kStages * Cfg::kStageBytes +
+           (4 * wg + warp) * Cfg::kEpilogueWarpBytes;
   }
   KILN_DEVICE uint32_t full(int s) const {
     return base + Cfg::kStages * Cfg::kStageBytes + Cfg::kEpilogueBytes + 8 * s;

@@ -76,6 +76,24 @@ BREAKS = {
     "split-k-no-reset": ("kiln/gemm/split_k.cuh",
                          "arch::store_relaxed_gpu(counter(), 0u);",
                          "(void)0;"),
+    # TMA stores: the box is handed to the TMA without fence.proxy.async
+    # after the lanes wrote it.
+    "tma-store-no-fence": ("kiln/gemm/epilogue.cuh",
+                           "arch::fence_proxy_async_shared(); // this lane's",
+                           "// no fence: this lane's"),
+    # TMA stores: a box slot is rewritten without waiting for the store that
+    # still reads it.
+    "tma-store-no-wait": ("kiln/gemm/epilogue.cuh",
+                          "arch::bulk_wait_group_read<kTmaStoreSlots<TOut> - 1>();",
+                          "(void)0;"),
+    # TMA stores: the warp leaves without waiting for its last stores.
+    "tma-store-no-drain": ("kiln/gemm/epilogue.cuh",
+                           "arch::bulk_wait_group_read<0>();",
+                           "(void)0;"),
+    # TMA stores: the box's coordinates swapped (row for column).
+    "tma-store-swapped": ("kiln/gemm/epilogue.cuh",
+                          "arch::tma_store_2d(tma_d, out, n0, m0);",
+                          "arch::tma_store_2d(tma_d, out, m0, n0);"),
     # Block scales: a tile whose columns span two 128-row scale blocks of B
     # uses the first block's scale for all of them.
     "scale-one-block": ("kiln/gemm/block_scale.cuh",

@@ -1,6 +1,6 @@
 // RUN: %kiln-opt %s -split-input-file -kiln-apply-config="block-m=64 block-n=192 stages=3 cluster-m=2 raster-n=true group=4" | FileCheck %s
 // RUN: %kiln-opt %s -split-input-file -kiln-apply-config | FileCheck %s --check-prefix=DEFAULT
-// RUN: %kiln-opt %s -split-input-file -kiln-apply-config="split-k=4" | FileCheck %s --check-prefix=SPLIT
+// RUN: %kiln-opt %s -split-input-file -kiln-apply-config="split-k=4 tma-store=true" | FileCheck %s --check-prefix=SPLIT
 
 // CHECK-LABEL: func.func @plain
 // CHECK-NOT: kiln.gemm
@@ -11,7 +11,7 @@
 // DEFAULT-LABEL: func.func @plain
 // DEFAULT: config <block_m = 128, block_n = 128, block_k = 0, stages = 4, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8>
 // SPLIT-LABEL: func.func @plain
-// SPLIT: config <block_m = 128, block_n = 128, block_k = 0, stages = 4, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8, split_k = 4>
+// SPLIT: config <block_m = 128, block_n = 128, block_k = 0, stages = 4, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8, split_k = 4, tma_store = true>
 func.func @plain(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %D: memref<?x?xbf16>) {
   kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>) d(%D : memref<?x?xbf16>) {
   ^bb0(%acc: f32, %m: index, %n: index):

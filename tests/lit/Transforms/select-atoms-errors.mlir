@@ -48,3 +48,15 @@ func.func @split_k_too_many(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memr
   }
   return
 }
+
+// -----
+
+func.func @tma_store_on_ampere(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{configuration cannot run on sm_80: store=tma needs the sm_90a kernel (TMA); the sm_80 kernel (cp.async + mma.sync) stores D directly}}
+  kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>)
+    config <block_m = 128, block_n = 128, block_k = 0, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8, tma_store = true> {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  }
+  return
+}

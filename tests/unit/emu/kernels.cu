@@ -272,6 +272,29 @@ extern "C" __global__ void tma_early_read(const __grid_constant__ TmaDescriptor 
   Out[0] = arch::ld_shared_f32(base);
 }
 
+// A TMA store of a box the threads wrote (byte i = 1 + i % 251), after the
+// proxy fence unless NO_FENCE, then the bulk group's wait unless NO_WAIT.
+extern "C" __global__ void tma_store_box(const __grid_constant__ TmaDescriptor map,
+                                         int c0, int c1, int bytes,
+                                         int no_fence, int no_wait) {
+  const uint32_t base = arch::dynamic_smem_aligned<1024>();
+  for (int i = threadIdx.x * 4; i < bytes; i += blockDim.x * 4) {
+    uint32_t w = 0;
+    for (int b = 0; b < 4; ++b)
+      w |= uint32_t(1 + (i + b) % 251) << (8 * b);
+    arch::st_shared_b32(base + i, w);
+  }
+  if (!no_fence)
+    arch::fence_proxy_async_shared();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    arch::tma_store_2d(&map, base, c0, c1);
+    arch::bulk_commit_group();
+    if (!no_wait)
+      arch::bulk_wait_group_read<0>();
+  }
+}
+
 // Named barriers: warps 0 and 1 meet at barrier 1 (64 threads); with
 // HANG, warp 1 goes to barrier 2 instead and nobody else comes.
 extern "C" __global__ void named_barriers(int *Out, int hang) {
@@ -401,6 +424,7 @@ KILN_EMU_ENTRY(cp_async_copy, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(mbarrier_rules, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(tma_box, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(tma_early_read, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(tma_store_box, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(named_barriers, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(registers, 256, 0, 0, 0, 168)
 KILN_EMU_ENTRY(global_store, 0, 0, 0, 0, 0)

@@ -27,7 +27,8 @@ std::string renameParameters(const std::string &Cuda,
 /// then the kernel's two block-scale locals (kscale_a, kscale_b). Sm90
 /// selects the TMA kernel's ABI.
 std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
-                                              bool SplitK = false);
+                                              bool SplitK = false,
+                                              bool TmaStore = false);
 std::vector<std::string> epilogueParameterNames(const OpModel &Op);
 
 } // namespace kiln

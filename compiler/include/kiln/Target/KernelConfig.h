@@ -30,11 +30,15 @@ enum class Raster { AlongM, AlongN };
 /// whose CTAs, one per SM, loop over the tiles (sm_90a).
 enum class Schedule { Grid, Persistent };
 
-/// A fully specified configuration.
+/// How the epilogue writes D: straight from the staged blocks (direct), or
+/// full 32-column blocks through TMA stores (sm_90a).
+enum class OutputStore { Direct, Tma };
+
 /// The most CTAs that split one tile's K (split_k): the last one reads the
 /// other partial sums back, so the fixup grows with it.
 constexpr int64_t MaxSplitK = 16;
 
+/// A fully specified configuration.
 struct KernelConfig {
   int64_t BlockM = 128;
   int64_t BlockN = 128;
@@ -54,11 +58,13 @@ struct KernelConfig {
   /// deterministically through a workspace (1 = no split; at most
   /// MaxSplitK).
   int64_t SplitK = 1;
+  OutputStore Store = OutputStore::Direct;
 
   bool operator==(const KernelConfig &O) const;
   /// "block_m=128,block_n=128,block_k=128,stages=4,cluster_m=1,..."
   /// (",promote=N" only when Promote is set and ",schedule=persistent" only
-  /// when persistent, ",split_k=N" only when N > 1, so earlier strings still
+  /// when persistent, ",split_k=N" only when N > 1, ",store=tma" only with
+  /// TMA stores, so earlier strings still
   /// name the same configuration)
   std::string str() const;
 };

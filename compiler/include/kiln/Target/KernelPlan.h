@@ -49,6 +49,9 @@ struct KernelPlan {
   /// CTAs per output tile (split_k), reduced through a workspace
   /// (templates/kiln/gemm/split_k.cuh); 1 = none.
   int64_t SplitK = 1;
+  /// The epilogue writes full blocks of D through TMA stores (store=tma;
+  /// sm_90a): one more tensor map, D's, after the kernel's last parameter.
+  bool TmaStore = false;
 };
 
 /// Input element types of the contraction and the output type.

@@ -4,7 +4,8 @@
 // file that implements it: ApiThreads.cpp (special registers, barriers,
 // warp collectives, clusters, setmaxnreg), ApiShared.cpp (shared memory and
 // the module's own accesses), ApiAsync.cpp (mbarrier, TMA, cp.async),
-// ApiMma.cpp (ldmatrix, mma.sync, wgmma, cvt). ApiTable.cpp builds the table.
+// ApiBulkStore.cpp (TMA stores and bulk groups), ApiMma.cpp (ldmatrix,
+// mma.sync, wgmma, cvt). ApiTable.cpp builds the table.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_EMU_APIENTRIES_H
@@ -48,6 +49,12 @@ void cpAsync(uint32_t Dst, const void *Src, uint32_t CpSize, uint32_t SrcSize,
              int BypassL1, SourceLoc L);
 void cpAsyncCommit(SourceLoc L);
 void cpAsyncWait(uint32_t Pending, SourceLoc L);
+
+// ApiBulkStore.cpp
+void tmaStore(const void *Desc, uint32_t Src, const int32_t *Coords,
+              uint32_t Rank, SourceLoc L);
+void bulkCommit(SourceLoc L);
+void bulkWait(uint32_t Pending, int ReadOnly, SourceLoc L);
 
 // ApiMma.cpp
 void ldmatrix(uint32_t *Regs, uint32_t Count, int Trans, uint32_t Addr,

@@ -25,6 +25,11 @@ void landOneAsync(Cluster &Cl);
 /// "mbarrier.try_wait.parity 0 on the mbarrier at 0x1a08 (phase 2 ...)".
 std::string describeWait(const Thread &T);
 
+/// Records an asynchronous operation for messages; returns its id.
+uint32_t logAsync(Cluster &Cl, const char *What, SourceLoc L, const Thread &T);
+/// Faults if thread T exits with TMA stores it never waited for.
+void checkStoresRetired(const Thread &T);
+
 /// Barrier and collective bookkeeping for a thread that exits.
 void exitFromBarriers(Thread &T);
 /// Checks at the end of a CTA (nothing asynchronous may still target it).

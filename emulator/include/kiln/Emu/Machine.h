@@ -68,8 +68,10 @@ struct Thread {
   uint64_t WaitObj = 0;
   uint32_t WaitArg = 0;
 
-  std::vector<uint32_t> OpenCopies;             ///< cp.async ids
-  std::deque<std::vector<uint32_t>> CopyGroups; ///< committed, oldest first
+  std::vector<uint32_t> OpenCopies;              ///< cp.async ids
+  std::deque<std::vector<uint32_t>> CopyGroups;  ///< committed, oldest first
+  std::vector<uint32_t> OpenStores;              ///< TMA store ids
+  std::deque<std::vector<uint32_t>> StoreGroups; ///< bulk groups, oldest first
   uint32_t FenceEpoch = 1;      ///< fence.proxy.async count, from 1
   uint32_t ClusterArrivals = 0; ///< barrier.cluster.arrive count
 };
@@ -179,6 +181,18 @@ struct TmaOp {
   uint32_t LogId = 0;
 };
 
+/// One TMA store (cp.async.bulk.tensor, shared::cta to global): its
+/// shared source is read, and the tensor written, when a bulk wait_group
+/// retires its group.
+struct StoreOp {
+  Cta *C = nullptr;
+  uint32_t Src = 0;
+  TensorMapInfo Map;
+  int32_t Coords[5] = {};
+  bool Done = false;
+  uint32_t LogId = 0;
+};
+
 /// One cp.async copy.
 struct CopyOp {
   Cta *C = nullptr;
@@ -211,6 +225,7 @@ struct Cluster {
   WaitQueue ClusterQ;
   std::vector<TmaOp> Tma; ///< issued, not landed
   std::vector<CopyOp> Copies;
+  std::vector<StoreOp> Stores;
   std::vector<uint32_t> UnlandedCopies;
   std::vector<AsyncLog> Log;
   uint64_t Steps = 0;

@@ -114,6 +114,12 @@ private:
   // weaker alignas here is ill-formed, and clang rejects it.
   CUtensorMap TmaA{};
   CUtensorMap TmaB{};
+  // TMA stores: D's map, for the D, M and N it was encoded for (zeroes when
+  // the problem does not allow it).
+  CUtensorMap TmaD{};
+  CUdeviceptr MapD = 0;
+  int64_t MapDM = 0, MapDN = 0;
+  bool HaveMapD = false;
   // Kernel argument storage and the pointer array cuLaunchKernelEx reads,
   // sized once in the constructor.
   CUdeviceptr PtrA = 0, PtrB = 0, PtrD = 0;

@@ -25,6 +25,7 @@ struct GemmKernelShape {
   bool TmaWgmma = true; ///< sm90 path (tensor maps) or sm80 path (pointers).
   DType A = DType::F8E4M3;
   DType B = DType::F8E4M3;
+  DType D = DType::BF16; ///< The output's type (D's tensor map).
   int64_t BlockM = 128, BlockN = 128, BlockK = 128;
   int64_t ClusterM = 1, ClusterN = 1;
   int64_t Threads = 384;
@@ -35,6 +36,9 @@ struct GemmKernelShape {
   /// Split-K: SplitK CTAs per output tile (grid.y), reduced through a
   /// workspace of splitKWorkspaceBytes (1 = none, no workspace).
   int64_t SplitK = 1;
+  /// TMA stores (store=tma, sm_90a): D's tensor map is the kernel's last
+  /// parameter, encoded when tmaStoreUsable, else zeroes (unread).
+  bool TmaStore = false;
 };
 
 /// The arguments of one cuTensorMapEncodeTiled call (rank 2).
@@ -90,6 +94,16 @@ TensorMapSpec tensorMapForA(const GemmKernelShape &Kernel, int64_t M,
                             int64_t K);
 TensorMapSpec tensorMapForB(const GemmKernelShape &Kernel, int64_t N,
                             int64_t K);
+
+/// Whether a TMA-store kernel stores D through its tensor map: N times D's
+/// element size a multiple of 16 and D 16-byte aligned -- the rule the
+/// kernel applies itself (tma_store_usable in gemm/gemm_sm90.cuh).
+bool tmaStoreUsable(const GemmKernelShape &Kernel, int64_t N,
+                    uint64_t AddressD);
+/// D's tensor map ([M, N] row-major): box {32, 16} (one staged epilogue
+/// block), no swizzle; elements outside D are not written.
+TensorMapSpec tensorMapForD(const GemmKernelShape &Kernel, int64_t M,
+                            int64_t N);
 
 /// Grid: ceil(M / BM) * ceil(N / BN) tiles, rounded up to the cluster size;
 /// for a persistent kernel at most SmCount rounded down to the cluster size

@@ -33,6 +33,19 @@ KILN_DEVICE void st_shared_v2(uint32_t addr, float a, float b,
   kiln_emu_api->StShared(addr, v, 8, L);
 }
 
+KILN_DEVICE void st_shared_b32(uint32_t addr, uint32_t v,
+                               emu::SourceLoc L = KILN_EMU_HERE) {
+  kiln_emu_api->StShared(addr, &v, 4, L);
+}
+KILN_DEVICE void st_shared_b16(uint32_t addr, uint16_t v,
+                               emu::SourceLoc L = KILN_EMU_HERE) {
+  kiln_emu_api->StShared(addr, &v, 2, L);
+}
+KILN_DEVICE void st_shared_b8(uint32_t addr, uint8_t v,
+                              emu::SourceLoc L = KILN_EMU_HERE) {
+  kiln_emu_api->StShared(addr, &v, 1, L);
+}
+
 KILN_DEVICE float ld_shared_f32(uint32_t addr,
                                 emu::SourceLoc L = KILN_EMU_HERE) {
   float v;

@@ -17,7 +17,7 @@
 
 namespace kiln::emu {
 
-inline constexpr uint32_t AbiVersion = 1;
+inline constexpr uint32_t AbiVersion = 2;
 
 struct Dim3 {
   uint32_t x, y, z;
@@ -142,6 +142,13 @@ struct Api {
 
   // Numeric conversions.
   uint32_t (*Convert)(Cvt Op, uint32_t A, uint32_t B);
+
+  // TMA stores (cp.async.bulk.tensor shared::cta -> global, bulk groups).
+  void (*TmaStore)(const void *Desc, uint32_t Src, const int32_t *Coords,
+                   uint32_t Rank, SourceLoc);
+  void (*BulkCommit)(SourceLoc);
+  /// cp.async.bulk.wait_group[.read] Pending.
+  void (*BulkWait)(uint32_t Pending, int ReadOnly, SourceLoc);
 };
 
 } // namespace kiln::emu

@@ -28,7 +28,7 @@ TileConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t BlockM, int64_t BlockN, int64_t BlockK,
                        int64_t Stages, int64_t ClusterM, int64_t ClusterN,
                        bool RasterN, int64_t Group, int64_t Promote,
-                       bool /*Persistent*/, int64_t SplitK) {
+                       bool /*Persistent*/, int64_t SplitK, bool /*TmaStore*/) {
   if (SplitK < 1)
     return emitError() << "split_k must be positive, got " << SplitK;
   if (BlockM <= 0 || BlockN <= 0 || BlockK < 0)

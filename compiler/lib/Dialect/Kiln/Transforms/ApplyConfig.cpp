@@ -27,11 +27,11 @@ struct ApplyConfigPass
     auto Emit = [&]() { return getOperation().emitError(); };
     if (failed(TileConfigAttr::verify(Emit, blockM, blockN, blockK, stages,
                                       clusterM, clusterN, rasterN, group,
-                                      promote, persistent, splitK)))
+                                      promote, persistent, splitK, tmaStore)))
       return signalPassFailure();
-    auto Config = TileConfigAttr::get(&getContext(), blockM, blockN, blockK,
-                                      stages, clusterM, clusterN, rasterN,
-                                      group, promote, persistent, splitK);
+    auto Config = TileConfigAttr::get(
+        &getContext(), blockM, blockN, blockK, stages, clusterM, clusterN,
+        rasterN, group, promote, persistent, splitK, tmaStore);
     SmallVector<GemmOp> Gemms;
     getOperation().walk([&](GemmOp Op) { Gemms.push_back(Op); });
     for (GemmOp Op : Gemms) {

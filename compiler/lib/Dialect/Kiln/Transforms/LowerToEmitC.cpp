@@ -29,8 +29,8 @@ using namespace mlir::kiln;
 namespace {
 
 /// `kiln::sm90::GemmConfig<TA, TB, BM, BN, BK, Stages, CM, CN, RasterN, Group
-/// [, Promote [, Persistent [, SplitK]]]>` or the sm80 equivalent (warps
-/// instead of cluster sizes, no Persistent).
+/// [, Promote [, Persistent [, SplitK [, TmaStore]]]]>` or the sm80
+/// equivalent (warps instead of cluster sizes, no Persistent or TmaStore).
 std::string configType(TiledGemmOp Op) {
   TileConfigAttr C = Op.getConfig();
   KernelPlanAttr P = *Op.getPlan();
@@ -40,7 +40,11 @@ std::string configType(TiledGemmOp Op) {
   // The promotion interval, the persistent flag and the split count are
   // trailing parameters (defaults 0, 0, 1), written only when needed.
   std::string Promote =
-      C.getSplitK() > 1
+      Sm90 && C.getTmaStore()
+          ? llvm::formatv(", {0}, {1}, {2}, 1", C.getPromote(),
+                          C.getPersistent() ? 1 : 0, C.getSplitK())
+                .str()
+      : C.getSplitK() > 1
           ? (Sm90
                  ? llvm::formatv(", {0}, 0, {1}", C.getPromote(), C.getSplitK())
                  : llvm::formatv(", {0}, {1}", C.getPromote(), C.getSplitK()))
@@ -77,7 +81,8 @@ std::string banner(func::FuncOp F, TiledGemmOp Op) {
                  (C.getPersistent() ? ", schedule=persistent" : "") +
                  (C.getSplitK() > 1
                       ? llvm::formatv(", split_k={0}", C.getSplitK()).str()
-                      : std::string()))
+                      : std::string()) +
+                 (C.getTmaStore() ? ", store=tma" : ""))
       .str();
 }
 
@@ -161,6 +166,10 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   const bool SplitK = Op.getConfig().getSplitK() > 1;
   if (SplitK)
     Params.push_back(Opaque("void* __restrict__"));
+  // ... and a TMA-store kernel's D tensor map after it.
+  const bool TmaStore = Sm90 && Op.getConfig().getTmaStore();
+  if (TmaStore)
+    Params.push_back(Opaque("const __grid_constant__ kiln::TmaDescriptor"));
 
   auto Kernel = B.create<emitc::FuncOp>(Loc, F.getSymName(),
                                         FunctionType::get(Ctx, Params, {}));
@@ -176,11 +185,16 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   B.setInsertionPointToStart(Entry);
 
   // Collective arguments: the two inputs, D, M, N, K, then the epilogue's
-  // extra arguments (M, N, operands...).
-  // Split-K passes its workspace after K.
+  // extra arguments (M, N, operands...). Split-K passes its workspace after
+  // K; the TMA-store entry takes D's tensor map after B's and a workspace
+  // (a null one without split-K).
   SmallVector<Value> Args(Entry->getArguments().begin(),
                           Entry->getArguments().begin() + 6);
-  unsigned EndOperands = Entry->getNumArguments() - (SplitK ? 1 : 0);
+  unsigned EndOperands =
+      Entry->getNumArguments() - (SplitK ? 1 : 0) - (TmaStore ? 1 : 0);
+  if (TmaStore)
+    Args.insert(Args.begin() + 2,
+                Entry->getArgument(Entry->getNumArguments() - 1));
   if (SplitK)
     Args.push_back(Entry->getArgument(EndOperands));
   Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/false));
@@ -192,8 +206,22 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
       B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, configType(Op)),
                       emitc::OpaqueAttr::get(Ctx, EpiName)});
   std::string Callee = std::string(Sm90 ? "kiln::sm90::" : "kiln::sm80::") +
-                       (SplitK ? "gemm_split_k" : "gemm");
-  B.create<emitc::CallOpaqueOp>(Loc, TypeRange{}, Callee, Args, ArrayAttr(),
+                       (TmaStore ? "gemm_tma_store"
+                        : SplitK ? "gemm_split_k"
+                                 : "gemm");
+  // Without split-K the TMA-store entry's workspace is a literal nullptr
+  // (the `args` attribute mixes operand indices and verbatim arguments).
+  ArrayAttr CallArgs;
+  if (TmaStore && !SplitK) {
+    SmallVector<Attribute> Items;
+    for (unsigned I = 0; I < Args.size(); ++I) {
+      if (I == 7)
+        Items.push_back(emitc::OpaqueAttr::get(Ctx, "nullptr"));
+      Items.push_back(B.getIndexAttr(I));
+    }
+    CallArgs = B.getArrayAttr(Items);
+  }
+  B.create<emitc::CallOpaqueOp>(Loc, TypeRange{}, Callee, Args, CallArgs,
                                 TemplateArgs);
   B.create<emitc::ReturnOp>(Loc, Value());
   F.erase();

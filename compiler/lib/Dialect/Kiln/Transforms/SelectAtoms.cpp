@@ -36,6 +36,8 @@ namespace {
   C.Sched =
       A.getPersistent() ? ::kiln::Schedule::Persistent : ::kiln::Schedule::Grid;
   C.SplitK = A.getSplitK();
+  C.Store =
+      A.getTmaStore() ? ::kiln::OutputStore::Tma : ::kiln::OutputStore::Direct;
   return C;
 }
 
@@ -79,7 +81,7 @@ struct SelectAtomsPass
           &getContext(), Old.getBlockM(), Old.getBlockN(), Plan.BlockK,
           Old.getStages(), Old.getClusterM(), Old.getClusterN(),
           Old.getRasterN(), Old.getGroup(), Plan.Promote, Plan.Persistent,
-          Plan.SplitK));
+          Plan.SplitK, Plan.TmaStore));
       bool Sm90 = Plan.Path == ::kiln::KernelPath::Sm90TmaWgmma;
       Op.setPlanAttr(KernelPlanAttr::get(
           &getContext(), AI.Name, Sm90 ? "sm90_tma_wgmma" : "sm80_cp_async_mma",

@@ -18,7 +18,8 @@ def Kiln_TileConfigAttr : Kiln_Attr<"TileConfig", "tile_config"> {
     K elements (0: none; resolved to the scale block of a block-scaled op
     by -kiln-select-atoms). `persistent`: one CTA per SM loops over the
     tiles (sm_90a) instead of one CTA per tile. `split_k`: CTAs per output
-    tile, each over a range of K (1: none).
+    tile, each over a range of K (1: none). `tma_store`: the epilogue
+    writes full 32-column blocks of D through TMA stores (sm_90a).
   }];
   let parameters = (ins "int64_t":$block_m, "int64_t":$block_n,
                         "int64_t":$block_k, "int64_t":$stages,
@@ -26,7 +27,8 @@ def Kiln_TileConfigAttr : Kiln_Attr<"TileConfig", "tile_config"> {
                         "bool":$raster_n, "int64_t":$group,
                         DefaultValuedParameter<"int64_t", "0">:$promote,
                         DefaultValuedParameter<"bool", "false">:$persistent,
-                        DefaultValuedParameter<"int64_t", "1">:$split_k);
+                        DefaultValuedParameter<"int64_t", "1">:$split_k,
+                        DefaultValuedParameter<"bool", "false">:$tma_store);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

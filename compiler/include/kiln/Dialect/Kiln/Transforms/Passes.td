@@ -43,7 +43,9 @@ def KilnApplyConfig : Pass<"kiln-apply-config", "::mlir::ModuleOp"> {
     Option<"persistent", "persistent", "bool", "false",
            "persistent kernel: CTAs loop over tiles (sm_90a)">,
     Option<"splitK", "split-k", "int64_t", "1",
-           "CTAs per output tile, each over a range of K (1: none)">
+           "CTAs per output tile, each over a range of K (1: none)">,
+    Option<"tmaStore", "tma-store", "bool", "false",
+           "the epilogue stores full blocks of D through TMA (sm_90a)">
   ];
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
