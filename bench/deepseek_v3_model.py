@@ -50,7 +50,8 @@ def main():
                 bs = predict(kiln, "gemm_fp8_block.kiln", m, n, k, cache)
                 cfg = ",".join(kv for kv in bs["config"].split(",")
                                if kv.split("=")[0] in
-                               ("block_m", "block_n", "stages", "cluster_m"))
+                               ("block_m", "block_n", "stages", "cluster_m",
+                                "schedule", "split_k"))
                 print("| %d | %d | %d | %.0f | %.0f | %s | %d | %.2f |" % (
                     m, n, k, pt["tflops"], bs["tflops"], cfg, dg,
                     bs["tflops"] / dg))

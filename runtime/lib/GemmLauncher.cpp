@@ -123,6 +123,29 @@ GemmLauncher::GemmLauncher(const CudaDriver &Driver, const std::string &Cubin,
     KILN_CU_CHECK(Driver, cuDeviceGetAttribute, &Sms,
                   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Device);
     SmCount = Sms;
+    // With 2-CTA clusters the GPCs may not pair every SM: ask the driver how
+    // many such clusters fit at once, so the persistent grid is one wave of
+    // co-resident clusters (if it cannot say, the SM count stands).
+    if (Shape.ClusterM * Shape.ClusterN == 2) {
+      CUlaunchAttribute Cluster{};
+      Cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      Cluster.value.clusterDim.x = 2;
+      Cluster.value.clusterDim.y = 1;
+      Cluster.value.clusterDim.z = 1;
+      CUlaunchConfig Config{};
+      Config.gridDimX = unsigned(std::max(2, Sms / 2 * 2));
+      Config.gridDimY = Config.gridDimZ = 1;
+      Config.blockDimX = unsigned(Shape.Threads);
+      Config.blockDimY = Config.blockDimZ = 1;
+      Config.sharedMemBytes = unsigned(Shape.SmemBytes);
+      Config.attrs = &Cluster;
+      Config.numAttrs = 1;
+      int Clusters = 0;
+      if (Driver.api().cuOccupancyMaxActiveClusters(&Clusters, Function,
+                                                    &Config) == CUDA_SUCCESS &&
+          Clusters > 0)
+        SmCount = std::min<int64_t>(SmCount, 2 * int64_t(Clusters));
+    }
   }
   // ABI order: (tma_A, tma_B | A, B), D, M, N, K, operands..., a split-K
   // kernel's workspace, and a TMA-store kernel's tma_D last.

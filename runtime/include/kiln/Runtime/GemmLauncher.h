@@ -103,7 +103,9 @@ private:
 
   const CudaDriver &Driver;
   GemmKernelShape Shape;
-  int64_t SmCount = 0; ///< The current device's, for persistent kernels.
+  /// For persistent kernels: the current device's SMs, or with 2-CTA
+  /// clusters the CTAs of the clusters that fit at once if fewer.
+  int64_t SmCount = 0;
   CUfunction Function = nullptr;
   size_t NumOperands;
   // The last problem the tensor maps were encoded for.
