@@ -2,6 +2,7 @@
 #include "kiln/Runtime/LaunchPlan.h"
 
 #include "kiln/gemm/split_k_plan.cuh"
+#include "kiln/gemm/tma_store_plan.cuh"
 
 #include <algorithm>
 
@@ -119,8 +120,8 @@ LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N,
 
 bool tmaStoreUsable(const GemmKernelShape &Kernel, int64_t N,
                     uint64_t AddressD) {
-  return Kernel.TmaStore && N * elementBytes(Kernel.D) % 16 == 0 &&
-         AddressD % 16 == 0;
+  return Kernel.TmaStore &&
+         gemm::tma_store_rows_usable(N * elementBytes(Kernel.D), AddressD);
 }
 
 TensorMapSpec tensorMapForD(const GemmKernelShape &Kernel, int64_t M,

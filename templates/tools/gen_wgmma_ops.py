@@ -22,6 +22,8 @@ HEADER = """\
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+// Generated: one line per operand list, never reformatted.
+// clang-format off
 """
 
 
@@ -38,6 +40,7 @@ def main():
         out.append(f'#define KILN_WGMMA_S_{n} "%{r + 2}"')
         out.append(f"#define KILN_WGMMA_OUT_{n}(d) {cons}")
         out.append(f"KILN_WGMMA_DEFINE({n})")
+    out.append("// clang-format on")
     print("\n".join(out))
 
 

@@ -46,9 +46,6 @@ KILN_DEVICE void tma_load_2d_multicast(uint32_t dst, const TmaDescriptor *desc,
                : "memory");
 }
 
-/// Make this thread's prior generic-proxy shared-memory writes visible to
-/// the async proxy (TMA, wgmma), e.g. before a TMA store of data written
-/// with st.shared. Loads completed through an mbarrier need no fence.
 /// cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: the box at shared
 /// SRC (128-byte aligned; written by this CTA and made visible to the async
 /// proxy with fence_proxy_async_shared) to the tensor at (C0, C1); elements
@@ -72,6 +69,9 @@ template <int N> KILN_DEVICE void bulk_wait_group_read() {
   asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
 }
 
+/// Make this thread's prior generic-proxy shared-memory writes visible to
+/// the async proxy (TMA, wgmma), e.g. before a TMA store of data written
+/// with st.shared. Loads completed through an mbarrier need no fence.
 KILN_DEVICE void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }

@@ -74,6 +74,9 @@ template <auto Epi, class TOut> struct RowWriter {
   }
 };
 
+/// Bytes of one warp's staged block (16 x 32 floats).
+constexpr int kStagedBlockBytes = 16 * 32 * 4;
+
 /// One warp's 2 KB staging block (16 rows x 32 floats, laid out by
 /// tile::epilogue_stage_index) at shared address BASE (16-byte aligned).
 struct StagedBlock {
@@ -115,6 +118,9 @@ struct StagedBlock {
   KILN_DEVICE void store_tma(const TmaDescriptor *tma_d, uint32_t box, int slot,
                              int32_t M, int32_t N, int32_t m0, int32_t n0,
                              Args... args) const {
+    static_assert(sizeof(TOut) == 1 || sizeof(TOut) == 2 ||
+                      is_same_v<TOut, float>,
+                  "store_tma: 1- or 2-byte outputs, or float");
     const int lane = threadIdx.x % 32;
     const int32_t n = n0 + lane;
     const uint32_t out = box + slot * 512 * int(sizeof(TOut));

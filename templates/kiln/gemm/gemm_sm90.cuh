@@ -71,6 +71,7 @@
 #include "kiln/gemm/mainloop_sm90_tma_wgmma.cuh"
 #include "kiln/gemm/promote_sm90.cuh"
 #include "kiln/gemm/split_k.cuh"
+#include "kiln/gemm/tma_store_plan.cuh"
 #include "kiln/tile/scheduler.cuh"
 
 namespace kiln::sm90 {
@@ -124,8 +125,8 @@ store_accumulators(uint32_t staging, uint32_t box, const TmaDescriptor *tma_d,
 /// encodes D's tensor map under exactly this rule (LaunchPlan.h,
 /// tmaStoreUsable), else passes a zeroed one.
 template <class TOut> KILN_HD bool tma_store_usable(const TOut *D, int32_t N) {
-  return int64_t(N) * int64_t(sizeof(TOut)) % 16 == 0 &&
-         reinterpret_cast<uintptr_t>(D) % 16 == 0;
+  return gemm::tma_store_rows_usable(int64_t(N) * int64_t(sizeof(TOut)),
+                                     reinterpret_cast<uintptr_t>(D));
 }
 
 /// Staging for the non-persistent kernel: 2 KB per warp inside this
@@ -220,8 +221,8 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
       Accum<Cfg> acc;
       consume_tile(smem, acc, wg, ktiles, Cfg::kClusterSize == 2 && t.multicast,
                    rank ^ 1, sa, sb, m0, n0, pos);
-      store_accumulators<Cfg, Epi>(staging, staging + 2048, tma_d, acc, wg, D,
-                                   M, N, m0, n0, args...);
+      store_accumulators<Cfg, Epi>(staging, staging + gemm::kStagedBlockBytes,
+                                   tma_d, acc, wg, D, M, N, m0, n0, args...);
     }
   }
   // The peer may still arrive on our empty barriers (and we on its) until
@@ -260,6 +261,10 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   if (producer_thread) {
     arch::tma_prefetch_descriptor(&tma_a);
     arch::tma_prefetch_descriptor(&tma_b);
+  }
+  if constexpr (Cfg::kTmaStore) {
+    if (tma_d && threadIdx.x == 0) // the first consumer thread stores
+      arch::tma_prefetch_descriptor(tma_d);
   }
   if constexpr (Cfg::kPersistent) {
     gemm_persistent<Cfg, Epi>(smem, tma_a, tma_b, tma_d, D, M, N, K, sa, sb,

@@ -86,6 +86,12 @@ BREAKS = {
     "tma-store-no-wait": ("kiln/gemm/epilogue.cuh",
                           "arch::bulk_wait_group_read<kTmaStoreSlots<TOut> - 1>();",
                           "(void)0;"),
+    # TMA stores: the slot wait one group short (a box rewritten while the
+    # store issued kTmaStoreSlots blocks ago may still read it).
+    "tma-store-slot-wait-short": (
+        "kiln/gemm/epilogue.cuh",
+        "arch::bulk_wait_group_read<kTmaStoreSlots<TOut> - 1>();",
+        "arch::bulk_wait_group_read<kTmaStoreSlots<TOut>>();"),
     # TMA stores: the warp leaves without waiting for its last stores.
     "tma-store-no-drain": ("kiln/gemm/epilogue.cuh",
                            "arch::bulk_wait_group_read<0>();",
