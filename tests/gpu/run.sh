@@ -17,6 +17,11 @@
 # any kiln run fails or times out, or the budget runs out; cuBLAS numbers are
 # informational (missing PyTorch only prints "n/a").
 #
+# Split-K (block-scaled, small M) and TMA stores (grid and persistent) run
+# beside their baselines on the same shapes (tests/lit/Emu/Inputs/
+# split_k.kiln and tma_store.kiln), so that the table gives their speed
+# ratios on a GPU and checks them everywhere.
+#
 # Then the tuner: `kiln tune` of the FP8 GEMM (model-guided, 100
 # evaluations) for two DeepSeek-V3 shapes, each candidate checked against
 # the reference before its time counts; the tuned configuration is run again
@@ -92,11 +97,16 @@ done
 [ "$emu" -eq 1 ] && shapes="1,2112,256 100,130,208 257,383,1040 1,64,16 64,2112,512"
 shapes="${KILN_GPU_SHAPES:-$shapes}" # "M,N,K M,N,K ..." for a quick subset
 
-# One kiln run: OP (example name), SET (--set value or "-"), M, N, K.
+# One kiln run: OP (example name, or FILE#OP for an op of another file),
+# SET (--set value or "-"), M, N, K.
 status=0
 run_one() {
-  local op=$1 set=$2 M=$3 N=$4 K=$5 name=$1 extra=()
-  if [ "$set" != "-" ]; then name="$op+$set"; extra=(--set "$set"); fi
+  local op=$1 set=$2 M=$3 N=$4 K=$5 name=$1 extra=() file="examples/$1.kiln"
+  if [[ "$op" == *"#"* ]]; then
+    file=${op%%#*} op=${op##*#} name=${op##*#}
+    extra=(--op "$op")
+  fi
+  if [ "$set" != "-" ]; then name="$op+$set"; extra+=(--set "$set"); fi
   local base="$out/runs/$name.$M.$N.$K"
   if [ $(( $(date +%s) - start )) -ge "$budget_s" ] || [ "$timeouts" -ge 2 ]; then
     echo "$name $M,$N,$K not run: time budget of ${budget_s}s spent or 2 runs timed out" | tee "$base.err"
@@ -106,7 +116,7 @@ run_one() {
   fi
   local t0 rc
   t0=$(date +%s.%N)
-  timeout -k 5 "$run_timeout_s" "$kiln" run "examples/$op.kiln" ${extra[@]+"${extra[@]}"} \
+  timeout -k 5 "$run_timeout_s" "$kiln" run "$file" ${extra[@]+"${extra[@]}"} \
     --shape "M=$M,N=$N,K=$K" --check --reps "$reps" --json \
     > "$base.json" 2> "$base.err"
   rc=$?
@@ -129,6 +139,28 @@ done
 for op in gemm_fp8 gemm_bf16; do
   run_one "$op" block_m=128,cluster_m=2 257 383 1040
   [ "$emu" -eq 0 ] && run_one "$op" block_m=128,cluster_m=2 4096 7168 2048
+done
+
+# Split-K and TMA stores (emulated only so far), each beside its baseline on
+# the same shape, so that on a GPU the pair gives the speed ratio: split-K
+# for DeepSeek-V3's small-M block-scaled shapes, TMA stores (grid and
+# persistent) where D's rows allow them.
+sk=tests/lit/Emu/Inputs/split_k.kiln#gemm_block_split
+ts=tests/lit/Emu/Inputs/tma_store.kiln#gemm_tma_bf16
+sk_shapes="64,2112,7168 64,7168,2048 128,2112,7168"
+ts_shapes="4096,7168,2048 128,7168,16384"
+[ "$emu" -eq 1 ] && sk_shapes="64,2112,656" ts_shapes="257,384,1040"
+for s in $sk_shapes; do
+  IFS=, read -r M N K <<<"$s"
+  for k in 1 3 8; do run_one "$sk" "block_m=64,block_n=64,split_k=$k" "$M" "$N" "$K"; done
+done
+for s in $ts_shapes; do
+  IFS=, read -r M N K <<<"$s"
+  for sched in grid persistent; do
+    for st in direct tma; do
+      run_one "$ts" "block_m=128,block_n=256,schedule=$sched,store=$st" "$M" "$N" "$K"
+    done
+  done
 done
 
 # The tuner: tune, then run the tuned configuration from the tuning cache.
