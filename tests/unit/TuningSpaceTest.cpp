@@ -12,14 +12,7 @@ using namespace kiln;
 
 namespace {
 
-OpModel load(const std::string &Tune) {
-  std::string Text = "op g {\n"
-                     "  in A : bf16[M, K]\n"
-                     "  in B : bf16[N, K]\n"
-                     "  out D : f32[M, N]\n"
-                     "  D[m, n] = sum(k) A[m, k] * B[n, k]\n"
-                     "  tune {\n" +
-                     Tune + "\n  }\n}\n";
+OpModel loadText(const std::string &Text) {
   DiagnosticEngine Diags;
   Diags.setSource("t.kiln", Text);
   std::unique_ptr<Module> M = parseModule("t.kiln", Text, Diags);
@@ -29,6 +22,16 @@ OpModel load(const std::string &Tune) {
   REQUIRE_FALSE(Diags.hasErrors());
   REQUIRE(Ops.size() == 1);
   return std::move(Ops[0]);
+}
+
+OpModel load(const std::string &Tune) {
+  return loadText("op g {\n"
+                  "  in A : bf16[M, K]\n"
+                  "  in B : bf16[N, K]\n"
+                  "  out D : f32[M, N]\n"
+                  "  D[m, n] = sum(k) A[m, k] * B[n, k]\n"
+                  "  tune {\n" +
+                  Tune + "\n  }\n}\n");
 }
 
 } // namespace
@@ -82,6 +85,26 @@ TEST_CASE("validConfigs applies each target's limits and resolves block_k") {
   CHECK(validConfigs(Op, Arch::SM90a).size() == 7);
   CHECK(validConfigs(Op, Arch::SM89).size() <
         validConfigs(Op, Arch::SM80).size());
+}
+
+TEST_CASE("points that plan the same kernel are listed once") {
+  // promote 0 is the block scales' K block (128): one kernel with 128.
+  OpModel Op = loadText(
+      "op g {\n"
+      "  in A : f8e4m3[M, K]\n"
+      "  in B : f8e4m3[N, K]\n"
+      "  in sa : f32[M, K / 128]\n"
+      "  in sb : f32[N / 128, K / 128]\n"
+      "  out D : bf16[M, N]\n"
+      "  D[m, n] = sum(k) A[m, k] * B[n, k] * sa[m, k / 128] * "
+      "sb[n / 128, k / 128]\n"
+      "  tune {\n    block_n in [64, 128]\n    promote in [0, 128]\n  }\n"
+      "}\n");
+  std::vector<KernelConfig> Valid = validConfigs(Op, Arch::SM90a);
+  REQUIRE(Valid.size() == 2);
+  CHECK(Valid[0].Promote == 0); // the first point stands for the kernel
+  CHECK(Valid[0].BlockN == 64);
+  CHECK(Valid[1].BlockN == 128);
 }
 
 TEST_CASE("the default is the documented heuristic's choice") {

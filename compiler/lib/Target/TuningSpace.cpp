@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <set>
 #include <tuple>
 
 namespace kiln {
@@ -171,6 +172,10 @@ std::vector<KernelConfig> validConfigs(const OpModel &Op, Arch Target) {
   // A `stages` the op leaves undeclared is the target's: the deepest of
   // 4, 3, 2 that fits its shared memory (and the op's requires).
   const bool OwnStages = !declares(Op, "stages");
+  // Points that plan the same kernel count once: `promote` 0 is the scales'
+  // block for a block-scaled op, so `promote in [0, 128]` is one kernel
+  // (the first point stands for it).
+  std::set<std::string> Planned;
   forEachConstrainedConfig(Op, [&](const KernelConfig &C) {
     KernelConfig Tried = C;
     for (int64_t Stages = C.Stages; Stages >= (OwnStages ? 2 : C.Stages);
@@ -184,7 +189,10 @@ std::vector<KernelConfig> validConfigs(const OpModel &Op, Arch Target) {
         continue;
       KernelConfig Resolved = Tried;
       Resolved.BlockK = Plan.BlockK;
-      Out.push_back(Resolved);
+      KernelConfig Kernel = Resolved;
+      Kernel.Promote = Plan.Promote;
+      if (Planned.insert(Kernel.str()).second)
+        Out.push_back(Resolved);
       return;
     }
   });
@@ -198,8 +206,7 @@ std::optional<KernelConfig> defaultConfig(const OpModel &Op, Arch Target) {
   // Lexicographic preference (docs/TUNING.md): tile area closest to 128x128,
   // then block_m = 128, then stages closest to 4 (deeper first), then no
   // cluster, raster m, group closest to 8, schedule grid, no split, direct
-  // stores. Earlier
-  // in the space wins ties.
+  // stores. Earlier in the space wins ties.
   auto Key = [](const KernelConfig &C) {
     double Area = std::fabs(std::log2(double(C.BlockM * C.BlockN)) - 14.0);
     int64_t StageDist = std::llabs(C.Stages - 4) * 2 + (C.Stages < 4);
