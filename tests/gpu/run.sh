@@ -17,10 +17,11 @@
 # any kiln run fails or times out, or the budget runs out; cuBLAS numbers are
 # informational (missing PyTorch only prints "n/a").
 #
-# Split-K (block-scaled, small M) and TMA stores (grid and persistent) run
-# beside their baselines on the same shapes (tests/lit/Emu/Inputs/
-# split_k.kiln and tma_store.kiln), so that the table gives their speed
-# ratios on a GPU and checks them everywhere.
+# Split-K (block-scaled, small M), TMA stores (grid and persistent) and the
+# quantized output (gemm_fp8_block_quant.kiln) run beside their baselines on
+# the same shapes (tests/lit/Emu/Inputs/split_k.kiln and tma_store.kiln), so
+# that the table gives their speed ratios on a GPU and checks them
+# everywhere.
 #
 # Then the tuner: `kiln tune` of the FP8 GEMM (model-guided, 100
 # evaluations) for two DeepSeek-V3 shapes, each candidate checked against
@@ -154,6 +155,11 @@ ts_shapes="4096,7168,2048 128,7168,16384"
 for s in $sk_shapes; do
   IFS=, read -r M N K <<<"$s"
   for k in 1 3 8; do run_one "$sk" "block_m=64,block_n=64,split_k=$k" "$M" "$N" "$K"; done
+done
+# The quantized output (FP8 D with its 1x128 scales) beside the bf16 one.
+for s in $sk_shapes $ts_shapes; do
+  IFS=, read -r M N K <<<"$s"
+  run_one gemm_fp8_block_quant - "$M" "$N" "$K"
 done
 for s in $ts_shapes; do
   IFS=, read -r M N K <<<"$s"

@@ -266,7 +266,8 @@ TEST_CASE("Sema: declarations", "[sema]") {
         std::vector<std::string>{"5:7: duplicate parameter 'A'"});
   CHECK(firstError(op(Fp8 + "  out E : bf16[M, N]\n" + Gemm)) ==
         "5:7: op 't' has more than one output ('D' and 'E'); a kiln op "
-        "writes exactly one");
+        "writes exactly one (with 'D[m, n] = quantize(x, ds)', also its "
+        "scales ds)");
   CHECK(firstError(
             op("  in  A : f8e4m3[M, K]\n  in  B : f8e4m3[N, K]\n" + Gemm)) ==
         "1:4: op 't' has no output; declare one, like 'out D : bf16[M, N]'");

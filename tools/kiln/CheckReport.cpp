@@ -51,6 +51,32 @@ void printCheckText(std::ostream &OS, const CheckView &V) {
           "elements stay NaN)\n";
 }
 
+void printScalesText(std::ostream &OS, const Comparison &C, DType Type,
+                     const std::string &Name, int64_t Blocks) {
+  OS << "scales  " << (C.Pass ? "PASS" : "FAIL") << "  " << dtypeName(Type)
+     << ": ";
+  if (C.Failures)
+    OS << C.Failures << " of " << C.Checked << " scales of " << Name
+       << " outside the reference's range";
+  else
+    OS << "all " << C.Checked << " scales of " << Name
+       << " within the reference's range";
+  if (C.Worst >= 0 && Blocks > 0)
+    OS << "; worst " << Name << "[" << C.Worst / Blocks << ", "
+       << C.Worst % Blocks << "] = " << textNumber(C.WorstValue)
+       << ", reference " << textNumber(C.WorstRef) << " ("
+       << textNumber(C.WorstRatio) << " x its tolerance)";
+  OS << "\n";
+}
+
+std::string scalesJson(const Comparison &C) {
+  return "{\"checked\": " + std::to_string(C.Checked) +
+         ", \"failures\": " + std::to_string(C.Failures) +
+         ", \"nonfinite\": " + std::to_string(C.NonFinite) +
+         ", \"worst_ratio\": " + jsonNumber(C.WorstRatio) +
+         ", \"pass\": " + (C.Pass ? "true" : "false") + "}";
+}
+
 std::string checkJson(const CheckView &V) {
   const Comparison &C = *V.C;
   std::string S = "{\"dtype\": \"" + std::string(dtypeName(V.Out)) + "\"";

@@ -35,6 +35,12 @@ struct CheckView {
 /// the line about unwritten elements.
 void printCheckText(std::ostream &OS, const CheckView &V);
 
+/// A quantized output's scales (compareQuantized): "scales  PASS  f32: all
+/// 1200 scales of ds within ...; worst ds[3, 1] = ...", and its JSON.
+void printScalesText(std::ostream &OS, const Comparison &C, DType Type,
+                     const std::string &Name, int64_t Blocks);
+std::string scalesJson(const Comparison &C);
+
 /// "{\"dtype\": ..., \"pass\": true}".
 std::string checkJson(const CheckView &V);
 

@@ -215,9 +215,17 @@ int runRun(const Args &A) {
   Comparison C;
   if (Check || SaveDir)
     Ref = referenceGemm(Op, Params, Size);
-  if (Check)
+  std::optional<Comparison> Scales;
+  if (Check && Op.Quant) {
+    QuantComparison Q = compareQuantized(Op, Params[size_t(Op.D)],
+                                         Params[size_t(Op.Quant->Scale)], Ref,
+                                         AccumulationModel{Size.K, true});
+    C = Q.Values;
+    Scales = Q.Scales;
+  } else if (Check) {
     C = compareWithReference(Params[size_t(Op.D)], Ref,
                              AccumulationModel{Size.K, true});
+  }
   if (SaveDir && !saveAll(*SaveDir, Op, Params, Ref))
     return ExitInputError;
 
@@ -233,6 +241,7 @@ int runRun(const Args &A) {
   View.M = Size.M;
   View.N = Size.N;
   View.Pass = C.Pass;
+  const bool Pass = C.Pass && (!Scales || Scales->Pass);
   if (P.has("--json")) {
     std::cout << "{\"op\": \"" << Op.Name << "\", \"mode\": \"interpret\", "
               << "\"shape\": {\"" << Op.MSym << "\": " << Size.M << ", \""
@@ -244,6 +253,8 @@ int runRun(const Args &A) {
       std::cout << ", \"saved\": \"" << *SaveDir << "\"";
     if (Check)
       std::cout << ", \"check\": " << checkJson(View);
+    if (Scales)
+      std::cout << ", \"scales\": " << scalesJson(*Scales);
     std::cout << "}\n";
   } else {
     std::cout << "op      " << Op.Name << " on the CPU (--interpret)\n"
@@ -255,8 +266,13 @@ int runRun(const Args &A) {
                 << " .npy files)\n";
     if (Check)
       printCheckText(std::cout, View);
+    if (Scales)
+      printScalesText(std::cout, *Scales,
+                      Op.Params[size_t(Op.Quant->Scale)].Type,
+                      Op.Params[size_t(Op.Quant->Scale)].Name,
+                      (Size.N + Op.Quant->Block - 1) / Op.Quant->Block);
   }
-  return Check && !C.Pass ? ExitInputError : ExitOk;
+  return Check && !Pass ? ExitInputError : ExitOk;
 }
 
 } // namespace kiln::cli

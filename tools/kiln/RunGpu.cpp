@@ -160,7 +160,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   View.N = Size.N;
   View.Rows = &Problem.rows();
   View.NonFiniteAll = Checked.NonFinite;
-  View.Pass = Checked.Pass; // the tolerance verdict; Pass adds the relaunch
+  View.Pass = Checked.C.Pass && Checked.NonFinite == 0; // Pass adds the rest
   LaunchDims Dims = launchDims(Shape, Size.M, Size.N, Device.SmCount);
   std::string ArchName(archInfo(*Target).Name);
   if (Req.Json) {
@@ -186,6 +186,9 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
                 << (*RelaunchSame ? "true" : "false");
     if (Req.Check) // the digest shows bit-identical results across runs
       std::cout << ", \"check\": " << checkJson(View)
+                << (Checked.Scales
+                        ? ", \"scales\": " + scalesJson(*Checked.Scales)
+                        : std::string())
                 << ", \"output_sha256\": \""
                 << sha256Hex(std::string_view(
                        reinterpret_cast<const char *>(D.Bytes.data()),
@@ -223,6 +226,11 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
               << " B, cluster " << Dims.ClusterX << "\n";
     if (Req.Check)
       printCheckText(std::cout, View);
+    if (Req.Check && Checked.Scales)
+      printScalesText(std::cout, *Checked.Scales,
+                      Op.Params[size_t(Op.Quant->Scale)].Type,
+                      Op.Params[size_t(Op.Quant->Scale)].Name,
+                      (Size.N + Op.Quant->Block - 1) / Op.Quant->Block);
     if (RelaunchSame)
       std::cout << "again   "
                 << (*RelaunchSame

@@ -112,9 +112,13 @@ OwningOpRef<ModuleOp> Generator::run() {
           S.RowDiv, S.KDiv, S.KDim));
     KScales = B.getArrayAttr(Scales);
   }
+  mlir::kiln::OutQuantAttr Quant;
+  if (Op.Quant)
+    Quant = mlir::kiln::OutQuantAttr::get(
+        &Ctx, OperandOf[size_t(Op.Quant->Scale)], Op.Quant->Block);
   auto Gemm = B.create<mlir::kiln::GemmOp>(loc(Op.Loc), ParamValues[Op.A],
                                            ParamValues[Op.B], ParamValues[Op.D],
-                                           Operands, KScales);
+                                           Operands, KScales, Quant);
   Location L = Gemm.getLoc();
   Epilogue = B.createBlock(&Gemm.getEpilogue(), {},
                            {B.getF32Type(), B.getIndexType(), B.getIndexType()},

@@ -64,6 +64,9 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
   // (kiln::gemm::KScale or NoKScale), numbered right after the parameters.
   for (const char *Side : {"kscale_a", "kscale_b"})
     Names.push_back(Fresh(Side));
+  // A quantized output's scales (kiln::gemm::RowQuant), the third local.
+  if (Op.Quant)
+    Names.push_back(Fresh("quant_" + Op.Params[Op.Quant->Scale].Name));
   return Names;
 }
 

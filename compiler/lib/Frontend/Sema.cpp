@@ -152,7 +152,7 @@ void checkParam(OpSema &S, const ParamDecl &D) {
   } else if (*T == DType::F4E2M1) {
     S.error(D.TypeRange, "f4e2m1 is reserved for a later release");
     Valid = false;
-  } else if (*T == DType::UE8M0 && D.IsOutput) {
+  } else if (*T == DType::UE8M0 && D.IsOutput && D.Name != S.QuantScaleName) {
     S.error(D.TypeRange, "output '" + D.Name +
                              "' is ue8m0, a block-scale type; an op's "
                              "output is bf16, f16, f32, f8e4m3 or f8e5m2");
@@ -181,10 +181,22 @@ void checkParam(OpSema &S, const ParamDecl &D) {
   S.ParamValid.push_back(Valid);
 }
 
+/// The scale tensor of the first quantize(x, NAME) in E, or "".
+std::string quantScaleName(const Expr &E) {
+  if (E.K == Expr::Kind::Call && E.Name == "quantize" && E.Args.size() == 2 &&
+      E.Args[1]->K == Expr::Kind::Name)
+    return E.Args[1]->Name;
+  for (const ExprPtr &A : E.Args)
+    if (std::string N = quantScaleName(*A); !N.empty())
+      return N;
+  return "";
+}
+
 /// Finds the single output; reports none or several.
 void checkOutputs(OpSema &S) {
   for (size_t I = 0; I < S.Model.Params.size(); ++I) {
-    if (!S.Model.Params[I].IsOutput)
+    if (!S.Model.Params[I].IsOutput ||
+        S.Model.Params[I].Name == S.QuantScaleName)
       continue;
     if (S.Model.D < 0) {
       S.Model.D = int(I);
@@ -194,7 +206,8 @@ void checkOutputs(OpSema &S) {
     S.error(S.ParamDecls[I]->NameRange,
             "op '" + S.Decl.Name + "' has more than one output ('" + First +
                 "' and '" + S.Model.Params[I].Name +
-                "'); a kiln op writes exactly one");
+                "'); a kiln op writes exactly one (with 'D[m, n] = "
+                "quantize(x, ds)', also its scales ds)");
     S.note(S.ParamDecls[S.Model.D]->NameRange,
            "the first output '" + First + "' is declared here");
   }
@@ -229,6 +242,10 @@ bool analyzeOp(OpSema &S) {
   S.Model.Name = Op.Name;
   S.Model.Loc = Op.NameRange.Begin;
   checkEmittedName(S, Op.Name, Op.NameRange, "an op name");
+  // `D[m, n] = quantize(x, ds)` writes a second output, ds (found anywhere,
+  // so that a misplaced quantize is reported as such).
+  if (!Op.Computes.empty())
+    S.QuantScaleName = quantScaleName(*Op.Computes[0].Rhs);
   for (const ParamDecl &D : Op.Params)
     checkParam(S, D);
   checkOutputs(S);

@@ -473,7 +473,13 @@ bool ComputeChecker::checkDistinctSizes() {
 void ComputeChecker::run(const ComputeStmt &Stmt) {
   if (!checkLhs(*Stmt.Lhs))
     return;
-  const Expr *R = stripOutputCast(*Stmt.Rhs);
+  // quantize(x, ds) takes the place of the output cast (D's FP8 type is
+  // what quantize rounds to).
+  const Expr *R = stripQuantize(*Stmt.Rhs);
+  if (!R)
+    return;
+  if (R == Stmt.Rhs.get())
+    R = stripOutputCast(*R);
   std::vector<const Expr *> Sums;
   collectSums(*R, Sums);
   if (Sums.empty()) {
@@ -488,7 +494,7 @@ void ComputeChecker::run(const ComputeStmt &Stmt) {
     return;
   }
   SumExpr = Sums[0];
-  SumOk = checkSum(*SumExpr);
+  SumOk = checkSum(*SumExpr) && checkQuantScale();
   std::unique_ptr<EpiExpr> Epi = convert(*R);
   if (Epi && SumOk && !S.Failed)
     M.Epilogue = std::move(Epi);

@@ -145,6 +145,12 @@ std::unique_ptr<EpiExpr> ComputeChecker::convertLoad(const Expr &E) {
 }
 
 std::unique_ptr<EpiExpr> ComputeChecker::convertCall(const Expr &E) {
+  if (E.Name == "quantize") {
+    S.error(E.NameRange, "quantize(...) must be the whole right-hand side, "
+                         "like 'D[m, n] = quantize(sum(k) A[m, k] * B[n, k], "
+                         "ds)': it writes D and its scales");
+    return nullptr;
+  }
   std::optional<DType> T = parseDType(E.Name);
   if (!T && !isActivation(E.Name)) {
     std::vector<std::string> Known = {"relu", "gelu", "silu",   "bf16",

@@ -32,6 +32,9 @@ struct OpSema {
   /// not checked further, so one mistake is reported once.
   std::vector<bool> ParamValid;
   std::map<std::string, int> ParamByName;
+  /// The tensor named as quantize's scale in `D[m, n] = quantize(x, ds)`
+  /// (empty otherwise): a second output, which may be ue8m0.
+  std::string QuantScaleName;
   bool Failed = false;
 
   void error(SourceLoc Loc, std::string Msg, SourceRange Range = {}) {

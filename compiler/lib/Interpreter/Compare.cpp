@@ -79,11 +79,19 @@ Tolerance toleranceFor(DType T, const std::vector<double> &Ref,
 Comparison compareWithReference(const HostTensor &Out,
                                 const std::vector<double> &Ref,
                                 const AccumulationModel &Acc) {
-  Comparison C;
-  C.Tol = toleranceFor(Out.Type, Ref, Acc);
-  C.Checked = int64_t(Ref.size());
-  const double Max = maxFinite(Out.Type);
   const bool Saturates = Out.Type == DType::F8E4M3 || Out.Type == DType::F8E5M2;
+  return compareValues(
+      Out.Type, [&](int64_t I) { return Out.get(I); }, Ref, Acc, Saturates);
+}
+
+Comparison compareValues(DType Type,
+                         const std::function<double(int64_t)> &Value,
+                         const std::vector<double> &Ref,
+                         const AccumulationModel &Acc, bool Saturates) {
+  Comparison C;
+  C.Tol = toleranceFor(Type, Ref, Acc);
+  C.Checked = int64_t(Ref.size());
+  const double Max = maxFinite(Type);
   const double Inf = std::numeric_limits<double>::infinity();
   double Diff2 = 0, Ref2 = 0;
   auto Note = [&](int64_t I, double O, double R, double Ratio) {
@@ -96,7 +104,7 @@ Comparison compareWithReference(const HostTensor &Out,
     }
   };
   for (size_t I = 0; I < Ref.size(); ++I) {
-    const double O = Out.get(int64_t(I));
+    const double O = Value(int64_t(I));
     double R = Ref[I];
     if (!std::isfinite(R)) { // the op itself overflowed: expect the same
       bool Same = std::isnan(R) ? std::isnan(O) : O == R;
@@ -109,7 +117,7 @@ Comparison compareWithReference(const HostTensor &Out,
     if (!std::isfinite(O)) {
       // Beyond the type's range the rounding itself gives infinity.
       if (!Saturates && std::isinf(O) && std::fabs(R) > Max &&
-          roundTo(Out.Type, R) == O) {
+          roundTo(Type, R) == O) {
         Note(int64_t(I), O, R, 0);
         continue;
       }

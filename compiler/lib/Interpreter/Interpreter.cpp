@@ -65,6 +65,8 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
   const int64_t AtomK =
       std::max<int64_t>(1, 32 / int64_t(hostBytes(Params[size_t(Op.A)].Type)));
 
+  // A quantized output keeps the fp32 results until every block is known.
+  std::vector<float> Y(Op.Quant ? size_t(S.M * S.N) : 0);
   // Shared-memory stage tiles and the CTA's accumulator.
   std::vector<float> TileA(size_t(BM * BK)), TileB(size_t(BN * BK));
   std::vector<float> Acc(size_t(BM * BN)), Out(size_t(BM * BN));
@@ -128,9 +130,14 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
           float V = Acc[size_t(I * BN + J)];
           if (Op.Epilogue)
             V = evalEpilogue<float>(*Op.Epilogue, V, M0 + I, N0 + J, Params);
-          D.set((M0 + I) * S.N + N0 + J, double(V)); // from_float<TOut>
+          if (Op.Quant)
+            Y[size_t((M0 + I) * S.N + N0 + J)] = V;
+          else
+            D.set((M0 + I) * S.N + N0 + J, double(V)); // from_float<TOut>
         }
     }
+  if (Op.Quant)
+    quantizeOutput(Op, Y, Params, S);
 }
 
 } // namespace kiln

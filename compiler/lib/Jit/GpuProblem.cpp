@@ -16,7 +16,7 @@ GpuProblem::GpuProblem(const CudaDriver &Driver, const OpModel &TheOp,
   Buffers.reserve(Params.size());
   for (size_t I = 0; I < Params.size(); ++I) {
     Buffers.emplace_back(Driver, Params[I].Bytes.size());
-    if (int(I) != Op.D)
+    if (!Op.Params[I].IsOutput)
       Buffers.back().upload(Params[I].Bytes.data(), Params[I].Bytes.size());
     TensorArg A;
     A.Data = Buffers.back().get();
@@ -31,7 +31,11 @@ GpuProblem::GpuProblem(const CudaDriver &Driver, const OpModel &TheOp,
   KILN_CU_CHECK(Driver, cuCtxSynchronize);
 }
 
-void GpuProblem::poisonOutput() { Buffers[size_t(Op.D)].fill(0xFF); }
+void GpuProblem::poisonOutput() {
+  for (size_t I = 0; I < Params.size(); ++I)
+    if (Op.Params[I].IsOutput) // D, and a quantized output's scales
+      Buffers[I].fill(0xFF);
+}
 
 void GpuProblem::prepareReference() {
   if (Reference.empty())
@@ -46,10 +50,23 @@ GpuCheck GpuProblem::check(const AccumulationModel &Acc) {
   for (int64_t I = 0, E = D.numElements(); I < E; ++I)
     R.NonFinite += !std::isfinite(D.get(I));
   R.RowsChecked = Rows.size();
-  R.C = int64_t(Rows.size()) == Size.M
-            ? compareWithReference(D, Reference, Acc)
-            : compareWithReference(selectRows(D, Rows), Reference, Acc);
-  R.Pass = R.C.Pass && R.NonFinite == 0;
+  const bool All = int64_t(Rows.size()) == Size.M;
+  if (Op.Quant) {
+    HostTensor &Ds = Params[size_t(Op.Quant->Scale)];
+    Buffers[size_t(Op.Quant->Scale)].download(Ds.Bytes.data(), Ds.Bytes.size());
+    for (int64_t I = 0, E = Ds.numElements(); I < E; ++I)
+      R.NonFinite += !std::isfinite(Ds.get(I));
+    QuantComparison Q =
+        All ? compareQuantized(Op, D, Ds, Reference, Acc)
+            : compareQuantized(Op, selectRows(D, Rows), selectRows(Ds, Rows),
+                               Reference, Acc);
+    R.C = Q.Values;
+    R.Scales = Q.Scales;
+  } else {
+    R.C = All ? compareWithReference(D, Reference, Acc)
+              : compareWithReference(selectRows(D, Rows), Reference, Acc);
+  }
+  R.Pass = R.C.Pass && (!R.Scales || R.Scales->Pass) && R.NonFinite == 0;
   return R;
 }
 

@@ -89,6 +89,14 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
   int64_t Elem = dtypeBits(T.A) / 8;
   P.Path = KernelPath::Sm90TmaWgmma;
   P.CopyAtom = "tma";
+  if (T.QuantBlock > 0 && C.BlockN % T.QuantBlock != 0)
+    return fail(Why, "block_n " + std::to_string(C.BlockN) +
+                         " is not a multiple of the quantization block " +
+                         std::to_string(T.QuantBlock) +
+                         ": each CTA computes the scales of its own columns");
+  if (T.QuantBlock > 0 && C.Store == OutputStore::Tma)
+    return fail(Why, "store=tma does not quantize yet; a quantized output "
+                     "needs store=direct");
   if (P.BlockK * Elem != 128)
     return fail(Why, "block_k must be " + std::to_string(128 / Elem) + " on " +
                          std::string(AI.Name) +
@@ -151,6 +159,11 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
                      "wgmma); the " +
                          std::string(AI.Name) +
                          " kernel (cp.async + mma.sync) runs one CTA per tile");
+  if (T.QuantBlock > 0)
+    return fail(Why, "a quantized output (quantize) needs the sm_90a kernel; "
+                     "the " +
+                         std::string(AI.Name) +
+                         " kernel (cp.async + mma.sync) does not quantize yet");
   if (C.Store == OutputStore::Tma)
     return fail(Why, "store=tma needs the sm_90a kernel (TMA); the " +
                          std::string(AI.Name) +

@@ -98,6 +98,7 @@ GemmTypes gemmTypes(const OpModel &Op) {
   T.B = Op.Params[Op.B].Type;
   T.D = Op.Params[Op.D].Type;
   T.KScaleBlock = kScaleBlock(Op);
+  T.QuantBlock = Op.Quant ? Op.Quant->Block : 0;
   return T;
 }
 

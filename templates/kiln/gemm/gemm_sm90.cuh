@@ -70,11 +70,65 @@
 #include "kiln/gemm/epilogue.cuh"
 #include "kiln/gemm/mainloop_sm90_tma_wgmma.cuh"
 #include "kiln/gemm/promote_sm90.cuh"
+#include "kiln/gemm/row_quant.cuh"
 #include "kiln/gemm/split_k.cuh"
 #include "kiln/gemm/tma_store_plan.cuh"
 #include "kiln/tile/scheduler.cuh"
 
 namespace kiln::sm90 {
+
+/// A quantized output (gemm/row_quant.cuh): the epilogue applied in
+/// registers, each row's block amax gathered from the four lanes that hold
+/// the row (two columns of every 8 each), the scales stored by the first of
+/// them, and the values multiplied by the inverse scale. Fragment: register
+/// 4j + 2h + e of m64 slice i sits at row 16*warp + lane/4 + 8h, column
+/// 8j + 2*(lane%4) + e (wgmma_acc_coord).
+template <class Cfg, auto Epi, class TOut, class Quant, class... Args>
+KILN_DEVICE void quantize_accumulators(Accum<Cfg> &acc, int wg, Quant quant,
+                                       int32_t M, int32_t N, int32_t m0,
+                                       int32_t n0, Args... args) {
+  constexpr int kB = Quant::kBlock;
+  static_assert(Cfg::kBN % kB == 0 && kB % 8 == 0,
+                "kiln::sm90: the quantization block must divide BN");
+  const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i) {
+    const int32_t r0 = m0 + (wg * Cfg::kMmaM + i) * 64 + 16 * warp + lane / 4;
+#pragma unroll
+    for (int j = 0; j < Cfg::kBN / 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int32_t m = r0 + 8 * h, n = n0 + 8 * j + 2 * (lane % 4) + e;
+          float &v = acc.v[i][4 * j + 2 * h + e];
+          v = m < M && n < N ? Epi(v, m, n, args...) : 0.0f;
+        }
+#pragma unroll
+    for (int q = 0; q < Cfg::kBN / kB; ++q)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float amax = 0.0f;
+#pragma unroll
+        for (int j = q * kB / 8; j < (q + 1) * kB / 8; ++j)
+          amax = fmaxf(amax, fmaxf(fabsf(acc.v[i][4 * j + 2 * h]),
+                                   fabsf(acc.v[i][4 * j + 2 * h + 1])));
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+        typename Quant::Scale s;
+        float inv;
+        gemm::quant_scale<TOut>(amax, s, inv);
+        const int32_t m = r0 + 8 * h, col = n0 / kB + q;
+        if (lane % 4 == 0 && m < M && col < quant.blocks)
+          quant.ds[int64_t(m) * quant.blocks + col] = s;
+#pragma unroll
+        for (int j = q * kB / 8; j < (q + 1) * kB / 8; ++j) {
+          acc.v[i][4 * j + 2 * h] *= inv;
+          acc.v[i][4 * j + 2 * h + 1] *= inv;
+        }
+      }
+  }
+}
 
 /// Fused epilogue of consumer warpgroup WG, staged per warp (see
 /// gemm/epilogue.cuh) through the 2 KB at STAGING, this warp's own. Fragment:
@@ -82,9 +136,9 @@ namespace kiln::sm90 {
 /// column 8j + 2*(lane%4) + e (wgmma_acc_coord).
 template <class Cfg, auto Epi, class TOut, class... Args>
 KILN_DEVICE void
-store_accumulators(uint32_t staging, uint32_t box, const TmaDescriptor *tma_d,
-                   const Accum<Cfg> &acc, int wg, TOut *D, int32_t M, int32_t N,
-                   int32_t m0, int32_t n0, Args... args) {
+stage_and_store(uint32_t staging, uint32_t box, const TmaDescriptor *tma_d,
+                const Accum<Cfg> &acc, int wg, TOut *D, int32_t M, int32_t N,
+                int32_t m0, int32_t n0, Args... args) {
   const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
   const gemm::StagedBlock block{staging};
   int boxes = 0; // TMA stores issued, for the box slots
@@ -119,6 +173,24 @@ store_accumulators(uint32_t staging, uint32_t box, const TmaDescriptor *tma_d,
   }
   if (Cfg::kTmaStore && boxes > 0)
     gemm::tma_store_drain();
+}
+
+/// The epilogue: stage_and_store, after quantize_accumulators for a
+/// quantized output (whose stored values then need no epilogue).
+template <class Cfg, auto Epi, class TOut, class Quant, class... Args>
+KILN_DEVICE void
+store_accumulators(uint32_t staging, uint32_t box, const TmaDescriptor *tma_d,
+                   Quant quant, Accum<Cfg> &acc, int wg, TOut *D, int32_t M,
+                   int32_t N, int32_t m0, int32_t n0, Args... args) {
+  if constexpr (Quant::kPresent) {
+    quantize_accumulators<Cfg, Epi, TOut>(acc, wg, quant, M, N, m0, n0,
+                                          args...);
+    stage_and_store<Cfg, gemm::identity_epilogue<Args...>>(
+        staging, box, tma_d, acc, wg, D, M, N, m0, n0, args...);
+  } else {
+    stage_and_store<Cfg, Epi>(staging, box, tma_d, acc, wg, D, M, N, m0, n0,
+                              args...);
+  }
 }
 
 /// Whether the epilogue may store D through TMA_D (store=tma): the host
@@ -178,11 +250,13 @@ KILN_DEVICE void consume_tile(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc,
 /// into its peer's ring after a non-multicast tile in which the peer may
 /// have run ahead; a scheduler that interleaves them would need a cluster
 /// barrier between the two kinds.
-template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
+template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
+          class... Args>
 KILN_DEVICE void
 gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
                 const TmaDescriptor &tma_b, const TmaDescriptor *tma_d, TOut *D,
-                int32_t M, int32_t N, int32_t K, SA sa, SB sb, Args... args) {
+                int32_t M, int32_t N, int32_t K, Quant quant, SA sa, SB sb,
+                Args... args) {
   if (threadIdx.x == 0)
     init_barriers(smem, false);
   if constexpr (Cfg::kClusterSize == 2)
@@ -222,7 +296,8 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
       consume_tile(smem, acc, wg, ktiles, Cfg::kClusterSize == 2 && t.multicast,
                    rank ^ 1, sa, sb, m0, n0, pos);
       store_accumulators<Cfg, Epi>(staging, staging + gemm::kStagedBlockBytes,
-                                   tma_d, acc, wg, D, M, N, m0, n0, args...);
+                                   tma_d, quant, acc, wg, D, M, N, m0, n0,
+                                   args...);
     }
   }
   // The peer may still arrive on our empty barriers (and we on its) until
@@ -231,12 +306,14 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
     arch::cluster_sync();
 }
 
-/// The kernel body with an optional split-K WORKSPACE (see the contract).
-template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
+/// The kernel body with an optional split-K WORKSPACE and quantized output
+/// (see the contract).
+template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
+          class... Args>
 KILN_DEVICE void
 gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
           const TmaDescriptor *tma_d, TOut *D, int32_t M, int32_t N, int32_t K,
-          void *workspace, SA sa, SB sb, Args... args) {
+          void *workspace, Quant quant, SA sa, SB sb, Args... args) {
   static_assert(Cfg::kPromote > 0 || (!SA::kPresent && !SB::kPresent),
                 "kiln::sm90::gemm: block scales need FP32 promotion "
                 "(Cfg::kPromote > 0)");
@@ -267,8 +344,8 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
       arch::tma_prefetch_descriptor(tma_d);
   }
   if constexpr (Cfg::kPersistent) {
-    gemm_persistent<Cfg, Epi>(smem, tma_a, tma_b, tma_d, D, M, N, K, sa, sb,
-                              args...);
+    gemm_persistent<Cfg, Epi>(smem, tma_a, tma_b, tma_d, D, M, N, K, quant, sa,
+                              sb, args...);
     return;
   }
   const int32_t tiles_m = tile::ceil_div(M, Cfg::kBM),
@@ -325,7 +402,8 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
     if (store) { // else another split finishes this tile
       const uint32_t staging = staging_in_ring(smem, wg);
       store_accumulators<Cfg, Epi>(staging, tma_boxes_in_ring<Cfg>(staging),
-                                   tma_d, acc, wg, D, M, N, m0, n0, args...);
+                                   tma_d, quant, acc, wg, D, M, N, m0, n0,
+                                   args...);
     }
   }
   // With multicast the peer still arrives on our empty barriers (and we on
@@ -348,8 +426,8 @@ KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   static_assert(!Cfg::kTmaStore,
                 "kiln::sm90::gemm: a TMA-store config needs gemm_tma_store "
                 "and D's tensor map");
-  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, D, M, N, K, nullptr, sa, sb,
-                      args...);
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, D, M, N, K, nullptr,
+                      gemm::NoQuant(), sa, sb, args...);
 }
 
 /// The split-K entry (Cfg::kSplitK > 1): as gemm, with the WORKSPACE of the
@@ -362,8 +440,8 @@ KILN_DEVICE void gemm_split_k(const TmaDescriptor &tma_a,
   static_assert(!Cfg::kTmaStore,
                 "kiln::sm90::gemm_split_k: a TMA-store config needs "
                 "gemm_tma_store and D's tensor map");
-  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, D, M, N, K, workspace, sa, sb,
-                      args...);
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, D, M, N, K, workspace,
+                      gemm::NoQuant(), sa, sb, args...);
 }
 
 /// The TMA-store entry (Cfg::kTmaStore): as gemm_split_k (WORKSPACE null
@@ -375,7 +453,22 @@ gemm_tma_store(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
                const TmaDescriptor &tma_d, TOut *D, int32_t M, int32_t N,
                int32_t K, void *workspace, SA sa, SB sb, Args... args) {
   gemm_impl<Cfg, Epi>(tma_a, tma_b, tma_store_usable(D, N) ? &tma_d : nullptr,
-                      D, M, N, K, workspace, sa, sb, args...);
+                      D, M, N, K, workspace, gemm::NoQuant(), sa, sb, args...);
+}
+
+/// The quantized-output entry (D[m, n] = quantize(x, ds), gemm/row_quant.cuh):
+/// as gemm_split_k (WORKSPACE null without split-K), with QUANT, ds and its
+/// row length; direct stores only.
+template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
+          class... Args>
+KILN_DEVICE void gemm_quant(const TmaDescriptor &tma_a,
+                            const TmaDescriptor &tma_b, TOut *D, int32_t M,
+                            int32_t N, int32_t K, void *workspace, Quant quant,
+                            SA sa, SB sb, Args... args) {
+  static_assert(Quant::kPresent && !Cfg::kTmaStore,
+                "kiln::sm90::gemm_quant: a quantized output, stored directly");
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, D, M, N, K, workspace, quant, sa,
+                      sb, args...);
 }
 
 } // namespace kiln::sm90

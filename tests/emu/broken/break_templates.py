@@ -100,6 +100,18 @@ BREAKS = {
     "tma-store-swapped": ("kiln/gemm/epilogue.cuh",
                           "arch::tma_store_2d(tma_d, out, n0, m0);",
                           "arch::tma_store_2d(tma_d, out, m0, n0);"),
+    # Quantized outputs: a row's block max taken over two of the four lanes
+    # that hold the row; the values left unscaled; every tile's scales
+    # written to the first tile's columns of ds.
+    "quant-half-row-max": ("kiln/gemm/gemm_sm90.cuh",
+                           "amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));",
+                           "(void)0;"),
+    "quant-no-inverse": ("kiln/gemm/gemm_sm90.cuh",
+                         "acc.v[i][4 * j + 2 * h] *= inv;\n          acc.v[i][4 * j + 2 * h + 1] *= inv;",
+                         "(void)inv;"),
+    "quant-scale-column": ("kiln/gemm/gemm_sm90.cuh",
+                           "col = n0 / kB + q;",
+                           "col = q;"),
     # Block scales: a tile whose columns span two 128-row scale blocks of B
     # uses the first block's scale for all of them.
     "scale-one-block": ("kiln/gemm/block_scale.cuh",

@@ -60,3 +60,15 @@ func.func @tma_store_on_ampere(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: m
   }
   return
 }
+
+// -----
+
+func.func @quant_on_ampere(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xf8E4M3FN>, %ds: memref<?x?xf32>) {
+  // expected-error @+1 {{configuration cannot run on sm_80: a quantized output (quantize) needs the sm_90a kernel; the sm_80 kernel (cp.async + mma.sync) does not quantize yet}}
+  kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xf8E4M3FN>) operands(%ds : memref<?x?xf32>)
+    config <block_m = 128, block_n = 128, block_k = 0, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8> {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {out_quant = #kiln.out_quant<operand = 0, block = 128>}
+  return
+}

@@ -140,6 +140,16 @@ struct KScale {
   SourceLoc Loc;
 };
 
+/// A quantized output, `D[m, n] = quantize(EXPR, ds)`: D (f8e4m3 or f8e5m2)
+/// holds EXPR / s, where s, per row m and Block consecutive columns j, is the
+/// block's largest |EXPR| (at least 1e-10) over D's largest finite value
+/// (448 or 57344) -- rounded up to a power of two when ds is ue8m0 -- and
+/// ds[m, j] = s: per-token scales as the next layer's input needs them.
+struct OutputQuant {
+  int Scale = -1;    ///< ds: index into OpModel::Params (an output).
+  int64_t Block = 0; ///< Columns per scale (ds's N divisor).
+};
+
 /// A checked GEMM op: D[m, n] = epilogue(sum(k) A[m, k] * B[n, k]).
 struct OpModel {
   std::string Name;
@@ -155,6 +165,8 @@ struct OpModel {
   /// m, or k-only) and one for B's (indexed by n): the scale of element
   /// (m, n) for K block kb is the product of both.
   std::vector<KScale> KScales;
+  /// D quantized with per-row block scales (quantize(...)), if so.
+  std::optional<OutputQuant> Quant;
   TuneSpace Space;
 };
 

@@ -21,6 +21,7 @@
 #include "kiln/Interpreter/HostTensor.h"
 #include "kiln/Target/KernelConfig.h"
 
+#include <functional>
 #include <vector>
 
 namespace kiln {
@@ -89,11 +90,11 @@ double relativeTolerance(DType T);
 /// estimate, not yet measured on a GPU) per k32 step of the accumulator
 /// before FP32 promotion, since the running sum's binade can be twice the
 /// result's RMS (one ulp per step was exceeded, by 3%, under the
-/// emulator's truncating model at K = 4096). A promoted block's error is relative to the
-/// block's own partial sum, and K / L such errors of independent sign add
-/// up to about the same bound relative to the result. Atol scales with the
-/// RMS of the finite reference values, so that results which cancel to near
-/// zero are judged against the output's scale.
+/// emulator's truncating model at K = 4096). A promoted block's error is
+/// relative to the block's own partial sum, and K / L such errors of
+/// independent sign add up to about the same bound relative to the result. Atol
+/// scales with the RMS of the finite reference values, so that results which
+/// cancel to near zero are judged against the output's scale.
 Tolerance toleranceFor(DType T, const std::vector<double> &Ref,
                        const AccumulationModel &Acc);
 
@@ -118,6 +119,41 @@ struct Comparison {
 Comparison compareWithReference(const HostTensor &Out,
                                 const std::vector<double> &Ref,
                                 const AccumulationModel &Acc = {});
+
+/// The same gate over Value(0 .. Ref.size() - 1), with Type's tolerance;
+/// Saturates: the values are clamped to Type's range as FP8 stores are.
+Comparison compareValues(DType Type,
+                         const std::function<double(int64_t)> &Value,
+                         const std::vector<double> &Ref,
+                         const AccumulationModel &Acc, bool Saturates);
+
+/// A quantized output's gate (D[m, n] = quantize(x, ds)): D * ds against
+/// the reference x with D's tolerance (Values), and each scale against the
+/// reference block's max |x| / D's largest value, within what the values'
+/// own fp32 tolerance moves that max by (ue8m0: one of the powers of two
+/// the range rounds up to) (Scales). D and Ds hold the rows of Ref.
+struct QuantComparison {
+  Comparison Values, Scales;
+  bool Pass = false;
+};
+QuantComparison compareQuantized(const OpModel &Op, const HostTensor &D,
+                                 const HostTensor &Ds,
+                                 const std::vector<double> &Ref,
+                                 const AccumulationModel &Acc);
+
+/// D's largest finite value over max(amax, 1e-10): the scale a quantized
+/// output stores for a block whose largest |x| is Amax (fp32, as the kernel
+/// computes it; a power of two rounded up for ue8m0 scales), and the factor
+/// its values are multiplied by (gemm/row_quant.cuh).
+struct QuantScale {
+  float Scale = 1, Inverse = 1;
+};
+QuantScale quantScaleFor(float Amax, DType D, DType ScaleType);
+
+/// Quantizes the fp32 results Y ([M, N] row-major) of a quantized output
+/// into D and its scales (Params[Op.Quant->Scale]), as the kernel does.
+void quantizeOutput(const OpModel &Op, const std::vector<float> &Y,
+                    std::vector<HostTensor> &Params, const GemmSize &S);
 
 /// The rows of D checked against the float64 reference: all of them when
 /// M * N * K <= 2^34 (the interpreter's limit), else an evenly spaced sample

@@ -16,13 +16,17 @@
 #include "kiln/Runtime/GemmLauncher.h"
 #include "kiln/Runtime/Kernel.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace kiln {
 
 struct GpuCheck {
-  Comparison C;          ///< Over the checked rows.
+  /// Over the checked rows (for a quantized output, of D * its scales).
+  Comparison C;
+  /// A quantized output's scales (compareQuantized).
+  std::optional<Comparison> Scales;
   int64_t NonFinite = 0; ///< NaN/inf elements anywhere in D.
   size_t RowsChecked = 0;
   bool Pass = false;
@@ -38,7 +42,8 @@ public:
 
   /// The launch arguments, in the op's parameter order.
   const std::vector<TensorArg> &args() const { return Args; }
-  /// Fills D with 0xFF bytes (synchronously).
+  /// Fills D (and a quantized output's scales) with 0xFF bytes
+  /// (synchronously).
   void poisonOutput();
   /// Downloads D (after the caller synchronized) and checks every element
   /// of the checked rows against the reference (kiln/Interpreter/Execute.h:

@@ -62,6 +62,8 @@ struct GemmTypes {
   /// kScaleBlock of the op: the K block its block scales are constant over,
   /// 0 without block scales.
   int64_t KScaleBlock = 0;
+  /// Columns per scale of a quantized output (quantize(...)), 0 without.
+  int64_t QuantBlock = 0;
 };
 
 /// Plans Config for Target. On failure returns false and sets Why to a

@@ -16,9 +16,25 @@ bool isFp8(Type T) { return isa<Float8E4M3FNType, Float8E5M2Type>(T); }
 /// Each block scale names an f32 or ui8 (ue8m0 bits) epilogue operand of
 /// rank 1 (k only) or 2 (a row and k), with positive block sizes, at most
 /// one per side; a ui8 operand is only ever a block scale.
-LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales,
+LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
                             ValueRange EpilogueOperands) {
   llvm::SmallVector<bool> IsScale(EpilogueOperands.size(), false);
+  if (Quant) {
+    int64_t I = Quant.getOperand();
+    if (I < 0 || I >= int64_t(EpilogueOperands.size()))
+      return Op->emitOpError("out_quant operand ")
+             << I << " is not an epilogue operand";
+    auto T = cast<MemRefType>(EpilogueOperands[I].getType());
+    if (T.getRank() != 2 || !(T.getElementType().isF32() ||
+                              T.getElementType().isUnsignedInteger(8)))
+      return Op->emitOpError("out_quant operand ")
+             << I << " must be an f32 or ui8 memref of rank 2, got " << T;
+    if (Quant.getBlock() <= 0 || Quant.getBlock() % 8 != 0)
+      return Op->emitOpError("out_quant block must be a positive multiple of "
+                             "8, got ")
+             << Quant.getBlock();
+    IsScale[I] = true;
+  }
   if (Scales)
     for (Attribute A : Scales) {
       int64_t I = cast<KScaleAttr>(A).getOperand();
@@ -29,7 +45,7 @@ LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales,
     if (!IsScale[I] &&
         cast<MemRefType>(V.getType()).getElementType().isUnsignedInteger(8))
       return Op->emitOpError("epilogue operand ")
-             << I << " is ui8 (ue8m0 bits) but not a k_scale";
+             << I << " is ui8 (ue8m0 bits) but not a k_scale or out_quant";
   if (!Scales)
     return success();
   bool Side[2] = {false, false};
@@ -107,7 +123,8 @@ LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
 } // namespace
 
 LogicalResult GemmOp::verify() {
-  if (failed(verifyKScales(*this, getKScalesAttr(), getEpilogueOperands())))
+  if (failed(verifyKScales(*this, getKScalesAttr(), getOutQuantAttr(),
+                           getEpilogueOperands())))
     return failure();
   return verifyGemmCommon(*this, getA().getType(), getB().getType(),
                           getD().getType(), getEpilogueOperands(),
@@ -115,7 +132,8 @@ LogicalResult GemmOp::verify() {
 }
 
 LogicalResult TiledGemmOp::verify() {
-  if (failed(verifyKScales(*this, getKScalesAttr(), getEpilogueOperands())))
+  if (failed(verifyKScales(*this, getKScalesAttr(), getOutQuantAttr(),
+                           getEpilogueOperands())))
     return failure();
   if (failed(verifyGemmCommon(*this, getA().getType(), getB().getType(),
                               getD().getType(), getEpilogueOperands(),

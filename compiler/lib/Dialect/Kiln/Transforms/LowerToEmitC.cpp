@@ -131,6 +131,28 @@ Value kScaleArgument(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
       .getResult(0);
 }
 
+/// The quantized output's argument, `kiln::gemm::make_row_quant<Block>(ds,
+/// N)` (the scales operand is epilogue operand I = kernel argument 6 + I).
+Value rowQuantArgument(OpBuilder &B, Location Loc, TiledGemmOp Op,
+                       Block *Entry) {
+  MLIRContext *Ctx = B.getContext();
+  OutQuantAttr Q = Op.getOutQuantAttr();
+  std::string Elem = cudaTypeName(
+      cast<MemRefType>(Op.getEpilogueOperands()[Q.getOperand()].getType())
+          .getElementType());
+  std::string Block = std::to_string(Q.getBlock());
+  return B
+      .create<emitc::CallOpaqueOp>(
+          Loc,
+          TypeRange{emitc::OpaqueType::get(Ctx, "kiln::gemm::RowQuant<" +
+                                                    Block + ", " + Elem + ">")},
+          "kiln::gemm::make_row_quant",
+          ValueRange{Entry->getArgument(6 + Q.getOperand()),
+                     Entry->getArgument(4)},
+          ArrayAttr(), B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, Block)}))
+      .getResult(0);
+}
+
 LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   MLIRContext *Ctx = F.getContext();
   OpBuilder B(F);
@@ -159,8 +181,15 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
     Params = {Ptr(Op.getA(), true), Ptr(Op.getB(), true)};
   }
   Params.append({Ptr(Op.getD(), false), I32, I32, I32});
-  for (Value V : Op.getEpilogueOperands())
-    Params.push_back(operandParamType(cast<MemRefType>(V.getType())));
+  // A quantized output's scales are written: that operand is not const.
+  const OutQuantAttr Quant = Op.getOutQuantAttr();
+  for (auto [I, V] : llvm::enumerate(Op.getEpilogueOperands())) {
+    auto T = cast<MemRefType>(V.getType());
+    Params.push_back(
+        Quant && int64_t(I) == Quant.getOperand()
+            ? Opaque(cudaTypeName(T.getElementType()) + "* __restrict__")
+            : operandParamType(T));
+  }
   // A split-K kernel's workspace comes last (docs/ARCHITECTURE.md, "Kernel
   // ABI").
   const bool SplitK = Op.getConfig().getSplitK() > 1;
@@ -197,8 +226,15 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
                 Entry->getArgument(Entry->getNumArguments() - 1));
   if (SplitK)
     Args.push_back(Entry->getArgument(EndOperands));
-  Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/false));
-  Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true));
+  // The quantizing entry takes a workspace (null without split-K) and the
+  // scales' RowQuant after it. The block scales are the kernel's first two
+  // locals (ReadableNames names them), the RowQuant the third.
+  const unsigned WorkspaceAt = Args.size();
+  Value ScaleA = kScaleArgument(B, Loc, Op, Entry, /*NSide=*/false);
+  Value ScaleB = kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true);
+  if (Quant)
+    Args.push_back(rowQuantArgument(B, Loc, Op, Entry));
+  Args.append({ScaleA, ScaleB});
   Args.append({Entry->getArgument(3), Entry->getArgument(4)});
   for (unsigned I = 6; I < EndOperands; ++I)
     Args.push_back(Entry->getArgument(I));
@@ -206,16 +242,18 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
       B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, configType(Op)),
                       emitc::OpaqueAttr::get(Ctx, EpiName)});
   std::string Callee = std::string(Sm90 ? "kiln::sm90::" : "kiln::sm80::") +
-                       (TmaStore ? "gemm_tma_store"
-                        : SplitK ? "gemm_split_k"
-                                 : "gemm");
+                       (Quant      ? "gemm_quant"
+                        : TmaStore ? "gemm_tma_store"
+                        : SplitK   ? "gemm_split_k"
+                                   : "gemm");
   // Without split-K the TMA-store entry's workspace is a literal nullptr
   // (the `args` attribute mixes operand indices and verbatim arguments).
   ArrayAttr CallArgs;
-  if (TmaStore && !SplitK) {
+  if ((TmaStore || Quant) && !SplitK) {
+    const unsigned NullAt = TmaStore ? 7 : WorkspaceAt;
     SmallVector<Attribute> Items;
     for (unsigned I = 0; I < Args.size(); ++I) {
-      if (I == 7)
+      if (I == NullAt)
         Items.push_back(emitc::OpaqueAttr::get(Ctx, "nullptr"));
       Items.push_back(B.getIndexAttr(I));
     }

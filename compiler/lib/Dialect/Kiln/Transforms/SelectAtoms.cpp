@@ -68,6 +68,8 @@ struct SelectAtomsPass
       Types.B = *dtypeOf(Op.getB().getType().getElementType());
       Types.D = *dtypeOf(Op.getD().getType().getElementType());
       Types.KScaleBlock = kScaleBlockOf(Op);
+      if (OutQuantAttr Q = Op.getOutQuantAttr())
+        Types.QuantBlock = Q.getBlock();
       ::kiln::KernelConfig Config = toConfig(Op.getConfig());
       ::kiln::KernelPlan Plan;
       std::string Why;

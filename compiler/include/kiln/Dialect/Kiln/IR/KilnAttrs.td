@@ -33,6 +33,18 @@ def Kiln_TileConfigAttr : Kiln_Attr<"TileConfig", "tile_config"> {
   let genVerifyDecl = 1;
 }
 
+def Kiln_OutQuantAttr : Kiln_Attr<"OutQuant", "out_quant"> {
+  let summary = "D quantized per row and block of columns";
+  let description = [{
+    The GEMM's FP8 output holds the yielded value divided by a per-row
+    scale over each `block` consecutive columns; the scales are written to
+    epilogue operand `operand` (an f32, or ui8 for ue8m0 bits, memref of
+    rank 2: [M, ceil(N / block)]), which the epilogue does not read.
+  }];
+  let parameters = (ins "int64_t":$operand, "int64_t":$block);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 def Kiln_KScaleAttr : Kiln_Attr<"KScale", "k_scale"> {
   let summary = "A block scale of the reduction (a factor indexed by k / c)";
   let description = [{

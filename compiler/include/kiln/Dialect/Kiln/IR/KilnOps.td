@@ -40,7 +40,9 @@ def Kiln_GemmOp : Kiln_GemmBase<"gemm"> {
     tensors the epilogue reads (scales, bias, residual), in the kernel's
     argument order. `k_scales` marks operands that are block scales: each
     K block's partial sum is multiplied by them before it is accumulated
-    (they are not read by the epilogue).
+    (they are not read by the epilogue). `out_quant` makes d an FP8 output
+    quantized per row and block of columns, its scales written to an
+    operand.
 
     ```mlir
     kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>)
@@ -55,7 +57,8 @@ def Kiln_GemmOp : Kiln_GemmBase<"gemm"> {
   let arguments = (ins Kiln_MatrixMemRef:$a, Kiln_MatrixMemRef:$b,
                        Kiln_MatrixMemRef:$d,
                        Variadic<Kiln_OperandMemRef>:$epilogue_operands,
-                       OptionalAttr<Kiln_KScaleArrayAttr>:$k_scales);
+                       OptionalAttr<Kiln_KScaleArrayAttr>:$k_scales,
+                       OptionalAttr<Kiln_OutQuantAttr>:$out_quant);
   let regions = (region SizedRegion<1>:$epilogue);
   let assemblyFormat = [{
     `a` `(` $a `:` type($a) `)` `b` `(` $b `:` type($b) `)`
@@ -77,6 +80,7 @@ def Kiln_TiledGemmOp : Kiln_GemmBase<"tiled_gemm"> {
                        Kiln_MatrixMemRef:$d,
                        Variadic<Kiln_OperandMemRef>:$epilogue_operands,
                        OptionalAttr<Kiln_KScaleArrayAttr>:$k_scales,
+                       OptionalAttr<Kiln_OutQuantAttr>:$out_quant,
                        Kiln_TileConfigAttr:$config,
                        OptionalAttr<Kiln_KernelPlanAttr>:$plan);
   let regions = (region SizedRegion<1>:$epilogue);

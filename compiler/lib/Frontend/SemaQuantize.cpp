@@ -1,0 +1,101 @@
+//===- SemaQuantize.cpp - D[m, n] = quantize(x, ds) -----------------------===//
+//
+// The quantized output: `quantize(x, ds)` around the whole right-hand side
+// makes D (f8e4m3 or f8e5m2) hold x divided by a per-row block scale, and
+// writes the scales to ds, a second output of shape [M, N / B] (f32, or
+// ue8m0 for power-of-two scales). Checked here; OpModel::Quant records it.
+//
+//===----------------------------------------------------------------------===//
+#include "ComputeChecker.h"
+
+namespace kiln::sema {
+
+/// quantize(x, ds) around the whole right-hand side: checks its form and
+/// returns x (R itself without it; nullptr after an error).
+const Expr *ComputeChecker::stripQuantize(const Expr &R) {
+  if (R.K != Expr::Kind::Call || R.Name != "quantize")
+    return &R;
+  const TensorParam &D = M.Params[M.D];
+  if (R.Args.size() != 2) {
+    S.error(R.Range, "'quantize' takes the value and the scale tensor it "
+                     "writes, like 'quantize(sum(k) A[m, k] * B[n, k], ds)'; "
+                     "got " +
+                         std::to_string(R.Args.size()) + " argument" +
+                         (R.Args.size() == 1 ? "" : "s"));
+    return nullptr;
+  }
+  bool Ok = true;
+  if (D.Type != DType::F8E4M3 && D.Type != DType::F8E5M2) {
+    S.error(R.NameRange, "quantize writes an FP8 output, but '" + D.Name +
+                             "' is " + std::string(dtypeName(D.Type)));
+    S.note(S.ParamDecls[M.D]->TypeRange,
+           "declare '" + D.Name + "' f8e4m3 or f8e5m2 here");
+    Ok = false;
+  }
+  const Expr &Scale = *R.Args[1];
+  if (Scale.K != Expr::Kind::Name) {
+    S.error(Scale.Range, "quantize's second argument is the name of the "
+                         "scale tensor it writes, like 'ds' (declared 'out ds "
+                         ": f32[M, N / 128]'), not an expression");
+    return nullptr;
+  }
+  int P = S.findParam(Scale.Name);
+  if (P < 0) {
+    S.unknownTensor(Scale);
+    return nullptr;
+  }
+  const TensorParam &T = M.Params[P];
+  if (!T.IsOutput) {
+    S.error(Scale.NameRange, "quantize writes its scales to '" + T.Name +
+                                 "', which is an input; declare it 'out " +
+                                 T.Name + " : f32[M, N / 128]'");
+    return nullptr;
+  }
+  if (T.Type != DType::F32 && T.Type != DType::UE8M0) {
+    S.error(S.ParamDecls[P]->TypeRange,
+            "quantize's scale tensor '" + T.Name + "' is " +
+                std::string(dtypeName(T.Type)) +
+                "; scales are f32, or ue8m0 for powers of two");
+    Ok = false;
+  }
+  if (!Ok)
+    return nullptr;
+  OutputQuant Q;
+  Q.Scale = P;
+  M.Quant = Q;
+  return R.Args[0].get();
+}
+
+/// ds must be [M, N / B] over D's own size names, B a multiple of 8.
+bool ComputeChecker::checkQuantScale() {
+  if (!M.Quant)
+    return true;
+  const int P = M.Quant->Scale;
+  const TensorParam &T = M.Params[P];
+  const TensorParam &D = M.Params[M.D];
+  const bool Shaped = T.Shape.size() == 2 && T.Shape[0].Sym == D.Shape[0].Sym &&
+                      T.Shape[0].Divisor == 1 &&
+                      T.Shape[1].Sym == D.Shape[1].Sym &&
+                      T.Shape[1].Divisor > 1;
+  if (!Shaped) {
+    S.error(S.ParamDecls[P]->Range,
+            "quantize's scale tensor '" + T.Name + "' must be [" +
+                D.Shape[0].Sym + ", " + D.Shape[1].Sym +
+                " / B]: one scale per row of '" + D.Name +
+                "' and B of its "
+                "columns (DeepSeek-V3's per-token scales: B = 128)");
+    return false;
+  }
+  const int64_t B = T.Shape[1].Divisor;
+  if (B % 8 != 0) {
+    S.error(S.ParamDecls[P]->Shape[1].Range,
+            "quantize's block of " + std::to_string(B) +
+                " columns must be a multiple of 8 (the MMA fragments' "
+                "column groups)");
+    return false;
+  }
+  M.Quant->Block = B;
+  return true;
+}
+
+} // namespace kiln::sema

@@ -1,0 +1,140 @@
+//===- Quantize.cpp - Quantized outputs: the math and their check ---------===//
+//
+// D[m, n] = quantize(x, ds) on the host (templates/kiln/gemm/row_quant.cuh
+// is the kernel's side): the fp32 scale of a block, the interpreter's
+// quantization of its results, and the check of a quantized output against
+// the float64 reference -- D * ds against x, and each scale against the
+// reference block's.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Interpreter/Execute.h"
+#include "kiln/Interpreter/Numeric.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace kiln {
+
+namespace {
+
+float bitsToFloat(uint32_t B) {
+  float F;
+  std::memcpy(&F, &B, 4);
+  return F;
+}
+
+uint32_t floatToBits(float F) {
+  uint32_t B;
+  std::memcpy(&B, &F, 4);
+  return B;
+}
+
+/// The smallest power of two >= X (X > 0, normal).
+double pow2Ceil(double X) { return std::exp2(std::ceil(std::log2(X))); }
+
+} // namespace
+
+QuantScale quantScaleFor(float Amax, DType D, DType ScaleType) {
+  const float Max = float(maxFinite(D));
+  const float A = std::max(Amax, 1e-10f);
+  QuantScale Q;
+  if (ScaleType == DType::UE8M0) {
+    const uint32_t Bits = floatToBits(A / Max);
+    const uint32_t E = (Bits >> 23) + ((Bits & 0x7FFFFFu) != 0);
+    Q.Scale = bitsToFloat(E << 23);
+    Q.Inverse = E < 254 ? bitsToFloat((254u - E) << 23) : 0x1p-127f;
+  } else {
+    Q.Scale = A / Max;
+    Q.Inverse = Max / A;
+  }
+  return Q;
+}
+
+void quantizeOutput(const OpModel &Op, const std::vector<float> &Y,
+                    std::vector<HostTensor> &Params, const GemmSize &S) {
+  HostTensor &D = Params[size_t(Op.D)];
+  HostTensor &Ds = Params[size_t(Op.Quant->Scale)];
+  const int64_t B = Op.Quant->Block, Blocks = (S.N + B - 1) / B;
+  for (int64_t M = 0; M < S.M; ++M)
+    for (int64_t J = 0; J < Blocks; ++J) {
+      const int64_t N0 = J * B, N1 = std::min(S.N, N0 + B);
+      float Amax = 0;
+      for (int64_t N = N0; N < N1; ++N)
+        Amax = std::max(Amax, std::fabs(Y[size_t(M * S.N + N)]));
+      const QuantScale Q = quantScaleFor(Amax, D.Type, Ds.Type);
+      Ds.set(M * Blocks + J, double(Q.Scale));
+      for (int64_t N = N0; N < N1; ++N)
+        D.set(M * S.N + N, double(Y[size_t(M * S.N + N)] * Q.Inverse));
+    }
+}
+
+QuantComparison compareQuantized(const OpModel &Op, const HostTensor &D,
+                                 const HostTensor &Ds,
+                                 const std::vector<double> &Ref,
+                                 const AccumulationModel &Acc) {
+  QuantComparison R;
+  const int64_t N = D.Shape.size() == 2 ? D.Shape[1] : 0;
+  const int64_t Rows = N ? int64_t(Ref.size()) / N : 0;
+  const int64_t B = Op.Quant->Block, Blocks = (N + B - 1) / B;
+  // Values: the dequantized output, with D's tolerance (its rounding is
+  // relative to each value, whatever the scale), not clamped to D's range.
+  R.Values = compareValues(
+      D.Type,
+      [&](int64_t I) {
+        return D.get(I) * Ds.get(I / N * Blocks + (I % N) / B);
+      },
+      Ref, Acc, /*Saturates=*/false);
+  // Scales: the reference block's max |x| is known to within what the fp32
+  // tolerance of x allows; the scale is that over D's largest value (for
+  // ue8m0, one of the powers of two the range rounds up to), and its fp32
+  // division adds a rounding.
+  const Tolerance TolX = toleranceFor(DType::F32, Ref, Acc);
+  const double Max = maxFinite(D.Type);
+  std::vector<double> Want;
+  Comparison &C = R.Scales;
+  C.Tol.Rtol = std::ldexp(1.0, -22);
+  const double Inf = std::numeric_limits<double>::infinity();
+  for (int64_t Row = 0; Row < Rows; ++Row)
+    for (int64_t J = 0; J < Blocks; ++J) {
+      double Amax = 0;
+      for (int64_t Col = J * B; Col < std::min(N, J * B + B); ++Col)
+        Amax = std::max(Amax, std::fabs(Ref[size_t(Row * N + Col)]));
+      const double Slack = TolX.Atol + TolX.Rtol * Amax;
+      const double Lo = std::max(Amax - Slack, 1e-10) / Max;
+      const double Hi = std::max(Amax + Slack, 1e-10) / Max;
+      const int64_t I = Row * Blocks + J;
+      const double Got = Ds.get(I);
+      double Ratio;
+      if (Ds.Type == DType::UE8M0) {
+        const bool Ok = Got >= pow2Ceil(Lo) && Got <= pow2Ceil(Hi);
+        Ratio = Ok ? 0 : Inf;
+        C.Tol.Atol = std::max(C.Tol.Atol, pow2Ceil(Hi) - pow2Ceil(Lo));
+      } else {
+        const double Allowed = (Hi - Lo) / 2 + C.Tol.Rtol * Hi;
+        const double Mid = (Hi + Lo) / 2;
+        Ratio = std::isfinite(Got) ? std::fabs(Got - Mid) / Allowed : Inf;
+        C.Tol.Atol = std::max(C.Tol.Atol, (Hi - Lo) / 2);
+      }
+      ++C.Checked;
+      if (!std::isfinite(Got))
+        ++C.NonFinite;
+      if (!(Ratio <= 1))
+        ++C.Failures;
+      C.MaxAbs = std::max(
+          C.MaxAbs, std::isfinite(Got) ? std::fabs(Got - (Hi + Lo) / 2) : Inf);
+      if (C.Worst < 0 || Ratio > C.WorstRatio) {
+        C.Worst = I;
+        C.WorstValue = Got;
+        C.WorstRef =
+            Ds.Type == DType::UE8M0 ? pow2Ceil((Hi + Lo) / 2) : (Hi + Lo) / 2;
+        C.WorstRatio = Ratio;
+      }
+    }
+  C.Pass = C.Failures == 0;
+  R.Pass = R.Values.Pass && C.Pass;
+  return R;
+}
+
+} // namespace kiln
