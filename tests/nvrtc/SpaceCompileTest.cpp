@@ -4,10 +4,13 @@
 // configurations `kiln space` lists, runs the whole pipeline and NVRTC on
 // each (on all cores), and checks: NVRTC succeeds, the resource report
 // exists, and ptxas' registers fit the launch bounds. With --default it also
-// requires 0 spill bytes for the heuristic's default configuration, and
-// --ptx-has STR (repeatable) checks the default's PTX.
+// requires 0 spill bytes for the heuristic's default configuration (not
+// with --default-may-spill, which only prints them), and --ptx-has STR
+// (repeatable) checks the default's PTX.
 //
-//   kiln-space-compile-test FILE --arch sm_90a [--default] [--ptx-has S]...
+//   kiln-space-compile-test FILE --arch sm_90a [--default
+//   [--default-may-spill]]
+//                           [--ptx-has S]...
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Frontend/Frontend.h"
@@ -78,7 +81,7 @@ Outcome compileOne(const OpModel &Op, const std::string &File, Arch Target,
 
 int main(int argc, char **argv) {
   std::string Path, ArchName;
-  bool CheckDefault = false;
+  bool CheckDefault = false, DefaultMaySpill = false;
   std::vector<std::string> PtxHas;
   for (int I = 1; I < argc; ++I) {
     std::string A = argv[I];
@@ -86,6 +89,8 @@ int main(int argc, char **argv) {
       ArchName = argv[++I];
     else if (A == "--default")
       CheckDefault = true;
+    else if (A == "--default-may-spill")
+      DefaultMaySpill = true;
     else if (A == "--ptx-has" && I + 1 < argc)
       PtxHas.push_back(argv[++I]);
     else
@@ -165,7 +170,7 @@ int main(int argc, char **argv) {
     std::cout << "  default " << Default->str() << ": " << U.Registers
               << " registers, " << U.SpillStoreBytes << "/" << U.SpillLoadBytes
               << " B spill stores/loads, " << U.StackBytes << " B stack\n";
-    if (U.SpillStoreBytes || U.SpillLoadBytes) {
+    if ((U.SpillStoreBytes || U.SpillLoadBytes) && !DefaultMaySpill) {
       std::cerr << "FAIL default configuration spills\n";
       ++Failures;
     }

@@ -127,12 +127,22 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   // poisoned again, must pass and give the same bits.
   std::optional<bool> RelaunchSame;
   if (Req.Check && Shape.SplitK > 1) {
-    const std::vector<uint8_t> First = Problem.output().Bytes;
+    // D's bytes, and a quantized output's scales after them.
+    auto Outputs = [&] {
+      std::vector<uint8_t> B = Problem.output().Bytes;
+      if (Op.Quant) {
+        const std::vector<uint8_t> &S =
+            Problem.params()[size_t(Op.Quant->Scale)].Bytes;
+        B.insert(B.end(), S.begin(), S.end());
+      }
+      return B;
+    };
+    const std::vector<uint8_t> First = Outputs();
     Problem.poisonOutput();
     Launch();
     KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
     GpuCheck Again = Problem.check(Acc);
-    RelaunchSame = Again.Pass && Problem.output().Bytes == First;
+    RelaunchSame = Again.Pass && Outputs() == First;
     if (!*RelaunchSame)
       Checked = Again.Pass ? Checked : Again;
   }

@@ -244,8 +244,16 @@ bool analyzeOp(OpSema &S) {
   checkEmittedName(S, Op.Name, Op.NameRange, "an op name");
   // `D[m, n] = quantize(x, ds)` writes a second output, ds (found anywhere,
   // so that a misplaced quantize is reported as such).
-  if (!Op.Computes.empty())
-    S.QuantScaleName = quantScaleName(*Op.Computes[0].Rhs);
+  if (!Op.Computes.empty()) {
+    const ComputeStmt &C = Op.Computes[0];
+    S.QuantScaleName = quantScaleName(*C.Rhs);
+    if (!S.QuantScaleName.empty() && C.Lhs->Name == S.QuantScaleName)
+      S.error(C.Lhs->NameRange,
+              "quantize writes its scales to '" + S.QuantScaleName +
+                  "', the tensor this statement assigns; assign the FP8 "
+                  "output and name another one for the scales, like "
+                  "'D[m, n] = quantize(x, ds)'");
+  }
   for (const ParamDecl &D : Op.Params)
     checkParam(S, D);
   checkOutputs(S);

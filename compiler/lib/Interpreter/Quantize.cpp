@@ -78,24 +78,55 @@ QuantComparison compareQuantized(const OpModel &Op, const HostTensor &D,
   const int64_t N = D.Shape.size() == 2 ? D.Shape[1] : 0;
   const int64_t Rows = N ? int64_t(Ref.size()) / N : 0;
   const int64_t B = Op.Quant->Block, Blocks = (N + B - 1) / B;
-  // Values: the dequantized output, with D's tolerance (its rounding is
-  // relative to each value, whatever the scale), not clamped to D's range.
-  R.Values = compareValues(
-      D.Type,
-      [&](int64_t I) {
-        return D.get(I) * Ds.get(I / N * Blocks + (I % N) / B);
-      },
-      Ref, Acc, /*Saturates=*/false);
+  // Values: D * ds against x, element by element, within what a faithful
+  // kernel can be off: half an ulp of D's type relative to the value (its
+  // normal range; round to nearest even is at most that, a bound reached at
+  // the bottom of each binade) or half its smallest step times the scale
+  // (below it), plus 2^-20 for the fp32 scale and inverse not being exact
+  // reciprocals, on top of x's own fp32 tolerance.
+  const Tolerance TolX = toleranceFor(DType::F32, Ref, Acc);
+  const bool E4M3 = D.Type == DType::F8E4M3;
+  const double HalfUlp = std::ldexp(1.0, E4M3 ? -4 : -3) + std::ldexp(1.0, -20);
+  const double HalfSub = std::ldexp(1.0, E4M3 ? -10 : -17);
+  const double Inf = std::numeric_limits<double>::infinity();
+  Comparison &V = R.Values;
+  V.Tol.Rtol = HalfUlp + TolX.Rtol;
+  V.Tol.Atol = TolX.Atol;
+  V.Checked = int64_t(Ref.size());
+  double Diff2 = 0, Ref2 = 0;
+  for (size_t I = 0; I < Ref.size(); ++I) {
+    const double S = Ds.get(int64_t(I) / N * Blocks + (int64_t(I) % N) / B);
+    const double O = D.get(int64_t(I)) * S, X = Ref[I];
+    const double SlackX = TolX.Atol + TolX.Rtol * std::fabs(X);
+    const double Allowed =
+        HalfUlp * (std::fabs(X) + SlackX) + HalfSub * S + SlackX;
+    double E = std::fabs(O - X), Ratio = E / Allowed;
+    if (!std::isfinite(O)) {
+      ++V.NonFinite;
+      E = Ratio = Inf;
+    }
+    V.MaxAbs = std::max(V.MaxAbs, E);
+    Diff2 += E * E;
+    Ref2 += X * X;
+    if (!(Ratio <= 1))
+      ++V.Failures;
+    if (V.Worst < 0 || Ratio > V.WorstRatio) {
+      V.Worst = int64_t(I);
+      V.WorstValue = O;
+      V.WorstRef = X;
+      V.WorstRatio = Ratio;
+    }
+  }
+  V.Rel = Ref2 > 0 ? std::sqrt(Diff2) / std::sqrt(Ref2) : std::sqrt(Diff2);
+  V.Pass = V.Failures == 0;
   // Scales: the reference block's max |x| is known to within what the fp32
   // tolerance of x allows; the scale is that over D's largest value (for
   // ue8m0, one of the powers of two the range rounds up to), and its fp32
   // division adds a rounding.
-  const Tolerance TolX = toleranceFor(DType::F32, Ref, Acc);
   const double Max = maxFinite(D.Type);
   std::vector<double> Want;
   Comparison &C = R.Scales;
   C.Tol.Rtol = std::ldexp(1.0, -22);
-  const double Inf = std::numeric_limits<double>::infinity();
   for (int64_t Row = 0; Row < Rows; ++Row)
     for (int64_t J = 0; J < Blocks; ++J) {
       double Amax = 0;
