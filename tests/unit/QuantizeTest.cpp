@@ -15,6 +15,40 @@
 
 using namespace kiln;
 
+TEST_CASE("quantized outputs: the amax is the largest |x|", "[quant]") {
+  OpModel Op;
+  Op.Params.resize(3);
+  Op.Params[0].Type = DType::F8E4M3;
+  Op.D = 0;
+  Op.Quant = OutputQuant{1, 128, 2};
+  const int64_t M = 2, N = 256;
+  std::vector<HostTensor> Params = {HostTensor(DType::F8E4M3, {M, N}),
+                                    HostTensor(DType::F32, {M, 2}),
+                                    HostTensor(DType::F32, {})};
+  std::vector<float> Y(size_t(M * N));
+  std::vector<double> Ref(Y.size());
+  for (size_t I = 0; I < Y.size(); ++I)
+    Ref[I] = Y[I] = float(I % 97) - 48.5f;
+  Ref[300] = Y[300] = -1000.0f;
+  quantizeOutput(Op, Y, Params, GemmSize{M, N, 64});
+  CHECK(Params[2].get(0) == 1000.0);
+  const AccumulationModel Acc{64, true};
+  QuantComparison Q =
+      compareQuantized(Op, Params[0], Params[1], Ref, Acc, &Params[2]);
+  REQUIRE(Q.Amax);
+  CHECK(Q.Amax->Pass);
+  CHECK(Q.Pass);
+  Params[2].set(0, 990.0); // the largest |x| missed
+  Q = compareQuantized(Op, Params[0], Params[1], Ref, Acc, &Params[2]);
+  CHECK_FALSE(Q.Amax->Pass);
+  CHECK_FALSE(Q.Pass);
+  // Over sampled rows only a lower bound is known.
+  Params[2].set(0, 2000.0);
+  CHECK(compareQuantized(Op, Params[0], Params[1], Ref, Acc, &Params[2],
+                         /*AllRows=*/false)
+            .Amax->Pass);
+}
+
 TEST_CASE("quantized outputs: the scale of a block", "[quant]") {
   QuantScale Q = quantScaleFor(100.0f, DType::F8E4M3, DType::F32);
   CHECK(Q.Scale == 100.0f / 448.0f);

@@ -77,6 +77,20 @@ std::string scalesJson(const Comparison &C) {
          ", \"pass\": " + (C.Pass ? "true" : "false") + "}";
 }
 
+void printAmaxText(std::ostream &OS, const Comparison &C,
+                   const std::string &Name) {
+  OS << "amax    " << (C.Pass ? "PASS" : "FAIL") << "  f32: " << Name << " = "
+     << textNumber(C.WorstValue) << ", reference " << textNumber(C.WorstRef)
+     << " (" << textNumber(C.WorstRatio) << " x its tolerance)\n";
+}
+
+std::string amaxJson(const Comparison &C) {
+  return "{\"value\": " + jsonNumber(C.WorstValue) +
+         ", \"reference\": " + jsonNumber(C.WorstRef) +
+         ", \"ratio\": " + jsonNumber(C.WorstRatio) +
+         ", \"pass\": " + (C.Pass ? "true" : "false") + "}";
+}
+
 std::string checkJson(const CheckView &V) {
   const Comparison &C = *V.C;
   std::string S = "{\"dtype\": \"" + std::string(dtypeName(V.Out)) + "\"";

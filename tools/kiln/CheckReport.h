@@ -40,6 +40,10 @@ void printCheckText(std::ostream &OS, const CheckView &V);
 void printScalesText(std::ostream &OS, const Comparison &C, DType Type,
                      const std::string &Name, int64_t Blocks);
 std::string scalesJson(const Comparison &C);
+/// Its amax output: "amax    PASS  f32: amax = 271.2, reference 271.2".
+void printAmaxText(std::ostream &OS, const Comparison &C,
+                   const std::string &Name);
+std::string amaxJson(const Comparison &C);
 
 /// "{\"dtype\": ..., \"pass\": true}".
 std::string checkJson(const CheckView &V);

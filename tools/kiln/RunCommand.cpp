@@ -215,13 +215,15 @@ int runRun(const Args &A) {
   Comparison C;
   if (Check || SaveDir)
     Ref = referenceGemm(Op, Params, Size);
-  std::optional<Comparison> Scales;
+  std::optional<Comparison> Scales, Amax;
   if (Check && Op.Quant) {
-    QuantComparison Q = compareQuantized(Op, Params[size_t(Op.D)],
-                                         Params[size_t(Op.Quant->Scale)], Ref,
-                                         AccumulationModel{Size.K, true});
+    QuantComparison Q = compareQuantized(
+        Op, Params[size_t(Op.D)], Params[size_t(Op.Quant->Scale)], Ref,
+        AccumulationModel{Size.K, true},
+        Op.Quant->Amax >= 0 ? &Params[size_t(Op.Quant->Amax)] : nullptr);
     C = Q.Values;
     Scales = Q.Scales;
+    Amax = Q.Amax;
   } else if (Check) {
     C = compareWithReference(Params[size_t(Op.D)], Ref,
                              AccumulationModel{Size.K, true});
@@ -241,7 +243,8 @@ int runRun(const Args &A) {
   View.M = Size.M;
   View.N = Size.N;
   View.Pass = C.Pass;
-  const bool Pass = C.Pass && (!Scales || Scales->Pass);
+  const bool Pass =
+      C.Pass && (!Scales || Scales->Pass) && (!Amax || Amax->Pass);
   if (P.has("--json")) {
     std::cout << "{\"op\": \"" << Op.Name << "\", \"mode\": \"interpret\", "
               << "\"shape\": {\"" << Op.MSym << "\": " << Size.M << ", \""
@@ -255,6 +258,8 @@ int runRun(const Args &A) {
       std::cout << ", \"check\": " << checkJson(View);
     if (Scales)
       std::cout << ", \"scales\": " << scalesJson(*Scales);
+    if (Amax)
+      std::cout << ", \"amax\": " << amaxJson(*Amax);
     std::cout << "}\n";
   } else {
     std::cout << "op      " << Op.Name << " on the CPU (--interpret)\n"
@@ -271,6 +276,8 @@ int runRun(const Args &A) {
                       Op.Params[size_t(Op.Quant->Scale)].Type,
                       Op.Params[size_t(Op.Quant->Scale)].Name,
                       (Size.N + Op.Quant->Block - 1) / Op.Quant->Block);
+    if (Amax)
+      printAmaxText(std::cout, *Amax, Op.Params[size_t(Op.Quant->Amax)].Name);
   }
   return Check && !Pass ? ExitInputError : ExitOk;
 }

@@ -199,6 +199,8 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
                 << (Checked.Scales
                         ? ", \"scales\": " + scalesJson(*Checked.Scales)
                         : std::string())
+                << (Checked.Amax ? ", \"amax\": " + amaxJson(*Checked.Amax)
+                                 : std::string())
                 << ", \"output_sha256\": \""
                 << sha256Hex(std::string_view(
                        reinterpret_cast<const char *>(D.Bytes.data()),
@@ -241,6 +243,9 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
                       Op.Params[size_t(Op.Quant->Scale)].Type,
                       Op.Params[size_t(Op.Quant->Scale)].Name,
                       (Size.N + Op.Quant->Block - 1) / Op.Quant->Block);
+    if (Req.Check && Checked.Amax)
+      printAmaxText(std::cout, *Checked.Amax,
+                    Op.Params[size_t(Op.Quant->Amax)].Name);
     if (RelaunchSame)
       std::cout << "again   "
                 << (*RelaunchSame

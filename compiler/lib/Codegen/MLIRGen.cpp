@@ -115,7 +115,8 @@ OwningOpRef<ModuleOp> Generator::run() {
   mlir::kiln::OutQuantAttr Quant;
   if (Op.Quant)
     Quant = mlir::kiln::OutQuantAttr::get(
-        &Ctx, OperandOf[size_t(Op.Quant->Scale)], Op.Quant->Block);
+        &Ctx, OperandOf[size_t(Op.Quant->Scale)], Op.Quant->Block,
+        Op.Quant->Amax >= 0 ? OperandOf[size_t(Op.Quant->Amax)] : -1);
   auto Gemm = B.create<mlir::kiln::GemmOp>(loc(Op.Loc), ParamValues[Op.A],
                                            ParamValues[Op.B], ParamValues[Op.D],
                                            Operands, KScales, Quant);

@@ -181,22 +181,29 @@ void checkParam(OpSema &S, const ParamDecl &D) {
   S.ParamValid.push_back(Valid);
 }
 
-/// The scale tensor of the first quantize(x, NAME) in E, or "".
-std::string quantScaleName(const Expr &E) {
-  if (E.K == Expr::Kind::Call && E.Name == "quantize" && E.Args.size() == 2 &&
-      E.Args[1]->K == Expr::Kind::Name)
-    return E.Args[1]->Name;
+/// The first quantize(x, ...) call in E, or null.
+const Expr *quantizeCall(const Expr &E) {
+  if (E.K == Expr::Kind::Call && E.Name == "quantize")
+    return &E;
   for (const ExprPtr &A : E.Args)
-    if (std::string N = quantScaleName(*A); !N.empty())
-      return N;
-  return "";
+    if (const Expr *Q = quantizeCall(*A))
+      return Q;
+  return nullptr;
+}
+
+/// Argument I of quantize call Q when it is a plain name, else "".
+std::string quantizeName(const Expr *Q, size_t I) {
+  return Q && Q->Args.size() > I && Q->Args[I]->K == Expr::Kind::Name
+             ? Q->Args[I]->Name
+             : std::string();
 }
 
 /// Finds the single output; reports none or several.
 void checkOutputs(OpSema &S) {
   for (size_t I = 0; I < S.Model.Params.size(); ++I) {
     if (!S.Model.Params[I].IsOutput ||
-        S.Model.Params[I].Name == S.QuantScaleName)
+        S.Model.Params[I].Name == S.QuantScaleName ||
+        S.Model.Params[I].Name == S.QuantAmaxName)
       continue;
     if (S.Model.D < 0) {
       S.Model.D = int(I);
@@ -246,13 +253,16 @@ bool analyzeOp(OpSema &S) {
   // so that a misplaced quantize is reported as such).
   if (!Op.Computes.empty()) {
     const ComputeStmt &C = Op.Computes[0];
-    S.QuantScaleName = quantScaleName(*C.Rhs);
-    if (!S.QuantScaleName.empty() && C.Lhs->Name == S.QuantScaleName)
-      S.error(C.Lhs->NameRange,
-              "quantize writes its scales to '" + S.QuantScaleName +
-                  "', the tensor this statement assigns; assign the FP8 "
-                  "output and name another one for the scales, like "
-                  "'D[m, n] = quantize(x, ds)'");
+    const Expr *Q = quantizeCall(*C.Rhs);
+    S.QuantScaleName = quantizeName(Q, 1);
+    S.QuantAmaxName = quantizeName(Q, 2);
+    for (const std::string *Name : {&S.QuantScaleName, &S.QuantAmaxName})
+      if (!Name->empty() && C.Lhs->Name == *Name)
+        S.error(C.Lhs->NameRange,
+                "quantize writes '" + *Name +
+                    "', the tensor this statement assigns; assign the FP8 "
+                    "output and name others for what quantize writes, like "
+                    "'D[m, n] = quantize(x, ds)'");
   }
   for (const ParamDecl &D : Op.Params)
     checkParam(S, D);

@@ -35,6 +35,8 @@ struct OpSema {
   /// The tensor named as quantize's scale in `D[m, n] = quantize(x, ds)`
   /// (empty otherwise): a second output, which may be ue8m0.
   std::string QuantScaleName;
+  /// Its optional third argument, the amax scalar (a third output).
+  std::string QuantAmaxName;
   bool Failed = false;
 
   void error(SourceLoc Loc, std::string Msg, SourceRange Range = {}) {

@@ -16,10 +16,11 @@ const Expr *ComputeChecker::stripQuantize(const Expr &R) {
   if (R.K != Expr::Kind::Call || R.Name != "quantize")
     return &R;
   const TensorParam &D = M.Params[M.D];
-  if (R.Args.size() != 2) {
-    S.error(R.Range, "'quantize' takes the value and the scale tensor it "
-                     "writes, like 'quantize(sum(k) A[m, k] * B[n, k], ds)'; "
-                     "got " +
+  if (R.Args.size() != 2 && R.Args.size() != 3) {
+    S.error(R.Range, "'quantize' takes the value, the scale tensor it "
+                     "writes and optionally an amax scalar, like "
+                     "'quantize(sum(k) A[m, k] * B[n, k], ds)' or "
+                     "'quantize(..., ds, amax)'; got " +
                          std::to_string(R.Args.size()) + " argument" +
                          (R.Args.size() == 1 ? "" : "s"));
     return nullptr;
@@ -58,10 +59,35 @@ const Expr *ComputeChecker::stripQuantize(const Expr &R) {
                 "; scales are f32, or ue8m0 for powers of two");
     Ok = false;
   }
+  int AmaxParam = -1;
+  if (R.Args.size() == 3) {
+    const Expr &Amax = *R.Args[2];
+    AmaxParam = Amax.K == Expr::Kind::Name ? S.findParam(Amax.Name) : -1;
+    if (Amax.K != Expr::Kind::Name) {
+      S.error(Amax.Range, "quantize's third argument is the name of the "
+                          "amax scalar it writes, like 'amax' (declared 'out "
+                          "amax : f32'), not an expression");
+      return nullptr;
+    }
+    if (AmaxParam < 0) {
+      S.unknownTensor(Amax);
+      return nullptr;
+    }
+    const TensorParam &A = M.Params[AmaxParam];
+    if (!A.IsOutput || A.Type != DType::F32 || !A.Shape.empty() ||
+        AmaxParam == P) {
+      S.error(S.ParamDecls[AmaxParam]->Range,
+              "quantize's amax '" + A.Name +
+                  "' must be its own f32 scalar output: 'out " + A.Name +
+                  " : f32'");
+      return nullptr;
+    }
+  }
   if (!Ok)
     return nullptr;
   OutputQuant Q;
   Q.Scale = P;
+  Q.Amax = AmaxParam;
   M.Quant = Q;
   return R.Args[0].get();
 }

@@ -57,6 +57,11 @@ void quantizeOutput(const OpModel &Op, const std::vector<float> &Y,
   HostTensor &D = Params[size_t(Op.D)];
   HostTensor &Ds = Params[size_t(Op.Quant->Scale)];
   const int64_t B = Op.Quant->Block, Blocks = (S.N + B - 1) / B;
+  float All = 0;
+  for (float V : Y)
+    All = std::max(All, std::fabs(V));
+  if (Op.Quant->Amax >= 0)
+    Params[size_t(Op.Quant->Amax)].set(0, double(All));
   for (int64_t M = 0; M < S.M; ++M)
     for (int64_t J = 0; J < Blocks; ++J) {
       const int64_t N0 = J * B, N1 = std::min(S.N, N0 + B);
@@ -73,7 +78,8 @@ void quantizeOutput(const OpModel &Op, const std::vector<float> &Y,
 QuantComparison compareQuantized(const OpModel &Op, const HostTensor &D,
                                  const HostTensor &Ds,
                                  const std::vector<double> &Ref,
-                                 const AccumulationModel &Acc) {
+                                 const AccumulationModel &Acc,
+                                 const HostTensor *Amax, bool AllRows) {
   QuantComparison R;
   const int64_t N = D.Shape.size() == 2 ? D.Shape[1] : 0;
   const int64_t Rows = N ? int64_t(Ref.size()) / N : 0;
@@ -164,7 +170,29 @@ QuantComparison compareQuantized(const OpModel &Op, const HostTensor &D,
       }
     }
   C.Pass = C.Failures == 0;
-  R.Pass = R.Values.Pass && C.Pass;
+  if (Amax) {
+    double Want = 0;
+    for (double X : Ref)
+      Want = std::max(Want, std::fabs(X));
+    Comparison A;
+    A.Checked = 1;
+    A.Tol = TolX;
+    const double Got = Amax->get(0);
+    const double Allowed = TolX.Atol + TolX.Rtol * Want;
+    const double Miss = AllRows ? std::fabs(Got - Want) : Want - Got;
+    A.MaxAbs = std::fabs(Got - Want);
+    A.Worst = 0;
+    A.WorstValue = Got;
+    A.WorstRef = Want;
+    A.WorstRatio = !std::isfinite(Got) ? Inf
+                   : Miss <= 0         ? 0
+                                       : Miss / Allowed; // Allowed 0: exact
+    A.NonFinite = !std::isfinite(Got);
+    A.Failures = !(A.WorstRatio <= 1);
+    A.Pass = A.Failures == 0;
+    R.Amax = A;
+  }
+  R.Pass = R.Values.Pass && C.Pass && (!R.Amax || R.Amax->Pass);
   return R;
 }
 

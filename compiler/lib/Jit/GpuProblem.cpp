@@ -35,6 +35,9 @@ void GpuProblem::poisonOutput() {
   for (size_t I = 0; I < Params.size(); ++I)
     if (Op.Params[I].IsOutput) // D, and a quantized output's scales
       Buffers[I].fill(0xFF);
+  // An amax output is raised to every |value|: it starts from 0.
+  if (Op.Quant && Op.Quant->Amax >= 0)
+    Buffers[size_t(Op.Quant->Amax)].fill(0);
 }
 
 void GpuProblem::prepareReference() {
@@ -56,17 +59,26 @@ GpuCheck GpuProblem::check(const AccumulationModel &Acc) {
     Buffers[size_t(Op.Quant->Scale)].download(Ds.Bytes.data(), Ds.Bytes.size());
     for (int64_t I = 0, E = Ds.numElements(); I < E; ++I)
       R.NonFinite += !std::isfinite(Ds.get(I));
+    const HostTensor *Amax = nullptr;
+    if (Op.Quant->Amax >= 0) {
+      HostTensor &A = Params[size_t(Op.Quant->Amax)];
+      Buffers[size_t(Op.Quant->Amax)].download(A.Bytes.data(), A.Bytes.size());
+      R.NonFinite += !std::isfinite(A.get(0));
+      Amax = &A;
+    }
     QuantComparison Q =
-        All ? compareQuantized(Op, D, Ds, Reference, Acc)
+        All ? compareQuantized(Op, D, Ds, Reference, Acc, Amax)
             : compareQuantized(Op, selectRows(D, Rows), selectRows(Ds, Rows),
-                               Reference, Acc);
+                               Reference, Acc, Amax, /*AllRows=*/false);
     R.C = Q.Values;
     R.Scales = Q.Scales;
+    R.Amax = Q.Amax;
   } else {
     R.C = All ? compareWithReference(D, Reference, Acc)
               : compareWithReference(selectRows(D, Rows), Reference, Acc);
   }
-  R.Pass = R.C.Pass && (!R.Scales || R.Scales->Pass) && R.NonFinite == 0;
+  R.Pass = R.C.Pass && (!R.Scales || R.Scales->Pass) &&
+           (!R.Amax || R.Amax->Pass) && R.NonFinite == 0;
   return R;
 }
 

@@ -35,6 +35,12 @@ KILN_DEVICE uint32_t atomic_add_gpu(uint32_t *p, uint32_t v) {
   return old;
 }
 
+/// red.relaxed.gpu.global.max.u32: *P = max(*P, V), no value returned.
+KILN_DEVICE void atomic_max_gpu(uint32_t *p, uint32_t v) {
+  asm volatile("red.relaxed.gpu.global.max.u32 [%0], %1;" ::"l"(p), "r"(v)
+               : "memory");
+}
+
 /// st.relaxed.gpu.global.u32.
 KILN_DEVICE void store_relaxed_gpu(uint32_t *p, uint32_t v) {
   asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v)

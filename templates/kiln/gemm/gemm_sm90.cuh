@@ -91,6 +91,7 @@ KILN_DEVICE void quantize_accumulators(Accum<Cfg> &acc, int wg, Quant quant,
   static_assert(Cfg::kBN % kB == 0 && kB % 8 == 0,
                 "kiln::sm90: the quantization block must divide BN");
   const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+  float tile_amax = 0.0f; // this lane's rows, for quant.amax
 #pragma unroll
   for (int i = 0; i < Cfg::kMmaM; ++i) {
     const int32_t r0 = m0 + (wg * Cfg::kMmaM + i) * 64 + 16 * warp + lane / 4;
@@ -115,6 +116,7 @@ KILN_DEVICE void quantize_accumulators(Accum<Cfg> &acc, int wg, Quant quant,
                                    fabsf(acc.v[i][4 * j + 2 * h + 1])));
         amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
         amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+        tile_amax = fmaxf(tile_amax, amax);
         typename Quant::Scale s;
         float inv;
         gemm::quant_scale<TOut>(amax, s, inv);
@@ -127,6 +129,14 @@ KILN_DEVICE void quantize_accumulators(Accum<Cfg> &acc, int wg, Quant quant,
           acc.v[i][4 * j + 2 * h + 1] *= inv;
         }
       }
+  }
+  if (quant.amax) { // the warp's 16 rows (lanes 4r .. 4r + 3 already agree)
+    tile_amax = fmaxf(tile_amax, __shfl_xor_sync(0xffffffffu, tile_amax, 4));
+    tile_amax = fmaxf(tile_amax, __shfl_xor_sync(0xffffffffu, tile_amax, 8));
+    tile_amax = fmaxf(tile_amax, __shfl_xor_sync(0xffffffffu, tile_amax, 16));
+    if (lane == 0) // |x| >= 0: its bits order as unsigned integers
+      arch::atomic_max_gpu(reinterpret_cast<uint32_t *>(quant.amax),
+                           __float_as_uint(tile_amax));
   }
 }
 

@@ -8,7 +8,10 @@
 //   f32 scales:   s = a / Dmax,                  inverse Dmax / a
 //   ue8m0 scales: s = 2^ceil(log2(a / Dmax)),    inverse 1 / s (exact)
 //   D = x * inverse, rounded to D's type (saturating)
-// with Dmax D's largest finite value (448 for e4m3, 57344 for e5m2).
+// with Dmax D's largest finite value (448 for e4m3, 57344 for e5m2). An
+// amax scalar, when given, is raised to every |x| (an atomic max of the
+// float's bits, which order as unsigned integers for values >= 0): it holds
+// max(its value before the launch, max |x|).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -31,11 +34,14 @@ template <int Block, class TScale> struct RowQuant {
   using Scale = TScale;
   TScale *ds;
   int32_t blocks; ///< ceil(N / Block): ds's row length
+  /// quantize(x, ds, amax): raised to every |x| (null: none).
+  float *amax;
 };
 
 template <int Block, class TScale>
-KILN_HD RowQuant<Block, TScale> make_row_quant(TScale *ds, int32_t N) {
-  return {ds, (N + Block - 1) / Block};
+KILN_HD RowQuant<Block, TScale> make_row_quant(TScale *ds, int32_t N,
+                                               float *amax = nullptr) {
+  return {ds, (N + Block - 1) / Block, amax};
 }
 
 /// D's largest finite value.

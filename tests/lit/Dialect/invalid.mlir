@@ -201,6 +201,17 @@ func.func @out_quant_rank(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %D
 
 // -----
 
+func.func @out_quant_amax(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %D: memref<?x?xf8E4M3FN>, %ds: memref<?x?xf32>, %amax: memref<?xf32>) {
+  // expected-error @+1 {{out_quant amax 1 must be another epilogue operand, an f32 scalar}}
+  kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>) d(%D : memref<?x?xf8E4M3FN>) operands(%ds, %amax : memref<?x?xf32>, memref<?xf32>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {out_quant = #kiln.out_quant<operand = 0, block = 128, amax = 1>}
+  return
+}
+
+// -----
+
 func.func @out_quant_block(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %D: memref<?x?xf8E4M3FN>, %ds: memref<?x?xui8>) {
   // expected-error @+1 {{out_quant block must be a positive multiple of 8, got 100}}
   kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>) d(%D : memref<?x?xf8E4M3FN>) operands(%ds : memref<?x?xui8>) {

@@ -148,6 +148,9 @@ struct KScale {
 struct OutputQuant {
   int Scale = -1;    ///< ds: index into OpModel::Params (an output).
   int64_t Block = 0; ///< Columns per scale (ds's N divisor).
+  /// quantize(x, ds, amax): an f32 scalar output that becomes the max of
+  /// its previous value and every |x| (-1: none).
+  int Amax = -1;
 };
 
 /// A checked GEMM op: D[m, n] = epilogue(sum(k) A[m, k] * B[n, k]).

@@ -22,6 +22,7 @@
 #include "kiln/Target/KernelConfig.h"
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace kiln {
@@ -132,14 +133,18 @@ Comparison compareValues(DType Type,
 /// reference block's max |x| / D's largest value, within what the values'
 /// own fp32 tolerance moves that max by (ue8m0: one of the powers of two
 /// the range rounds up to) (Scales). D and Ds hold the rows of Ref.
+/// With an amax output (Amax non-null): it must be the rows' largest |x| to
+/// within that tolerance, or at least it when only some rows were checked
+/// (AllRows false).
 struct QuantComparison {
   Comparison Values, Scales;
+  std::optional<Comparison> Amax;
   bool Pass = false;
 };
-QuantComparison compareQuantized(const OpModel &Op, const HostTensor &D,
-                                 const HostTensor &Ds,
-                                 const std::vector<double> &Ref,
-                                 const AccumulationModel &Acc);
+QuantComparison
+compareQuantized(const OpModel &Op, const HostTensor &D, const HostTensor &Ds,
+                 const std::vector<double> &Ref, const AccumulationModel &Acc,
+                 const HostTensor *Amax = nullptr, bool AllRows = true);
 
 /// D's largest finite value over max(amax, 1e-10): the scale a quantized
 /// output stores for a block whose largest |x| is Amax (fp32, as the kernel
@@ -151,7 +156,8 @@ struct QuantScale {
 QuantScale quantScaleFor(float Amax, DType D, DType ScaleType);
 
 /// Quantizes the fp32 results Y ([M, N] row-major) of a quantized output
-/// into D and its scales (Params[Op.Quant->Scale]), as the kernel does.
+/// into D and its scales (Params[Op.Quant->Scale]), as the kernel does, and
+/// sets an amax output to max |Y| (a launch from a zeroed amax).
 void quantizeOutput(const OpModel &Op, const std::vector<float> &Y,
                     std::vector<HostTensor> &Params, const GemmSize &S);
 

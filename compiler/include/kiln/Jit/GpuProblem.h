@@ -25,8 +25,8 @@ namespace kiln {
 struct GpuCheck {
   /// Over the checked rows (for a quantized output, of D * its scales).
   Comparison C;
-  /// A quantized output's scales (compareQuantized).
-  std::optional<Comparison> Scales;
+  /// A quantized output's scales and amax (compareQuantized).
+  std::optional<Comparison> Scales, Amax;
   int64_t NonFinite = 0; ///< NaN/inf elements anywhere in D.
   size_t RowsChecked = 0;
   bool Pass = false;

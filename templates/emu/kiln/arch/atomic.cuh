@@ -20,6 +20,13 @@ KILN_DEVICE uint32_t atomic_add_gpu(uint32_t *p, uint32_t v) {
   return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
+KILN_DEVICE void atomic_max_gpu(uint32_t *p, uint32_t v) {
+  uint32_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (old < v && !__atomic_compare_exchange_n(
+                        p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+
 KILN_DEVICE void store_relaxed_gpu(uint32_t *p, uint32_t v) {
   __atomic_store_n(p, v, __ATOMIC_RELAXED);
 }

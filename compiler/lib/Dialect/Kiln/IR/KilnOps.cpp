@@ -34,6 +34,15 @@ LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
                              "8, got ")
              << Quant.getBlock();
     IsScale[I] = true;
+    if (int64_t A = Quant.getAmax(); A != -1) {
+      if (A < 0 || A >= int64_t(EpilogueOperands.size()) || A == I ||
+          cast<MemRefType>(EpilogueOperands[A].getType()).getRank() != 0 ||
+          !cast<MemRefType>(EpilogueOperands[A].getType())
+               .getElementType()
+               .isF32())
+        return Op->emitOpError("out_quant amax ")
+               << A << " must be another epilogue operand, an f32 scalar";
+    }
   }
   if (Scales)
     for (Attribute A : Scales) {

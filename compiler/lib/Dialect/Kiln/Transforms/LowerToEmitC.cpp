@@ -132,7 +132,7 @@ Value kScaleArgument(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
 }
 
 /// The quantized output's argument, `kiln::gemm::make_row_quant<Block>(ds,
-/// N)` (the scales operand is epilogue operand I = kernel argument 6 + I).
+/// N[, amax])` (epilogue operand I is kernel argument 6 + I).
 Value rowQuantArgument(OpBuilder &B, Location Loc, TiledGemmOp Op,
                        Block *Entry) {
   MLIRContext *Ctx = B.getContext();
@@ -141,15 +141,17 @@ Value rowQuantArgument(OpBuilder &B, Location Loc, TiledGemmOp Op,
       cast<MemRefType>(Op.getEpilogueOperands()[Q.getOperand()].getType())
           .getElementType());
   std::string Block = std::to_string(Q.getBlock());
+  SmallVector<Value> Args = {Entry->getArgument(6 + Q.getOperand()),
+                             Entry->getArgument(4)};
+  if (Q.getAmax() >= 0)
+    Args.push_back(Entry->getArgument(6 + Q.getAmax()));
   return B
       .create<emitc::CallOpaqueOp>(
           Loc,
           TypeRange{emitc::OpaqueType::get(Ctx, "kiln::gemm::RowQuant<" +
                                                     Block + ", " + Elem + ">")},
-          "kiln::gemm::make_row_quant",
-          ValueRange{Entry->getArgument(6 + Q.getOperand()),
-                     Entry->getArgument(4)},
-          ArrayAttr(), B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, Block)}))
+          "kiln::gemm::make_row_quant", Args, ArrayAttr(),
+          B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, Block)}))
       .getResult(0);
 }
 
@@ -186,7 +188,8 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   for (auto [I, V] : llvm::enumerate(Op.getEpilogueOperands())) {
     auto T = cast<MemRefType>(V.getType());
     Params.push_back(
-        Quant && int64_t(I) == Quant.getOperand()
+        Quant && (int64_t(I) == Quant.getOperand() ||
+                  int64_t(I) == Quant.getAmax())
             ? Opaque(cudaTypeName(T.getElementType()) + "* __restrict__")
             : operandParamType(T));
   }

@@ -39,9 +39,12 @@ def Kiln_OutQuantAttr : Kiln_Attr<"OutQuant", "out_quant"> {
     The GEMM's FP8 output holds the yielded value divided by a per-row
     scale over each `block` consecutive columns; the scales are written to
     epilogue operand `operand` (an f32, or ui8 for ue8m0 bits, memref of
-    rank 2: [M, ceil(N / block)]), which the epilogue does not read.
+    rank 2: [M, ceil(N / block)]), which the epilogue does not read; `amax`,
+    when not -1, is the f32 scalar operand that becomes the max of itself
+    and every |value|.
   }];
-  let parameters = (ins "int64_t":$operand, "int64_t":$block);
+  let parameters = (ins "int64_t":$operand, "int64_t":$block,
+                        DefaultValuedParameter<"int64_t", "-1">:$amax);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
