@@ -360,23 +360,8 @@ void tmaLoad(uint32_t Dst, const void *Desc, uint32_t Bar,
   Cluster &Cl = *C.Cl;
   const char *Op =
       Multicast ? "cp.async.bulk.tensor (multicast)" : "cp.async.bulk.tensor";
-  if (!Cl.L->device().HasWgmma)
-    faultAt(FaultKind::IllegalInstruction, L,
-            std::string(Op) + " on " + Cl.L->device().Arch +
-                ", which has no TMA");
   TmaOp Tma;
-  if (!decodeTensorMap(Desc, Tma.Map))
-    faultAt(FaultKind::IllegalInstruction, L,
-            std::string(Op) + " with a descriptor that is not a tensor map "
-                              "cuTensorMapEncodeTiled wrote");
-  if (Tma.Map.Rank != Rank)
-    faultAt(FaultKind::IllegalInstruction, L,
-            std::string(Op) + "." + std::to_string(Rank) + "d with a rank-" +
-                std::to_string(Tma.Map.Rank) + " tensor map");
-  if (Dst % 128)
-    faultAt(FaultKind::MisalignedAddress, L,
-            std::string(Op) + " to shared address " + hexAddress(Dst) +
-                ", which is not 128-byte aligned");
+  Tma.Map = checkTmaOperands(Cl, Op, Desc, Rank, Dst, "to", L);
   const uint32_t Bytes = Tma.Map.boxBytes();
   uint32_t Mask = 1u << C.Rank;
   if (Multicast) {
@@ -405,6 +390,33 @@ void tmaLoad(uint32_t Dst, const void *Desc, uint32_t Bar,
   }
   Cl.Tma.push_back(Tma);
 }
+
+} // namespace api
+
+TensorMapInfo checkTmaOperands(const Cluster &Cl, const char *Op,
+                               const void *Desc, uint32_t Rank, uint32_t Shared,
+                               const char *Dir, SourceLoc L) {
+  if (!Cl.L->device().HasWgmma)
+    faultAt(FaultKind::IllegalInstruction, L,
+            std::string(Op) + " on " + Cl.L->device().Arch +
+                ", which has no TMA");
+  TensorMapInfo Map;
+  if (!decodeTensorMap(Desc, Map))
+    faultAt(FaultKind::IllegalInstruction, L,
+            std::string(Op) + " with a descriptor that is not a tensor map "
+                              "cuTensorMapEncodeTiled wrote");
+  if (Map.Rank != Rank)
+    faultAt(FaultKind::IllegalInstruction, L,
+            std::string(Op) + "." + std::to_string(Rank) + "d with a rank-" +
+                std::to_string(Map.Rank) + " tensor map");
+  if (Shared % 128)
+    faultAt(FaultKind::MisalignedAddress, L,
+            std::string(Op) + " " + Dir + " shared address " +
+                hexAddress(Shared) + ", which is not 128-byte aligned");
+  return Map;
+}
+
+namespace api {
 
 void tmaPrefetch(const void *Desc, SourceLoc L) {
   instructionEntry();

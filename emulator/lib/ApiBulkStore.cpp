@@ -111,23 +111,8 @@ void tmaStore(const void *Desc, uint32_t Src, const int32_t *Coords,
   Cta &C = *T.C;
   Cluster &Cl = *C.Cl;
   const char *Op = "cp.async.bulk.tensor (store)";
-  if (!Cl.L->device().HasWgmma)
-    faultAt(FaultKind::IllegalInstruction, L,
-            std::string(Op) + " on " + Cl.L->device().Arch +
-                ", which has no TMA");
   StoreOp Store;
-  if (!decodeTensorMap(Desc, Store.Map))
-    faultAt(FaultKind::IllegalInstruction, L,
-            std::string(Op) + " with a descriptor that is not a tensor map "
-                              "cuTensorMapEncodeTiled wrote");
-  if (Store.Map.Rank != Rank)
-    faultAt(FaultKind::IllegalInstruction, L,
-            std::string(Op) + "." + std::to_string(Rank) + "d with a rank-" +
-                std::to_string(Store.Map.Rank) + " tensor map");
-  if (Src % 128)
-    faultAt(FaultKind::MisalignedAddress, L,
-            std::string(Op) + " from shared address " + hexAddress(Src) +
-                ", which is not 128-byte aligned");
+  Store.Map = checkTmaOperands(Cl, Op, Desc, Rank, Src, "from", L);
   const uint32_t Bytes = Store.Map.boxBytes();
   checkSharedRange(T, Src, Bytes, 128, Op, L);
   checkSharedRead(C, Src, Bytes, Op, L, /*AsyncProxy=*/true);

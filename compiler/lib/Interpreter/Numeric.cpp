@@ -35,18 +35,6 @@ Format formatOf(DType T) {
   }
 }
 
-uint32_t floatBits(float F) {
-  uint32_t U;
-  std::memcpy(&U, &F, 4);
-  return U;
-}
-
-float bitsFloat(uint32_t U) {
-  float F;
-  std::memcpy(&F, &U, 4);
-  return F;
-}
-
 double maxFiniteOf(const Format &F) {
   int TopExp = F.E4M3NaNOnly ? (1 << F.E) - 1 : (1 << F.E) - 2;
   int MaxMant = F.E4M3NaNOnly ? (1 << F.M) - 2 : (1 << F.M) - 1;
@@ -107,6 +95,18 @@ uint32_t encode(const Format &F, double X) {
 }
 
 } // namespace
+
+uint32_t floatBits(float F) {
+  uint32_t U;
+  std::memcpy(&U, &F, 4);
+  return U;
+}
+
+float bitsFloat(uint32_t U) {
+  float F;
+  std::memcpy(&F, &U, 4);
+  return F;
+}
 
 bool hostSupported(DType T) { return T != DType::F4E2M1; }
 

@@ -12,24 +12,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace kiln {
 
 namespace {
-
-float bitsToFloat(uint32_t B) {
-  float F;
-  std::memcpy(&F, &B, 4);
-  return F;
-}
-
-uint32_t floatToBits(float F) {
-  uint32_t B;
-  std::memcpy(&B, &F, 4);
-  return B;
-}
 
 /// The smallest power of two >= X (X > 0, normal).
 double pow2Ceil(double X) { return std::exp2(std::ceil(std::log2(X))); }
@@ -41,10 +28,10 @@ QuantScale quantScaleFor(float Amax, DType D, DType ScaleType) {
   const float A = std::max(Amax, 1e-10f);
   QuantScale Q;
   if (ScaleType == DType::UE8M0) {
-    const uint32_t Bits = floatToBits(A / Max);
+    const uint32_t Bits = floatBits(A / Max);
     const uint32_t E = (Bits >> 23) + ((Bits & 0x7FFFFFu) != 0);
-    Q.Scale = bitsToFloat(E << 23);
-    Q.Inverse = E < 254 ? bitsToFloat((254u - E) << 23) : 0x1p-127f;
+    Q.Scale = bitsFloat(E << 23);
+    Q.Inverse = E < 254 ? bitsFloat((254u - E) << 23) : 0x1p-127f;
   } else {
     Q.Scale = A / Max;
     Q.Inverse = Max / A;

@@ -130,13 +130,7 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
   const uint32_t smem = arch::dynamic_smem_aligned<128>();
   const int32_t wm0 = m0 + warp_m * Cfg::kWarpM,
                 wn0 = n0 + warp_n * Cfg::kWarpN;
-  constexpr int kPromoteTiles =
-      Cfg::kPromote > 0 ? Cfg::kPromote / Cfg::kBK : 1;
-  const gemm::KRange kr =
-      Cfg::kSplitK == 1
-          ? gemm::KRange{0, tile::ceil_div(K, Cfg::kBK)}
-          : gemm::split_k_range(tile::ceil_div(K, Cfg::kBK), Cfg::kSplitK,
-                                blockIdx.y, kPromoteTiles);
+  const gemm::KRange kr = gemm::cta_k_range<Cfg>(K, blockIdx.y);
   Accum<Cfg> acc;
   if constexpr (Cfg::kPromote == 0) {
     mainloop(acc, smem, A, B, M, N, K, m0, n0, warp_m, warp_n, NoTileHook{},

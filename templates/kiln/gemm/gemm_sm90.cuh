@@ -377,14 +377,8 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
     return;
 
   const int32_t m0 = tile.m * Cfg::kBM, n0 = tile.n * Cfg::kBN;
-  constexpr int kPromoteTiles =
-      Cfg::kPromote > 0 ? Cfg::kPromote / Cfg::kBK : 1;
   // Both CTAs of a cluster have the same blockIdx.y: the same K range.
-  const gemm::KRange kr =
-      Cfg::kSplitK == 1
-          ? gemm::KRange{0, tile::ceil_div(K, Cfg::kBK)}
-          : gemm::split_k_range(tile::ceil_div(K, Cfg::kBK), Cfg::kSplitK,
-                                blockIdx.y, kPromoteTiles);
+  const gemm::KRange kr = gemm::cta_k_range<Cfg>(K, blockIdx.y);
   const int32_t ktiles = kr.end - kr.begin;
   const uint32_t rank = Cfg::kClusterSize == 2 ? arch::cluster_ctarank() : 0;
   RingPos<Cfg::kStages> pos;

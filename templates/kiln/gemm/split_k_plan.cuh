@@ -36,6 +36,16 @@ KILN_HD constexpr KRange split_k_range(int32_t ktiles, int32_t splits,
   return {int32_t(b < ktiles ? b : ktiles), int32_t(e < ktiles ? e : ktiles)};
 }
 
+/// The K-tiles this CTA sums (split SPLIT of a Cfg::kSplitK-way split, or
+/// all of them), in whole promotion intervals.
+template <class Cfg> KILN_HD KRange cta_k_range(int32_t K, int32_t split) {
+  const int32_t ktiles = (K + Cfg::kBK - 1) / Cfg::kBK;
+  if (Cfg::kSplitK == 1)
+    return {0, ktiles};
+  return split_k_range(ktiles, Cfg::kSplitK, split,
+                       Cfg::kPromote > 0 ? Cfg::kPromote / Cfg::kBK : 1);
+}
+
 /// Bytes of the counter block (a multiple of 256, so the partials start
 /// aligned).
 KILN_HD constexpr int64_t split_k_counter_bytes(int64_t tiles) {

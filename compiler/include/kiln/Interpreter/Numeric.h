@@ -20,6 +20,10 @@
 
 namespace kiln {
 
+/// The bits of an fp32 value, and the fp32 value of bits.
+uint32_t floatBits(float F);
+float bitsFloat(uint32_t U);
+
 /// Whether the host codecs (and so the interpreter) handle T.
 bool hostSupported(DType T);
 /// Storage bytes of one element (T must be hostSupported).

@@ -25,6 +25,14 @@ void landOneAsync(Cluster &Cl);
 /// "mbarrier.try_wait.parity 0 on the mbarrier at 0x1a08 (phase 2 ...)".
 std::string describeWait(const Thread &T);
 
+/// The checks of every cp.async.bulk.tensor (load or store, ApiAsync.cpp):
+/// a device with TMA, a descriptor the emulated cuTensorMapEncodeTiled
+/// wrote, of rank Rank, and a 128-byte aligned shared address Shared (Dir:
+/// "to" or "from", for the message). Returns the decoded map.
+TensorMapInfo checkTmaOperands(const Cluster &Cl, const char *Op,
+                               const void *Desc, uint32_t Rank, uint32_t Shared,
+                               const char *Dir, SourceLoc L);
+
 /// Records an asynchronous operation for messages; returns its id.
 uint32_t logAsync(Cluster &Cl, const char *What, SourceLoc L, const Thread &T);
 /// Faults if thread T exits with TMA stores it never waited for.
