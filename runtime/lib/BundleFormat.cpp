@@ -66,6 +66,7 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
      << (Sh.Persistent ? " persistent 1" : "")
      << (Sh.SplitK > 1 ? " split_k " + std::to_string(Sh.SplitK) : "")
      << (Sh.TmaStore ? " tma_store " + std::string(dtypeName(Sh.D)) : "")
+     << (Sh.UpOperand >= 0 ? " up_proj " + std::to_string(Sh.UpOperand) : "")
      << '\n'
      << "entry " << K.Entry << '\n'
      << "cubin " << K.Cubin.size() << ' ' << sha256Hex(K.Cubin) << '\n'
@@ -227,18 +228,21 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   W = R.expect("shape");
   // Optional trailing fields after the 18 every bundle has: "persistent 1"
   // for a persistent kernel, "split_k S" for a split-K one, "tma_store T"
-  // (D's dtype) for a TMA-store one (earlier bundles' lines have none).
+  // (D's dtype) for a TMA-store one, "up_proj I" (the up weight's operand
+  // index) for a gated one (earlier bundles' lines have none).
   size_t Fields = 18;
   bool Persistent = false, TmaStore = false;
-  int64_t SplitK = 1;
+  int64_t SplitK = 1, UpOperand = -1;
   DType D = DType::BF16;
   while (W.size() >= Fields + 2 &&
          (W[Fields] == "persistent" || W[Fields] == "split_k" ||
-          W[Fields] == "tma_store")) {
+          W[Fields] == "tma_store" || W[Fields] == "up_proj")) {
     if (W[Fields] == "persistent") {
       Persistent = R.integer(W[Fields + 1], 0, 1) == 1;
     } else if (W[Fields] == "split_k") {
       SplitK = R.integer(W[Fields + 1], 1, 16);
+    } else if (W[Fields] == "up_proj") {
+      UpOperand = R.integer(W[Fields + 1], 0, 1 << 20);
     } else {
       TmaStore = true;
       D = R.dtype(W[Fields + 1]);
@@ -266,6 +270,7 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   Sh.Persistent = Persistent;
   Sh.SplitK = SplitK;
   Sh.TmaStore = TmaStore;
+  Sh.UpOperand = UpOperand;
   Sh.D = D;
   W = R.expect("entry");
   R.count(W, 2);

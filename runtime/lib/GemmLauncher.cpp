@@ -148,7 +148,8 @@ GemmLauncher::GemmLauncher(const CudaDriver &Driver, const std::string &Cubin,
     }
   }
   // ABI order: (tma_A, tma_B | A, B), D, M, N, K, operands..., a split-K
-  // kernel's workspace, and a TMA-store kernel's tma_D last.
+  // kernel's workspace, a TMA-store kernel's tma_D, and a gated kernel's
+  // tma_U last.
   if (Shape.TmaWgmma) {
     Params.push_back(&TmaA);
     Params.push_back(&TmaB);
@@ -166,17 +167,26 @@ GemmLauncher::GemmLauncher(const CudaDriver &Driver, const std::string &Cubin,
     Params.push_back(&PtrWorkspace);
   if (Shape.TmaStore)
     Params.push_back(&TmaD);
+  if (Shape.UpOperand >= 0) {
+    if (!Shape.TmaWgmma || size_t(Shape.UpOperand) >= NumOperands)
+      throw std::invalid_argument("a gated kernel needs the sm_90a path and "
+                                  "its up weight among the operands");
+    Params.push_back(&TmaU);
+  }
 }
 
-void GemmLauncher::encodeTensorMaps(CUdeviceptr A, CUdeviceptr B, int64_t M,
-                                    int64_t N, int64_t K) {
-  if (HaveMaps && A == MapA && B == MapB && M == MapM && N == MapN && K == MapK)
+void GemmLauncher::encodeTensorMaps(CUdeviceptr A, CUdeviceptr B, CUdeviceptr U,
+                                    int64_t M, int64_t N, int64_t K) {
+  if (HaveMaps && A == MapA && B == MapB && U == MapU && M == MapM &&
+      N == MapN && K == MapK)
     return;
   HaveMaps = false;
   encodeTensorMap(Driver, tensorMapForA(Shape, M, K), A, TmaA);
   encodeTensorMap(Driver, tensorMapForB(Shape, N, K), B, TmaB);
+  if (Shape.UpOperand >= 0) // the up weight is B's shape and type
+    encodeTensorMap(Driver, tensorMapForB(Shape, N, K), U, TmaU);
   HaveMaps = true;
-  MapA = A, MapB = B, MapM = M, MapN = N, MapK = K;
+  MapA = A, MapB = B, MapU = U, MapM = M, MapN = N, MapK = K;
 }
 
 void GemmLauncher::prepareWorkspace(size_t Bytes, int64_t Tiles,
@@ -208,8 +218,12 @@ void GemmLauncher::launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr D,
                           const CUdeviceptr *Operands, CUstream Stream) {
   if (auto Why = checkGemmProblem(Shape, M, N, K, A, B))
     throw std::invalid_argument(*Why);
+  const CUdeviceptr U =
+      Shape.UpOperand >= 0 ? Operands[size_t(Shape.UpOperand)] : 0;
+  if (Shape.UpOperand >= 0 && U % 16 != 0)
+    throw std::invalid_argument("the up weight must be 16-byte aligned");
   if (Shape.TmaWgmma)
-    encodeTensorMaps(A, B, M, N, K);
+    encodeTensorMaps(A, B, U, M, N, K);
   if (Shape.TmaStore && !(HaveMapD && D == MapD && M == MapDM && N == MapDN)) {
     HaveMapD = false;
     if (tmaStoreUsable(Shape, N, D))

@@ -150,8 +150,9 @@ int64_t splitKWorkspaceBytes(const GemmKernelShape &Kernel, int64_t M,
                              int64_t N) {
   if (Kernel.SplitK <= 1)
     return 0;
-  return gemm::split_k_workspace_bytes(splitKTiles(Kernel, M, N), Kernel.SplitK,
-                                       Kernel.BlockM, Kernel.BlockN);
+  return gemm::split_k_workspace_bytes(
+      splitKTiles(Kernel, M, N), Kernel.SplitK, Kernel.BlockM,
+      Kernel.UpOperand >= 0 ? 2 * Kernel.BlockN : Kernel.BlockN);
 }
 
 } // namespace kiln

@@ -84,6 +84,8 @@ inline std::string epi(const OpModel &M, const EpiExpr &E) {
   switch (E.K) {
   case EpiExpr::Kind::Acc:
     return "acc";
+  case EpiExpr::Kind::UpAcc:
+    return "up";
   case EpiExpr::Kind::Const: {
     std::ostringstream OS;
     OS << E.Value;

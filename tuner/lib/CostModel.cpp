@@ -149,7 +149,8 @@ GemmProblem gemmProblem(const OpModel &Op, int64_t M, int64_t N, int64_t K) {
   P.K = K;
   P.Types = gemmTypes(Op);
   for (size_t I = 0; I < Op.Params.size(); ++I) {
-    if (int(I) == Op.A || int(I) == Op.B || int(I) == Op.D)
+    if (int(I) == Op.A || int(I) == Op.B || int(I) == Op.D ||
+        (Op.Up && int(I) == Op.Up->Param)) // the up weight is a B
       continue;
     const TensorParam &T = Op.Params[I];
     bool HasM = false, HasN = false;
@@ -220,7 +221,11 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
   // Mainloop constants: one CTA alone on its SM.
   double Ea = dtypeBits(P.Types.A) / 8.0, Eb = dtypeBits(P.Types.B) / 8.0;
   double Ed = dtypeBits(P.Types.D) / 8.0;
-  double BM = double(C.BlockM), BN = double(C.BlockN), BKd = double(BK);
+  // BN is the MMA's width: a gated op's wgmma covers both weights.
+  double BM = double(C.BlockM), BKd = double(BK);
+  double BN =
+      double(Plan.Path == KernelPath::Sm90TmaWgmma ? Plan.MmaN : C.BlockN);
+  double OutBN = double(C.BlockN);
   SmModel S;
   S.Path = Plan.Path;
   S.Stages = C.Stages;
@@ -250,8 +255,8 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
     double FmaNs = BM * BN / D.Fp32FmaPerClk * S.ClkNs;
     S.Promote1 = Plan.ConsumerWarpgroups >= 2 ? FmaNs / 2 : FmaNs + S.Tensor1;
   }
-  S.EpiBytes = BM * BN * (Ed + P.EpiBytesPerElem) + BM * P.EpiBytesPerRow +
-               BN * P.EpiBytesPerCol;
+  S.EpiBytes = BM * OutBN * (Ed + P.EpiBytesPerElem) + BM * P.EpiBytesPerRow +
+               OutBN * P.EpiBytesPerCol;
   S.EpiLoadNs = P.EpiBytesPerElem > 0 ? D.DramLatencyNs
                 : P.EpiBytesPerRow + P.EpiBytesPerCol + P.EpiBytesFixed > 0
                     ? D.L2LatencyNs

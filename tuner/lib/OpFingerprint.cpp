@@ -32,6 +32,8 @@ const char *epiName(EpiExpr::Kind K) {
   switch (K) {
   case EpiExpr::Kind::Acc:
     return "acc";
+  case EpiExpr::Kind::UpAcc:
+    return "upacc";
   case EpiExpr::Kind::Const:
     return "const";
   case EpiExpr::Kind::Load:
@@ -97,7 +99,10 @@ std::string canonicalOpText(const OpModel &Op) {
                                                   : std::string("?");
   };
   S += "gemm A=" + Name(Op.A) + " B=" + Name(Op.B) + " D=" + Name(Op.D) +
-       " sizes " + Op.MSym + " " + Op.NSym + " " + Op.KSym + "\n";
+       " sizes " + Op.MSym + " " + Op.NSym + " " + Op.KSym +
+       (Op.Up ? " up=" + Name(Op.Up->Param) + " upscale=" + Name(Op.Up->Scale)
+              : std::string()) +
+       "\n";
   S += "epilogue ";
   if (Op.Epilogue)
     printEpi(Op, *Op.Epilogue, S);

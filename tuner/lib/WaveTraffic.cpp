@@ -75,7 +75,11 @@ constexpr int64_t ExactWaves = 48;
 
 std::vector<WaveTraffic> walkWaves(const GemmProblem &P, const KernelConfig &C,
                                    int64_t Slots, double ReuseBytes) {
-  double Ea = dtypeBits(P.Types.A) / 8.0, Eb = dtypeBits(P.Types.B) / 8.0;
+  // A gated op reads two weights per tile column (and its partial tiles
+  // are twice as wide).
+  const double Weights = P.Types.Gated ? 2 : 1;
+  double Ea = dtypeBits(P.Types.A) / 8.0,
+         Eb = Weights * dtypeBits(P.Types.B) / 8.0;
   int64_t TilesM = ceilDiv(P.M, C.BlockM), TilesN = ceilDiv(P.N, C.BlockN);
   int64_t Grid = gridSize(TilesM, TilesN, C.ClusterM * C.ClusterN);
   const int64_t Splits = std::max<int64_t>(C.SplitK, 1);
@@ -97,7 +101,7 @@ std::vector<WaveTraffic> walkWaves(const GemmProblem &P, const KernelConfig &C,
           double(std::min(P.K, R.end * BK) - std::min(P.K, R.begin * BK));
     }
   }
-  const double PartialBytes = double(C.BlockM) * double(C.BlockN) * 4;
+  const double PartialBytes = double(C.BlockM) * double(C.BlockN) * 4 * Weights;
   // Panels: A row panels, then B column panels, one set per split.
   const int64_t Panels = (TilesM + TilesN) * Splits;
   PanelLru Lru(size_t(Panels), ReuseBytes);

@@ -42,6 +42,8 @@ Value Generator::emit(const EpiExpr &E) {
   switch (E.K) {
   case K::Acc:
     return Epilogue->getArgument(0);
+  case K::UpAcc:
+    return Epilogue->getArgument(3);
   case K::Const:
     return B.create<arith::ConstantOp>(L, B.getF32FloatAttr(E.Value));
   case K::Load: {
@@ -117,13 +119,21 @@ OwningOpRef<ModuleOp> Generator::run() {
     Quant = mlir::kiln::OutQuantAttr::get(
         &Ctx, OperandOf[size_t(Op.Quant->Scale)], Op.Quant->Block,
         Op.Quant->Amax >= 0 ? OperandOf[size_t(Op.Quant->Amax)] : -1);
+  mlir::kiln::UpProjAttr Up;
+  if (Op.Up)
+    Up = mlir::kiln::UpProjAttr::get(
+        &Ctx, OperandOf[size_t(Op.Up->Param)],
+        Op.Up->Scale >= 0 ? OperandOf[size_t(Op.Up->Scale)] : -1);
   auto Gemm = B.create<mlir::kiln::GemmOp>(loc(Op.Loc), ParamValues[Op.A],
                                            ParamValues[Op.B], ParamValues[Op.D],
-                                           Operands, KScales, Quant);
+                                           Operands, KScales, Quant, Up);
   Location L = Gemm.getLoc();
-  Epilogue = B.createBlock(&Gemm.getEpilogue(), {},
-                           {B.getF32Type(), B.getIndexType(), B.getIndexType()},
-                           {L, L, L});
+  SmallVector<Type> EpiArgs = {B.getF32Type(), B.getIndexType(),
+                               B.getIndexType()};
+  if (Op.Up)
+    EpiArgs.push_back(B.getF32Type()); // the up projection's accumulator
+  SmallVector<Location> EpiLocs(EpiArgs.size(), L);
+  Epilogue = B.createBlock(&Gemm.getEpilogue(), {}, EpiArgs, EpiLocs);
   Value Result = Op.Epilogue ? emit(*Op.Epilogue) : Epilogue->getArgument(0);
   B.create<mlir::kiln::YieldOp>(L, Result);
   B.setInsertionPointAfter(Gemm);

@@ -60,13 +60,21 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
     Names.push_back(Fresh("workspace"));
   if (TmaStore)
     Names.push_back(Fresh("tma_" + Op.Params[Op.D].Name));
+  if (Op.Up)
+    Names.push_back(Fresh("tma_" + Op.Params[Op.Up->Param].Name));
   // The kernel's first two locals: the block scales of A's and B's side
-  // (kiln::gemm::KScale or NoKScale), numbered right after the parameters.
+  // (kiln::gemm::KScale or NoKScale), numbered right after the parameters;
+  // a gated op's up-weight scale is the third.
   for (const char *Side : {"kscale_a", "kscale_b"})
     Names.push_back(Fresh(Side));
-  // A quantized output's scales (kiln::gemm::RowQuant), the third local.
+  if (Op.Up)
+    Names.push_back(Fresh("kscale_" + Op.Params[Op.Up->Param].Name));
+  // A quantized output's scales (kiln::gemm::RowQuant) come next; a gated
+  // op has a kiln::gemm::NoQuant there when its output is not quantized.
   if (Op.Quant)
     Names.push_back(Fresh("quant_" + Op.Params[Op.Quant->Scale].Name));
+  else if (Op.Up)
+    Names.push_back(Fresh("no_quant"));
   return Names;
 }
 
@@ -80,6 +88,8 @@ std::vector<std::string> epilogueParameterNames(const OpModel &Op) {
   };
   std::string M = Fresh(Op.MSym), N = Fresh(Op.NSym);
   std::vector<std::string> Names = {Fresh("acc"), Fresh("m"), Fresh("n"), M, N};
+  if (Op.Up) // a gated op's epilogue takes (acc, up, m, n, ...)
+    Names.insert(Names.begin() + 1, Fresh("up"));
   for (std::string &Operand : operandNames(Op))
     Names.push_back(Operand);
   return Names;

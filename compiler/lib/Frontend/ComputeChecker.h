@@ -4,6 +4,11 @@
 //
 //   D[m, n] = epilogue(sum(k) A[m, k] * B[n, k] * scales...)
 //
+// or its gated form, two reductions over the same A (OpModel::Up):
+//
+//   D[m, n] = epilogue(sum(k) A[m, k] * G[n, k] * ..., sum(k) A[m, k] * U[n, k]
+//   * ...)
+//
 // The factors of the reduction's body are classified: the two tensors indexed
 // by plain `k` are A (row index m) and B (row index n); factors that do not
 // depend on k are scales and move to the epilogue (sum(k) s*x = s*sum(k) x);
@@ -78,6 +83,7 @@ private:
   const Expr *stripQuantize(const Expr &R);
   bool checkQuantScale();
   bool checkSum(const Expr &Sum);
+  bool checkUpSum(const Expr &Sum);
   bool checkDistinctSizes();
   bool resolveNames(const Expr &E);
   bool checkKFactor(const Expr &F, KFactor &Out);
@@ -114,6 +120,9 @@ private:
   std::vector<MovedScale> MovedScales;
   const Expr *SumExpr = nullptr;
   bool SumOk = false;
+  /// A gated op's second reduction and its moved scales (OpModel::Up).
+  const Expr *UpSumExpr = nullptr;
+  std::vector<MovedScale> UpMovedScales;
 };
 
 } // namespace kiln::sema

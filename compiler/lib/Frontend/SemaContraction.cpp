@@ -363,6 +363,106 @@ bool ComputeChecker::checkSum(const Expr &Sum) {
   return checkDistinctSizes();
 }
 
+/// The second reduction of a gated op: checked like the first, then it must
+/// share the first's A side (A and its block scale) and have a weight of B's
+/// type and shape whose block scale (if any) has B's form. Fills M.Up and
+/// UpMovedScales and leaves the first reduction's A, B and scales in M.
+bool ComputeChecker::checkUpSum(const Expr &Sum) {
+  const int A = M.A, B = M.B;
+  std::vector<KScale> Scales = std::move(M.KScales);
+  std::vector<MovedScale> Moved = std::move(MovedScales);
+  M.KScales.clear();
+  MovedScales.clear();
+  const std::string Pattern = "the second reduction of a gated op";
+  auto Restore = [&](bool Ok) {
+    M.A = A;
+    M.B = B;
+    M.KScales = std::move(Scales);
+    UpMovedScales = std::move(MovedScales);
+    MovedScales = std::move(Moved);
+    return Ok;
+  };
+  if (!checkSum(Sum))
+    return Restore(false);
+  const TensorParam &TA = M.Params[A], &TB = M.Params[B];
+  const TensorParam &TU = M.Params[M.B];
+  auto Note = [&](int P) {
+    S.note(S.ParamDecls[P]->Range,
+           "'" + M.Params[P].Name + "' is declared here");
+  };
+  if (M.A != A) {
+    S.error(Sum.Range, Pattern + " must multiply the same A as the first, '" +
+                           TA.Name + "', not '" + M.Params[M.A].Name +
+                           "' (a gated pair shares its activations)");
+    return Restore(false);
+  }
+  if (M.B == B) {
+    S.error(Sum.Range, Pattern + " multiplies '" + TB.Name +
+                           "' again; the up projection needs its own weight");
+    return Restore(false);
+  }
+  auto SameShape = [](const TensorParam &X, const TensorParam &Y) {
+    if (X.Shape.size() != Y.Shape.size())
+      return false;
+    for (size_t I = 0; I < X.Shape.size(); ++I)
+      if (X.Shape[I].Sym != Y.Shape[I].Sym ||
+          X.Shape[I].Divisor != Y.Shape[I].Divisor ||
+          X.Shape[I].Constant != Y.Shape[I].Constant)
+        return false;
+    return true;
+  };
+  if (TU.Type != TB.Type || !SameShape(TU, TB)) {
+    S.error(S.ParamDecls[M.B]->Range,
+            "up weight '" + TU.Name +
+                "' must have the gate weight's type and "
+                "shape, " +
+                std::string(dtypeName(TB.Type)) + "[" + M.NSym + ", " + M.KSym +
+                "]");
+    Note(B);
+    return Restore(false);
+  }
+  auto Side = [](const std::vector<KScale> &V, EpiIndex Row) -> const KScale * {
+    for (const KScale &Sc : V)
+      if (Sc.Row == Row)
+        return &Sc;
+    return nullptr;
+  };
+  const KScale *FirstA = Side(Scales, EpiIndex::M),
+               *FirstB = Side(Scales, EpiIndex::N);
+  const KScale *UpA = Side(M.KScales, EpiIndex::M),
+               *UpB = Side(M.KScales, EpiIndex::N);
+  if ((FirstA == nullptr) != (UpA == nullptr) ||
+      (FirstA && FirstA->Param != UpA->Param)) {
+    S.error(UpA ? UpA->Loc : Sum.Loc,
+            Pattern + " must scale A as the first does (" +
+                (FirstA ? "by '" + M.Params[FirstA->Param].Name + "'"
+                        : std::string("without a block scale")) +
+                "): both reductions share A's side");
+    return Restore(false);
+  }
+  if ((FirstB == nullptr) != (UpB == nullptr) ||
+      (FirstB &&
+       (FirstB->HasRow != UpB->HasRow || FirstB->RowDiv != UpB->RowDiv ||
+        FirstB->KDiv != UpB->KDiv || FirstB->KDim != UpB->KDim))) {
+    S.error(UpB ? UpB->Loc : Sum.Loc,
+            Pattern +
+                " must scale its weight in the same form as the first "
+                "(" +
+                (FirstB ? "like '" + M.Params[FirstB->Param].Name + "'"
+                        : std::string("without a block scale")) +
+                "), with a tensor of its own");
+    return Restore(false);
+  }
+  if (FirstB && FirstB->Param == UpB->Param) {
+    S.error(UpB->Loc, Pattern + " scales its weight by '" +
+                          M.Params[UpB->Param].Name +
+                          "', the gate's scale; give the up weight its own");
+    return Restore(false);
+  }
+  M.Up = UpProjection{M.B, UpB ? UpB->Param : -1};
+  return Restore(true);
+}
+
 /// A factor indexed by `k / c`: one index `k / c` and at most one of
 /// `m / r`, `n / r`; at most one such factor per operand side.
 bool ComputeChecker::checkBlockScale(const KFactor &F, KScale &Out) {
@@ -487,14 +587,22 @@ void ComputeChecker::run(const ComputeStmt &Stmt) {
                       "contractions like 'sum(k) A[m, k] * B[n, k]'");
     return;
   }
-  if (Sums.size() > 1) {
-    S.error(Sums[1]->Loc, "only one reduction 'sum(...)' is supported",
-            Sums[1]->Range);
+  if (Sums.size() > 2) {
+    S.error(Sums[2]->Loc,
+            "at most two reductions 'sum(...)' are supported (a gated pair "
+            "over the same A, like 'silu(sum(k) A[m, k] * G[n, k]) * sum(k) "
+            "A[m, k] * U[n, k]')",
+            Sums[2]->Range);
     S.note(Sums[0]->Range, "the first reduction is here");
     return;
   }
   SumExpr = Sums[0];
-  SumOk = checkSum(*SumExpr) && checkQuantScale();
+  SumOk = checkSum(*SumExpr);
+  if (SumOk && Sums.size() == 2) {
+    UpSumExpr = Sums[1];
+    SumOk = checkUpSum(*UpSumExpr);
+  }
+  SumOk = SumOk && checkQuantScale();
   std::unique_ptr<EpiExpr> Epi = convert(*R);
   if (Epi && SumOk && !S.Failed)
     M.Epilogue = std::move(Epi);

@@ -206,10 +206,13 @@ std::unique_ptr<EpiExpr> ComputeChecker::convert(const Expr &E) {
   case Expr::Kind::Call:
     return convertCall(E);
   case Expr::Kind::Sum: {
-    if (&E != SumExpr || !SumOk)
+    if ((&E != SumExpr && &E != UpSumExpr) || !SumOk)
       return nullptr; // Reported by checkSum.
-    std::unique_ptr<EpiExpr> Acc = makeEpi(EpiExpr::Kind::Acc, E.Loc);
-    for (MovedScale &Scale : MovedScales) {
+    const bool Up = &E == UpSumExpr;
+    std::unique_ptr<EpiExpr> Acc =
+        makeEpi(Up ? EpiExpr::Kind::UpAcc : EpiExpr::Kind::Acc, E.Loc);
+    std::vector<MovedScale> &Moved = Up ? UpMovedScales : MovedScales;
+    for (MovedScale &Scale : Moved) {
       if (Scale.Divide && isConstantZero(*Scale.E)) {
         S.error(Scale.E->Loc, "division by zero in the computation");
         return nullptr;
@@ -220,7 +223,7 @@ std::unique_ptr<EpiExpr> ComputeChecker::convert(const Expr &E) {
       Op->Operands.push_back(std::move(Scale.E));
       Acc = std::move(Op);
     }
-    MovedScales.clear();
+    Moved.clear();
     return Acc;
   }
   case Expr::Kind::Unary: {

@@ -14,6 +14,7 @@
 #include "kiln/Interpreter/HostTensor.h"
 
 #include <cassert>
+#include <optional>
 #include <vector>
 
 namespace kiln {
@@ -51,6 +52,17 @@ inline const KScale *kScaleOfSide(const OpModel &Op, EpiIndex Side) {
     if (S.Row == Side)
       return &S;
   return nullptr;
+}
+
+/// A gated op's up-weight scale: B's form over its own tensor (OpModel::Up),
+/// or nullopt when it has none.
+inline std::optional<KScale> upScaleOf(const OpModel &Op) {
+  const KScale *SB = kScaleOfSide(Op, EpiIndex::N);
+  if (!Op.Up || Op.Up->Scale < 0 || !SB)
+    return std::nullopt;
+  KScale S = *SB;
+  S.Param = Op.Up->Scale;
+  return S;
 }
 
 } // namespace kiln

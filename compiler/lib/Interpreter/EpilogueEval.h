@@ -29,16 +29,19 @@ inline int64_t epilogueLoadOffset(const EpiExpr &E, const HostTensor &T,
   return Off;
 }
 
-/// The epilogue at (M, N) for accumulator Acc, computed in Real.
+/// The epilogue at (M, N) for accumulator Acc (and a gated op's up
+/// projection Up), computed in Real.
 template <class Real>
 Real evalEpilogue(const EpiExpr &E, Real Acc, int64_t M, int64_t N,
-                  const std::vector<HostTensor> &Params) {
+                  const std::vector<HostTensor> &Params, Real Up = Real(0)) {
   auto Op = [&](size_t I) {
-    return evalEpilogue<Real>(*E.Operands[I], Acc, M, N, Params);
+    return evalEpilogue<Real>(*E.Operands[I], Acc, M, N, Params, Up);
   };
   switch (E.K) {
   case EpiExpr::Kind::Acc:
     return Acc;
+  case EpiExpr::Kind::UpAcc:
+    return Up;
   case EpiExpr::Kind::Const:
     return Real(E.Value);
   case EpiExpr::Kind::Load: {

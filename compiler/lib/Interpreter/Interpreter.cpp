@@ -11,7 +11,8 @@
 // kiln/gemm/promote_sm90.cuh does; then the generated epilogue in fp32 with
 // ops.cuh's functions,
 // the rounding conversion to D's type (FP8 satfinite), and the M/N-predicated
-// store. Raster order and clusters change which CTA computes a tile, never
+// store; a gated op computes the up weight's result the same way for the
+// epilogue. Raster order and clusters change which CTA computes a tile, never
 // its arithmetic, so they are not modelled.
 //
 //===----------------------------------------------------------------------===//
@@ -49,6 +50,11 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
                    std::vector<HostTensor> &Params, const GemmSize &S) {
   const std::vector<float> A = decodeToFloat(Params[size_t(Op.A)]);
   const std::vector<float> B = decodeToFloat(Params[size_t(Op.B)]);
+  // A gated op's up weight: a second accumulator over the same A tiles (the
+  // kernel's one 2 x block_n wide MMA computes both, column by column).
+  const std::vector<float> U = Op.Up
+                                   ? decodeToFloat(Params[size_t(Op.Up->Param)])
+                                   : std::vector<float>();
   HostTensor &D = Params[size_t(Op.D)];
   const int64_t BM = Config.BlockM, BN = Config.BlockN;
   const KernelConfig Resolved = resolvedConfig(gemmTypes(Op), Config);
@@ -61,75 +67,95 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
       kScaleTable(kScaleOfSide(Op, EpiIndex::M), Params, S.M, S.K, Block);
   const std::vector<double> ScaleB =
       kScaleTable(kScaleOfSide(Op, EpiIndex::N), Params, S.N, S.K, Block);
+  const std::optional<KScale> SU = upScaleOf(Op);
+  const std::vector<double> ScaleU =
+      Op.Up ? kScaleTable(SU ? &*SU : nullptr, Params, S.N, S.K, Block)
+            : std::vector<double>();
   const int64_t Blocks = (S.K + Block - 1) / Block;
   const int64_t AtomK =
       std::max<int64_t>(1, 32 / int64_t(hostBytes(Params[size_t(Op.A)].Type)));
 
   // A quantized output keeps the fp32 results until every block is known.
   std::vector<float> Y(Op.Quant ? size_t(S.M * S.N) : 0);
-  // Shared-memory stage tiles and the CTA's accumulator.
+  // Shared-memory stage tiles and the CTA's accumulators.
   std::vector<float> TileA(size_t(BM * BK)), TileB(size_t(BN * BK));
   std::vector<float> Acc(size_t(BM * BN)), Out(size_t(BM * BN));
-  for (int64_t M0 = 0; M0 < S.M; M0 += BM)
-    for (int64_t N0 = 0; N0 < S.N; N0 += BN) {
-      std::fill(Acc.begin(), Acc.end(), 0.0f);
-      std::fill(Out.begin(), Out.end(), 0.0f);
-      const int64_t RowsM = std::min(BM, S.M - M0);
-      const int64_t ColsN = std::min(BN, S.N - N0);
-      for (int64_t K0 = 0; K0 < S.K; K0 += BK) {
-        const int64_t Kt = K0 / BK;
-        if (TilesPerPromote && Kt % TilesPerPromote == 0)
-          std::fill(Acc.begin(), Acc.end(), 0.0f); // scale-d = 0
-        // The stage's loads, zero outside the tensors.
-        for (int64_t I = 0; I < BM; ++I)
-          for (int64_t J = 0; J < BK; ++J) {
-            bool In = M0 + I < S.M && K0 + J < S.K;
-            TileA[size_t(I * BK + J)] =
-                In ? A[size_t((M0 + I) * S.K + K0 + J)] : 0.0f;
+  std::vector<float> UpResult(Op.Up ? size_t(BM * BN) : 0);
+
+  // The tile's fp32 result for weight W (B, or the up weight) with the
+  // B-side scales ScaleW, left in Result.
+  auto TileResult = [&](const std::vector<float> &W,
+                        const std::vector<double> &ScaleW, int64_t M0,
+                        int64_t N0, std::vector<float> &Result) {
+    std::fill(Acc.begin(), Acc.end(), 0.0f);
+    std::fill(Out.begin(), Out.end(), 0.0f);
+    const int64_t RowsM = std::min(BM, S.M - M0);
+    const int64_t ColsN = std::min(BN, S.N - N0);
+    for (int64_t K0 = 0; K0 < S.K; K0 += BK) {
+      const int64_t Kt = K0 / BK;
+      if (TilesPerPromote && Kt % TilesPerPromote == 0)
+        std::fill(Acc.begin(), Acc.end(), 0.0f); // scale-d = 0
+      // The stage's loads, zero outside the tensors.
+      for (int64_t I = 0; I < BM; ++I)
+        for (int64_t J = 0; J < BK; ++J) {
+          bool In = M0 + I < S.M && K0 + J < S.K;
+          TileA[size_t(I * BK + J)] =
+              In ? A[size_t((M0 + I) * S.K + K0 + J)] : 0.0f;
+        }
+      for (int64_t I = 0; I < BN; ++I)
+        for (int64_t J = 0; J < BK; ++J) {
+          bool In = N0 + I < S.N && K0 + J < S.K;
+          TileB[size_t(I * BK + J)] =
+              In ? W[size_t((N0 + I) * S.K + K0 + J)] : 0.0f;
+        }
+      // The stage's MMAs, one K slice at a time. Rows and columns of the
+      // tile outside D are computed by the kernel and never stored; they
+      // do not affect the others, so they are skipped here.
+      for (int64_t I = 0; I < RowsM; ++I)
+        for (int64_t J = 0; J < ColsN; ++J) {
+          const float *Ar = &TileA[size_t(I * BK)];
+          const float *Br = &TileB[size_t(J * BK)];
+          float C = Acc[size_t(I * BN + J)];
+          for (int64_t KA = 0; KA < BK; KA += AtomK) {
+            float Slice = 0.0f;
+            for (int64_t KK = KA; KK < std::min(KA + AtomK, BK); ++KK)
+              Slice += Ar[KK] * Br[KK];
+            C += Slice;
           }
-        for (int64_t I = 0; I < BN; ++I)
-          for (int64_t J = 0; J < BK; ++J) {
-            bool In = N0 + I < S.N && K0 + J < S.K;
-            TileB[size_t(I * BK + J)] =
-                In ? B[size_t((N0 + I) * S.K + K0 + J)] : 0.0f;
-          }
-        // The stage's MMAs, one K slice at a time. Rows and columns of the
-        // tile outside D are computed by the kernel and never stored; they
-        // do not affect the others, so they are skipped here.
+          Acc[size_t(I * BN + J)] = C;
+        }
+      // Promotion at the end of a block (or of K).
+      if (TilesPerPromote &&
+          (Kt % TilesPerPromote == TilesPerPromote - 1 || K0 + BK >= S.K)) {
+        const int64_t Kb = (K0 / Block);
         for (int64_t I = 0; I < RowsM; ++I)
           for (int64_t J = 0; J < ColsN; ++J) {
-            const float *Ar = &TileA[size_t(I * BK)];
-            const float *Br = &TileB[size_t(J * BK)];
-            float C = Acc[size_t(I * BN + J)];
-            for (int64_t KA = 0; KA < BK; KA += AtomK) {
-              float Slice = 0.0f;
-              for (int64_t KK = KA; KK < std::min(KA + AtomK, BK); ++KK)
-                Slice += Ar[KK] * Br[KK];
-              C += Slice;
-            }
-            Acc[size_t(I * BN + J)] = C;
+            float Sc = float(ScaleA[size_t((M0 + I) * Blocks + Kb)]) *
+                       float(ScaleW[size_t((N0 + J) * Blocks + Kb)]);
+            float &O = Out[size_t(I * BN + J)];
+            O = std::fma(Acc[size_t(I * BN + J)], Sc, O);
           }
-        // Promotion at the end of a block (or of K).
-        if (TilesPerPromote &&
-            (Kt % TilesPerPromote == TilesPerPromote - 1 || K0 + BK >= S.K)) {
-          const int64_t Kb = (K0 / Block);
-          for (int64_t I = 0; I < RowsM; ++I)
-            for (int64_t J = 0; J < ColsN; ++J) {
-              float Sc = float(ScaleA[size_t((M0 + I) * Blocks + Kb)]) *
-                         float(ScaleB[size_t((N0 + J) * Blocks + Kb)]);
-              float &O = Out[size_t(I * BN + J)];
-              O = std::fma(Acc[size_t(I * BN + J)], Sc, O);
-            }
-        }
       }
-      if (TilesPerPromote)
-        Acc.swap(Out);
+    }
+    Result = TilesPerPromote ? Out : Acc;
+  };
+
+  std::vector<float> Gate(size_t(BM * BN));
+  for (int64_t M0 = 0; M0 < S.M; M0 += BM)
+    for (int64_t N0 = 0; N0 < S.N; N0 += BN) {
+      const int64_t RowsM = std::min(BM, S.M - M0);
+      const int64_t ColsN = std::min(BN, S.N - N0);
+      TileResult(B, ScaleB, M0, N0, Gate);
+      if (Op.Up)
+        TileResult(U, ScaleU, M0, N0, UpResult);
       // The epilogue and the predicated store.
       for (int64_t I = 0; I < RowsM; ++I)
         for (int64_t J = 0; J < ColsN; ++J) {
-          float V = Acc[size_t(I * BN + J)];
+          float V = Gate[size_t(I * BN + J)];
           if (Op.Epilogue)
-            V = evalEpilogue<float>(*Op.Epilogue, V, M0 + I, N0 + J, Params);
+            V = evalEpilogue<float>(*Op.Epilogue, V, M0 + I, N0 + J, Params,
+                                    Op.Up ? UpResult[size_t(I * BN + J)]
+                                          : 0.0f);
           if (Op.Quant)
             Y[size_t((M0 + I) * S.N + N0 + J)] = V;
           else

@@ -43,6 +43,10 @@ std::vector<double> referenceGemmRows(const OpModel &Op,
                                       const std::vector<int64_t> &Rows) {
   const HostTensor &TA = Params[size_t(Op.A)];
   std::vector<double> B = decodeAll(Params[size_t(Op.B)]);
+  // A gated op's second reduction: its up weight and that weight's scales.
+  std::vector<double> U;
+  if (Op.Up)
+    U = decodeAll(Params[size_t(Op.Up->Param)]);
   std::vector<double> D(Rows.size() * size_t(S.N));
   // Block scales are constant over Block elements of K: per K index they
   // are the scale tables' entry for its block (the product as written).
@@ -51,6 +55,10 @@ std::vector<double> referenceGemmRows(const OpModel &Op,
   const KScale *SA = kScaleOfSide(Op, EpiIndex::M);
   const KScale *SB = kScaleOfSide(Op, EpiIndex::N);
   const std::vector<double> ScaleB = kScaleTable(SB, Params, S.N, S.K, Block);
+  const std::optional<KScale> SU = upScaleOf(Op);
+  const std::vector<double> ScaleU =
+      Op.Up ? kScaleTable(SU ? &*SU : nullptr, Params, S.N, S.K, Block)
+            : std::vector<double>();
   // Rows are independent: each is computed by one thread, in the same order.
   parallelFor(int64_t(Rows.size()), 1, [&](int64_t Begin, int64_t End) {
     std::vector<double> Ar(size_t(S.K));
@@ -63,20 +71,28 @@ std::vector<double> referenceGemmRows(const OpModel &Op,
       if (SA)
         for (int64_t Kb = 0; Kb < Blocks; ++Kb)
           ScaleA[size_t(Kb)] = kScaleAt(*SA, Params, M, Kb * Block);
-      for (int64_t N = 0; N < S.N; ++N) {
-        const double *Br = &B[size_t(N * S.K)];
+      // sum(k) A[M, k] * W[N, k] (times both sides' block scales).
+      auto Reduce = [&](const std::vector<double> &W,
+                        const std::vector<double> &ScaleW, int64_t N) {
+        const double *Wr = &W[size_t(N * S.K)];
         double Sum = 0;
         if (Op.KScales.empty()) {
           for (int64_t K = 0; K < S.K; ++K)
-            Sum += Ar[size_t(K)] * Br[K];
+            Sum += Ar[size_t(K)] * Wr[K];
         } else {
           for (int64_t K = 0; K < S.K; ++K)
-            Sum += Ar[size_t(K)] * Br[K] * ScaleA[size_t(K / Block)] *
-                   ScaleB[size_t(N * Blocks + K / Block)];
+            Sum += Ar[size_t(K)] * Wr[K] * ScaleA[size_t(K / Block)] *
+                   ScaleW[size_t(N * Blocks + K / Block)];
         }
+        return Sum;
+      };
+      for (int64_t N = 0; N < S.N; ++N) {
+        const double Sum = Reduce(B, ScaleB, N);
+        const double Up = Op.Up ? Reduce(U, ScaleU, N) : 0.0;
         D[size_t(R) * size_t(S.N) + size_t(N)] =
-            Op.Epilogue ? evalEpilogue<double>(*Op.Epilogue, Sum, M, N, Params)
-                        : Sum;
+            Op.Epilogue
+                ? evalEpilogue<double>(*Op.Epilogue, Sum, M, N, Params, Up)
+                : Sum;
       }
     }
   });

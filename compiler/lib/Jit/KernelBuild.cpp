@@ -45,6 +45,12 @@ GemmKernelShape kernelShapeOf(const OpModel &Op, const KernelConfig &Config,
   Shape.SplitK = Plan.SplitK;
   Shape.TmaStore = Plan.TmaStore;
   Shape.D = Op.Params[size_t(Op.D)].Type;
+  if (Op.Up) { // its index among the operands (parameters but A, B, D)
+    int64_t Index = 0;
+    for (int I = 0; I < Op.Up->Param; ++I)
+      Index += I != Op.A && I != Op.B && I != Op.D;
+    Shape.UpOperand = Index;
+  }
   return Shape;
 }
 

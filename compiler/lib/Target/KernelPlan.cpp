@@ -121,14 +121,25 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
     return fail(Why, "cluster_m = 2 multicasts B in halves: block_n must be "
                      "a multiple of 16, got " +
                          std::to_string(C.BlockN));
+  // A gated op multiplies A by block_n rows of the gate and of the up
+  // weight in one wgmma of twice the width.
+  P.Gated = T.Gated;
+  P.MmaN = T.Gated ? 2 * C.BlockN : C.BlockN;
+  if (P.MmaN > 256)
+    return fail(Why, "a gated op computes gate and up in one wgmma of 2 x "
+                     "block_n columns (at most 256): block_n must be at most "
+                     "128, got " +
+                         std::to_string(C.BlockN));
   P.ConsumerWarpgroups = C.BlockM == 64 ? 1 : 2;
   int64_t Slices = C.BlockM / P.ConsumerWarpgroups / 64;
-  P.AccRegsPerThread = Slices * C.BlockN / 2;
+  P.AccRegsPerThread = Slices * P.MmaN / 2;
   if (P.AccRegsPerThread > 128)
     return fail(Why, "accumulator needs " + std::to_string(P.AccRegsPerThread) +
-                         " registers per thread (limit 128): block_m x "
+                         " registers per thread (limit 128): block_m x " +
+                         std::string(T.Gated ? "2 x " : "") +
                          "block_n too large");
-  if (!checkPromotedAccumulators(P, "block_m x block_n", Why))
+  if (!checkPromotedAccumulators(
+          P, T.Gated ? "block_m x 2 x block_n" : "block_m x block_n", Why))
     return false;
   P.Threads = 128 * (1 + P.ConsumerWarpgroups);
   // templates/kiln/gemm/config_sm90.cuh: kProducerRegs, kConsumerRegs.
@@ -140,12 +151,11 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
   // Per consumer warp: 2 KB of fp32 staging, and 2 KB of TMA-store boxes.
   P.EpilogueBytes =
       P.Persistent ? P.ConsumerWarpgroups * 4 * (P.TmaStore ? 4096 : 2048) : 0;
-  P.SmemBytes = C.Stages * (C.BlockM + C.BlockN) * P.BlockK * Elem +
+  P.SmemBytes = C.Stages * (C.BlockM + P.MmaN) * P.BlockK * Elem +
                 P.EpilogueBytes + 1024 + 256;
   int64_t K = 32 / Elem;
-  P.MmaAtom = "wgmma.m64n" + std::to_string(C.BlockN) + "k" +
-              std::to_string(K) + ".f32." + mmaTypeName(T.A) + "." +
-              mmaTypeName(T.B);
+  P.MmaAtom = "wgmma.m64n" + std::to_string(P.MmaN) + "k" + std::to_string(K) +
+              ".f32." + mmaTypeName(T.A) + "." + mmaTypeName(T.B);
   return true;
 }
 
@@ -159,6 +169,12 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
                      "wgmma); the " +
                          std::string(AI.Name) +
                          " kernel (cp.async + mma.sync) runs one CTA per tile");
+  if (T.Gated)
+    return fail(Why, "a gated op (two reductions) needs the sm_90a kernel; "
+                     "the " +
+                         std::string(AI.Name) +
+                         " kernel (cp.async + mma.sync) does not fuse them "
+                         "yet");
   if (T.QuantBlock > 0)
     return fail(Why, "a quantized output (quantize) needs the sm_90a kernel; "
                      "the " +

@@ -99,6 +99,7 @@ GemmTypes gemmTypes(const OpModel &Op) {
   T.D = Op.Params[Op.D].Type;
   T.KScaleBlock = kScaleBlock(Op);
   T.QuantBlock = Op.Quant ? Op.Quant->Block : 0;
+  T.Gated = Op.Up.has_value();
   return T;
 }
 

@@ -15,7 +15,8 @@ namespace kiln::sm90 {
 
 template <class TA_, class TB_, int BM, int BN, int BK, int Stages,
           int ClusterM, int ClusterN, int RasterAlongN, int GroupM,
-          int Promote = 0, int Persistent = 0, int SplitK = 1, int TmaStore = 0>
+          int Promote = 0, int Persistent = 0, int SplitK = 1, int TmaStore = 0,
+          int Gated = 0>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -45,13 +46,20 @@ struct GemmConfig {
     /// 1: full 32-column epilogue blocks leave through TMA stores
     /// (gemm/epilogue.cuh, store_tma) when D allows a tensor map.
     kTmaStore = TmaStore != 0 ? 1 : 0,
+    /// 1: a gated op (two weights, gate and up, sharing A): each stage
+    /// holds BN rows of each, one wgmma of kMmaN = 2 * BN columns
+    /// multiplies both, and the epilogue combines column j with BN + j
+    /// (gate_accumulators in gemm/gemm_sm90.cuh). D's tile is BN wide.
+    kGated = Gated != 0 ? 1 : 0,
+    /// The wgmma's N: the B rows of a stage.
+    kMmaN = kGated ? 2 * BN : BN,
     /// Consumer (MMA) warpgroups; one more warpgroup produces (TMA).
     kConsumers = BM == 64 ? 1 : 2,
     /// m64 slices of the tile each consumer warpgroup owns.
     kMmaM = BM / kConsumers / 64,
-    kAccumPerThread = kMmaM * BN / 2,
+    kAccumPerThread = kMmaM * kMmaN / 2,
     kStageBytesA = BM * BK * int(sizeof(TA_)),
-    kStageBytesB = BN * BK * int(sizeof(TB_)),
+    kStageBytesB = kMmaN * BK * int(sizeof(TB_)),
     kStageBytes = kStageBytesA + kStageBytesB,
     /// Epilogue staging per consumer warp: 2 KB of fp32, and 2 KB of output
     /// boxes with TMA stores.
@@ -68,7 +76,8 @@ struct GemmConfig {
   /// staging of a persistent kernel, 1024 bytes of alignment slack (dynamic
   /// smem is only 16-byte aligned), 256 for barriers.
   static constexpr int kSmemBytes =
-      Stages * (BM + BN) * BK * int(sizeof(TA_)) + kEpilogueBytes + 1024 + 256;
+      Stages * (BM + kMmaN) * BK * int(sizeof(TA_)) + kEpilogueBytes + 1024 +
+      256;
 
   static_assert(
       (is_fp8_v<TA_> && is_fp8_v<TB_>) ||
@@ -93,6 +102,8 @@ struct GemmConfig {
       "kiln::sm90::GemmConfig: ClusterM = 2 multicasts B in two BN/2-row "
       "halves, "
       "which must be whole 8-row swizzle atoms: BN must be a multiple of 16");
+  static_assert(kMmaN <= 256, "kiln::sm90::GemmConfig: a gated op's wgmma "
+                              "is 2 * BN wide: BN must be at most 128");
   static_assert(kAccumPerThread <= 128,
                 "kiln::sm90::GemmConfig: (BM/consumers/64) * BN/2 must be <= "
                 "128 accumulator "

@@ -57,6 +57,11 @@
 //    tma_store_usable(D, N) (N * sizeof(TOut) a multiple of 16, D 16-byte
 //    aligned), else any 128 bytes (it is not read; the blocks are stored
 //    directly).
+//  * Gated ops (Cfg::kGated, entries gemm_gated / gemm_gated_tma_store):
+//    TMA_U is the up weight's tensor map, encoded exactly as B's (same box,
+//    halved under ClusterM == 2); a split-K workspace holds partial tiles of
+//    BM x 2*BN floats (gemm::split_k_workspace_bytes(tiles, kSplitK, BM,
+//    2 * BN)).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -185,14 +190,51 @@ stage_and_store(uint32_t staging, uint32_t box, const TmaDescriptor *tma_d,
     gemm::tma_store_drain();
 }
 
+/// A gated op's epilogue in registers: register r < BN/2 of each slice (the
+/// gate's column c) becomes Epi(gate, up, m, n) with the up projection's
+/// same column, register r + BN/2 (column BN + c of the 2 * BN-wide wgmma
+/// fragment: 8 columns per 4 registers). The first BN/2 registers then hold
+/// a BN-wide tile of final values; elements outside D become 0.
+template <class Cfg, auto Epi, class... Args>
+KILN_DEVICE void gate_accumulators(Accum<Cfg> &acc, int wg, int32_t M,
+                                   int32_t N, int32_t m0, int32_t n0,
+                                   Args... args) {
+  static_assert(Cfg::kGated && Cfg::kMmaN == 2 * Cfg::kBN, "a gated config");
+  const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i) {
+    const int32_t r0 = m0 + (wg * Cfg::kMmaM + i) * 64 + 16 * warp + lane / 4;
+#pragma unroll
+    for (int j = 0; j < Cfg::kBN / 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int32_t m = r0 + 8 * h, n = n0 + 8 * j + 2 * (lane % 4) + e;
+          const int r = 4 * j + 2 * h + e;
+          float &v = acc.v[i][r];
+          v = m < M && n < N ? Epi(v, acc.v[i][r + Cfg::kBN / 2], m, n, args...)
+                             : 0.0f;
+        }
+  }
+}
+
 /// The epilogue: stage_and_store, after quantize_accumulators for a
-/// quantized output (whose stored values then need no epilogue).
+/// quantized output (whose stored values then need no epilogue); a gated
+/// op's runs gate_accumulators first, and the rest stores its values.
 template <class Cfg, auto Epi, class TOut, class Quant, class... Args>
 KILN_DEVICE void
 store_accumulators(uint32_t staging, uint32_t box, const TmaDescriptor *tma_d,
                    Quant quant, Accum<Cfg> &acc, int wg, TOut *D, int32_t M,
                    int32_t N, int32_t m0, int32_t n0, Args... args) {
-  if constexpr (Quant::kPresent) {
+  if constexpr (Cfg::kGated) {
+    gate_accumulators<Cfg, Epi>(acc, wg, M, N, m0, n0, args...);
+    if constexpr (Quant::kPresent)
+      quantize_accumulators<Cfg, gemm::identity_epilogue<Args...>, TOut>(
+          acc, wg, quant, M, N, m0, n0, args...);
+    stage_and_store<Cfg, gemm::identity_epilogue<Args...>>(
+        staging, box, tma_d, acc, wg, D, M, N, m0, n0, args...);
+  } else if constexpr (Quant::kPresent) {
     quantize_accumulators<Cfg, Epi, TOut>(acc, wg, quant, M, N, m0, n0,
                                           args...);
     stage_and_store<Cfg, gemm::identity_epilogue<Args...>>(
@@ -229,19 +271,20 @@ template <class Cfg> KILN_DEVICE uint32_t tma_boxes_in_ring(uint32_t staging) {
   return staging + Cfg::kStageBytesA; // stage 1 (kStages >= 2)
 }
 
-/// Consumer warpgroup WG's mainloop for one tile, plain or promoted.
-template <class Cfg, class SA, class SB>
+/// Consumer warpgroup WG's mainloop for one tile, plain or promoted (SU:
+/// a gated op's up-weight scale).
+template <class Cfg, class SA, class SB, class SU>
 KILN_DEVICE void consume_tile(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc,
                               int wg, int32_t ktiles, bool multicast,
                               uint32_t peer, const SA &sa, const SB &sb,
-                              int32_t m0, int32_t n0,
+                              const SU &su, int32_t m0, int32_t n0,
                               RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
   if constexpr (Cfg::kPromote == 0) {
     consume(smem, acc, wg, ktiles, multicast, peer, pos);
   } else {
     Accum<Cfg> part;
-    consume_promoted(smem, acc, part, wg, ktiles, multicast, peer, sa, sb, m0,
-                     n0, pos, kt0);
+    consume_promoted(smem, acc, part, wg, ktiles, multicast, peer, sa, sb, su,
+                     m0, n0, pos, kt0);
   }
 }
 
@@ -261,12 +304,12 @@ KILN_DEVICE void consume_tile(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc,
 /// have run ahead; a scheduler that interleaves them would need a cluster
 /// barrier between the two kinds.
 template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
-          class... Args>
+          class SU, class... Args>
 KILN_DEVICE void
 gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
-                const TmaDescriptor &tma_b, const TmaDescriptor *tma_d, TOut *D,
-                int32_t M, int32_t N, int32_t K, Quant quant, SA sa, SB sb,
-                Args... args) {
+                const TmaDescriptor &tma_b, const TmaDescriptor *tma_u,
+                const TmaDescriptor *tma_d, TOut *D, int32_t M, int32_t N,
+                int32_t K, Quant quant, SA sa, SB sb, SU su, Args... args) {
   if (threadIdx.x == 0)
     init_barriers(smem, false);
   if constexpr (Cfg::kClusterSize == 2)
@@ -288,8 +331,8 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
             pid, tiles_m, tiles_n, Cfg::kGroupM, Cfg::kRasterAlongN,
             Cfg::kClusterM, Cfg::kClusterN);
         if (t.valid)
-          produce(smem, &tma_a, &tma_b, t.m * Cfg::kBM, t.n * Cfg::kBN, ktiles,
-                  Cfg::kClusterSize == 2 && t.multicast, rank, pos);
+          produce(smem, &tma_a, &tma_b, tma_u, t.m * Cfg::kBM, t.n * Cfg::kBN,
+                  ktiles, Cfg::kClusterSize == 2 && t.multicast, rank, pos);
       }
     }
   } else {
@@ -304,7 +347,7 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
       const int32_t m0 = t.m * Cfg::kBM, n0 = t.n * Cfg::kBN;
       Accum<Cfg> acc;
       consume_tile(smem, acc, wg, ktiles, Cfg::kClusterSize == 2 && t.multicast,
-                   rank ^ 1, sa, sb, m0, n0, pos);
+                   rank ^ 1, sa, sb, su, m0, n0, pos);
       store_accumulators<Cfg, Epi>(staging, staging + gemm::kStagedBlockBytes,
                                    tma_d, quant, acc, wg, D, M, N, m0, n0,
                                    args...);
@@ -316,15 +359,17 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
     arch::cluster_sync();
 }
 
-/// The kernel body with an optional split-K WORKSPACE and quantized output
-/// (see the contract).
+/// The kernel body with an optional split-K WORKSPACE and quantized output,
+/// and a gated op's up weight TMA_U with its scale SU (see the contract).
 template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
-          class... Args>
+          class SU, class... Args>
 KILN_DEVICE void
 gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
-          const TmaDescriptor *tma_d, TOut *D, int32_t M, int32_t N, int32_t K,
-          void *workspace, Quant quant, SA sa, SB sb, Args... args) {
-  static_assert(Cfg::kPromote > 0 || (!SA::kPresent && !SB::kPresent),
+          const TmaDescriptor *tma_u, const TmaDescriptor *tma_d, TOut *D,
+          int32_t M, int32_t N, int32_t K, void *workspace, Quant quant, SA sa,
+          SB sb, SU su, Args... args) {
+  static_assert(Cfg::kPromote > 0 ||
+                    (!SA::kPresent && !SB::kPresent && !SU::kPresent),
                 "kiln::sm90::gemm: block scales need FP32 promotion "
                 "(Cfg::kPromote > 0)");
 #if defined(__CUDA_ARCH__) && !KILN_HAS_SM90A && KILN_ARCH != 900
@@ -348,14 +393,16 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   if (producer_thread) {
     arch::tma_prefetch_descriptor(&tma_a);
     arch::tma_prefetch_descriptor(&tma_b);
+    if constexpr (Cfg::kGated)
+      arch::tma_prefetch_descriptor(tma_u);
   }
   if constexpr (Cfg::kTmaStore) {
     if (tma_d && threadIdx.x == 0) // the first consumer thread stores
       arch::tma_prefetch_descriptor(tma_d);
   }
   if constexpr (Cfg::kPersistent) {
-    gemm_persistent<Cfg, Epi>(smem, tma_a, tma_b, tma_d, D, M, N, K, quant, sa,
-                              sb, args...);
+    gemm_persistent<Cfg, Epi>(smem, tma_a, tma_b, tma_u, tma_d, D, M, N, K,
+                              quant, sa, sb, su, args...);
     return;
   }
   const int32_t tiles_m = tile::ceil_div(M, Cfg::kBM),
@@ -385,12 +432,12 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   if (wg == Cfg::kConsumers) {
     arch::setmaxnreg_dec<Cfg::kProducerRegs>();
     if (producer_thread)
-      produce(smem, &tma_a, &tma_b, m0, n0, ktiles, multicast, rank, pos,
+      produce(smem, &tma_a, &tma_b, tma_u, m0, n0, ktiles, multicast, rank, pos,
               kr.begin);
   } else {
     arch::setmaxnreg_inc<Cfg::kConsumerRegs>();
     Accum<Cfg> acc;
-    consume_tile(smem, acc, wg, ktiles, multicast, rank ^ 1, sa, sb, m0, n0,
+    consume_tile(smem, acc, wg, ktiles, multicast, rank ^ 1, sa, sb, su, m0, n0,
                  pos, kr.begin);
     bool store = true;
     if constexpr (Cfg::kSplitK > 1) {
@@ -430,8 +477,10 @@ KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   static_assert(!Cfg::kTmaStore,
                 "kiln::sm90::gemm: a TMA-store config needs gemm_tma_store "
                 "and D's tensor map");
-  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, D, M, N, K, nullptr,
-                      gemm::NoQuant(), sa, sb, args...);
+  static_assert(!Cfg::kGated, "kiln::sm90::gemm: a gated config needs "
+                              "gemm_gated and the up weight's tensor map");
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, nullptr, D, M, N, K, nullptr,
+                      gemm::NoQuant(), sa, sb, gemm::NoKScale(), args...);
 }
 
 /// The split-K entry (Cfg::kSplitK > 1): as gemm, with the WORKSPACE of the
@@ -444,8 +493,10 @@ KILN_DEVICE void gemm_split_k(const TmaDescriptor &tma_a,
   static_assert(!Cfg::kTmaStore,
                 "kiln::sm90::gemm_split_k: a TMA-store config needs "
                 "gemm_tma_store and D's tensor map");
-  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, D, M, N, K, workspace,
-                      gemm::NoQuant(), sa, sb, args...);
+  static_assert(!Cfg::kGated, "kiln::sm90::gemm_split_k: a gated config "
+                              "needs gemm_gated");
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, nullptr, D, M, N, K, workspace,
+                      gemm::NoQuant(), sa, sb, gemm::NoKScale(), args...);
 }
 
 /// The TMA-store entry (Cfg::kTmaStore): as gemm_split_k (WORKSPACE null
@@ -456,8 +507,11 @@ KILN_DEVICE void
 gemm_tma_store(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
                const TmaDescriptor &tma_d, TOut *D, int32_t M, int32_t N,
                int32_t K, void *workspace, SA sa, SB sb, Args... args) {
-  gemm_impl<Cfg, Epi>(tma_a, tma_b, tma_store_usable(D, N) ? &tma_d : nullptr,
-                      D, M, N, K, workspace, gemm::NoQuant(), sa, sb, args...);
+  static_assert(!Cfg::kGated, "kiln::sm90::gemm_tma_store: a gated config "
+                              "needs gemm_gated_tma_store");
+  gemm_impl<Cfg, Epi>(
+      tma_a, tma_b, nullptr, tma_store_usable(D, N) ? &tma_d : nullptr, D, M, N,
+      K, workspace, gemm::NoQuant(), sa, sb, gemm::NoKScale(), args...);
 }
 
 /// The quantized-output entry (D[m, n] = quantize(x, ds), gemm/row_quant.cuh):
@@ -471,8 +525,41 @@ KILN_DEVICE void gemm_quant(const TmaDescriptor &tma_a,
                             SA sa, SB sb, Args... args) {
   static_assert(Quant::kPresent && !Cfg::kTmaStore,
                 "kiln::sm90::gemm_quant: a quantized output, stored directly");
-  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, D, M, N, K, workspace, quant, sa,
-                      sb, args...);
+  static_assert(!Cfg::kGated, "kiln::sm90::gemm_quant: a gated config "
+                              "needs gemm_gated");
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, nullptr, D, M, N, K, workspace,
+                      quant, sa, sb, gemm::NoKScale(), args...);
+}
+
+/// The gated entry (Cfg::kGated; SwiGLU's gate and up projections): as
+/// gemm_quant (WORKSPACE null without split-K, QUANT gemm::NoQuant for an
+/// unquantized output), with TMA_U, the up weight's tensor map (as B's), and
+/// SU, its block scale. Epi takes (gate, up, m, n, args...).
+template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
+          class SU, class... Args>
+KILN_DEVICE void
+gemm_gated(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
+           const TmaDescriptor &tma_u, TOut *D, int32_t M, int32_t N, int32_t K,
+           void *workspace, Quant quant, SA sa, SB sb, SU su, Args... args) {
+  static_assert(Cfg::kGated && !Cfg::kTmaStore,
+                "kiln::sm90::gemm_gated: a gated config, stored directly");
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, &tma_u, nullptr, D, M, N, K, workspace,
+                      quant, sa, sb, su, args...);
+}
+
+/// The gated TMA-store entry: gemm_gated with TMA_D (as gemm_tma_store).
+template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
+          class SU, class... Args>
+KILN_DEVICE void
+gemm_gated_tma_store(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
+                     const TmaDescriptor &tma_u, const TmaDescriptor &tma_d,
+                     TOut *D, int32_t M, int32_t N, int32_t K, void *workspace,
+                     Quant quant, SA sa, SB sb, SU su, Args... args) {
+  static_assert(Cfg::kGated && Cfg::kTmaStore && !Quant::kPresent,
+                "kiln::sm90::gemm_gated_tma_store: a gated TMA-store config");
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, &tma_u,
+                      tma_store_usable(D, N) ? &tma_d : nullptr, D, M, N, K,
+                      workspace, quant, sa, sb, su, args...);
 }
 
 } // namespace kiln::sm90

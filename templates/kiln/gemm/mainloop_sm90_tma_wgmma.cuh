@@ -115,12 +115,14 @@ KILN_DEVICE void load_operand(uint32_t dst, const TmaDescriptor *desc,
 
 /// Producer (a single thread): stream KTILES K-tiles of the (M0, N0) tile,
 /// K-tiles KT0, KT0 + 1, ... (split-K starts past 0), from ring position
-/// POS on.
+/// POS on. A gated op's stage holds BN rows of B (the gate) and then BN rows
+/// of TMA_U's weight (the up projection), each loaded like B.
 template <class Cfg>
 KILN_DEVICE void produce(const SmemPlan<Cfg> &smem, const TmaDescriptor *tma_a,
-                         const TmaDescriptor *tma_b, int32_t m0, int32_t n0,
-                         int32_t ktiles, bool multicast, uint32_t rank,
-                         RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
+                         const TmaDescriptor *tma_b, const TmaDescriptor *tma_u,
+                         int32_t m0, int32_t n0, int32_t ktiles, bool multicast,
+                         uint32_t rank, RingPos<Cfg::kStages> &pos,
+                         int32_t kt0 = 0) {
   for (int32_t kt = 0; kt < ktiles; ++kt) {
     if (pos.reused) // wait for the consumers' release of this stage's last use
       arch::mbar_wait(smem.empty(pos.stage), pos.phase ^ 1);
@@ -131,18 +133,23 @@ KILN_DEVICE void produce(const SmemPlan<Cfg> &smem, const TmaDescriptor *tma_a,
                                                 k0, m0, multicast, rank);
     load_operand<Cfg::kBN, Cfg::kClusterM == 2>(smem.b(pos.stage), tma_b, full,
                                                 k0, n0, multicast, rank);
+    if constexpr (Cfg::kGated) // whole 1024-byte swizzle atoms after B's
+      load_operand<Cfg::kBN, Cfg::kClusterM == 2>(
+          smem.b(pos.stage) + Cfg::kBN * 128, tma_u, full, k0, n0, multicast,
+          rank);
     pos.advance();
   }
 }
 
-/// Accumulators of one consumer thread: kMmaM m64 slices x BN/2 floats.
+/// Accumulators of one consumer thread: kMmaM m64 slices x kMmaN/2 floats
+/// (a gated op's gate columns, then its up columns).
 template <class Cfg> struct Accum {
-  float v[Cfg::kMmaM][Cfg::kBN / 2];
+  float v[Cfg::kMmaM][Cfg::kMmaN / 2];
   KILN_DEVICE void fence() {
 #pragma unroll
     for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
-      for (int j = 0; j < Cfg::kBN / 2; ++j)
+      for (int j = 0; j < Cfg::kMmaN / 2; ++j)
         arch::fence_operand(v[i][j]);
   }
 };
@@ -168,7 +175,7 @@ KILN_DEVICE void release_stage(uint32_t empty_bar, bool multicast,
 template <class Cfg>
 KILN_DEVICE void mma_stage(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc, int wg,
                            int stage, uint32_t accumulate) {
-  using Mma = arch::Wgmma<Cfg::kBN>;
+  using Mma = arch::Wgmma<Cfg::kMmaN>;
   constexpr int kKSteps =
       Cfg::kBK * int(sizeof(typename Cfg::TA)) / 32; // 32 bytes per wgmma
   const uint32_t a_tile = smem.a(stage) + wg * Cfg::kMmaM * 64 * 128;
@@ -199,7 +206,7 @@ KILN_DEVICE void consume(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc, int wg,
 #pragma unroll
     for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
-      for (int j = 0; j < Cfg::kBN / 2; ++j)
+      for (int j = 0; j < Cfg::kMmaN / 2; ++j)
         acc.v[i][j] = 0.0f;
     return;
   }

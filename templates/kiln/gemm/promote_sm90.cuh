@@ -28,13 +28,15 @@
 
 namespace kiln::sm90 {
 
-/// The scales of one promotion: A's per row of this thread, B's per column.
-template <class Cfg, class SA, class SB> struct PromotionScales {
+/// The scales of one promotion: A's per row of this thread, B's per column
+/// (and a gated op's up weight's, SU, for the second BN columns).
+template <class Cfg, class SA, class SB, class SU> struct PromotionScales {
   float row[Cfg::kMmaM][2];
   gemm::ColumnScales<Cfg::kBN, SB> col;
+  gemm::ColumnScales<Cfg::kBN, SU> up_col;
 
-  KILN_DEVICE void load(const SA &sa, const SB &sb, int wg, int32_t m0,
-                        int32_t n0, int32_t k0) {
+  KILN_DEVICE void load(const SA &sa, const SB &sb, const SU &su, int wg,
+                        int32_t m0, int32_t n0, int32_t k0) {
     const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
 #pragma unroll
     for (int i = 0; i < Cfg::kMmaM; ++i)
@@ -43,21 +45,26 @@ template <class Cfg, class SA, class SB> struct PromotionScales {
         row[i][h] = sa.at(
             m0 + (wg * Cfg::kMmaM + i) * 64 + 16 * warp + lane / 4 + 8 * h, k0);
     col.load(sb, n0, k0);
+    if constexpr (Cfg::kGated)
+      up_col.load(su, n0, k0);
   }
 };
 
 /// OUT += PART * scale, element by element (one fp32 FMA each).
-template <class Cfg, class SA, class SB>
+template <class Cfg, class SA, class SB, class SU>
 KILN_DEVICE void promote(Accum<Cfg> &out, const Accum<Cfg> &part,
-                         const PromotionScales<Cfg, SA, SB> &s, const SB &sb,
-                         int32_t n0, int32_t k0) {
+                         const PromotionScales<Cfg, SA, SB, SU> &s,
+                         const SB &sb, const SU &su, int32_t n0, int32_t k0) {
+  constexpr int kGateBlocks = Cfg::kBN / 8; // n8 blocks of B's columns
 #pragma unroll
   for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
-    for (int j = 0; j < Cfg::kBN / 8; ++j)
+    for (int j = 0; j < Cfg::kMmaN / 8; ++j)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const float c = s.col.at(sb, n0, j, e, k0);
+        const float c = j < kGateBlocks
+                            ? s.col.at(sb, n0, j, e, k0)
+                            : s.up_col.at(su, n0, j - kGateBlocks, e, k0);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           float &o = out.v[i][4 * j + 2 * h + e];
@@ -68,19 +75,19 @@ KILN_DEVICE void promote(Accum<Cfg> &out, const Accum<Cfg> &part,
 
 /// The consumer loop with promotion; see the file comment. OUT holds the
 /// result; PART is the wgmma accumulator.
-template <class Cfg, class SA, class SB>
-KILN_DEVICE void consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
-                                  Accum<Cfg> &part, int wg, int32_t ktiles,
-                                  bool multicast, uint32_t peer, const SA &sa,
-                                  const SB &sb, int32_t m0, int32_t n0,
-                                  RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
+template <class Cfg, class SA, class SB, class SU>
+KILN_DEVICE void
+consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out, Accum<Cfg> &part,
+                 int wg, int32_t ktiles, bool multicast, uint32_t peer,
+                 const SA &sa, const SB &sb, const SU &su, int32_t m0,
+                 int32_t n0, RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
   constexpr int kTilesPerPromote = Cfg::kPromote / Cfg::kBK;
   static_assert(kTilesPerPromote >= 1 && Cfg::kPromote % Cfg::kBK == 0,
                 "promote must be a multiple of block_k");
 #pragma unroll
   for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
-    for (int j = 0; j < Cfg::kBN / 2; ++j)
+    for (int j = 0; j < Cfg::kMmaN / 2; ++j)
       out.v[i][j] = 0.0f;
   bool held = false; // a retired stage not yet released
   int held_stage = 0;
@@ -99,15 +106,15 @@ KILN_DEVICE void consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
       held_stage = pos.stage;
     } else {
       const int32_t k0 = (kt0 + kt - in_block) * Cfg::kBK;
-      PromotionScales<Cfg, SA, SB> scales;
-      scales.load(sa, sb, wg, m0, n0, k0); // overlaps the MMAs in flight
+      PromotionScales<Cfg, SA, SB, SU> scales;
+      scales.load(sa, sb, su, wg, m0, n0, k0); // overlaps the MMAs in flight
       arch::wgmma_wait<0>();
       part.fence();
       if (held)
         release_stage<Cfg>(smem.empty(held_stage), multicast, peer);
       release_stage<Cfg>(smem.empty(pos.stage), multicast, peer);
       held = false;
-      promote(out, part, scales, sb, n0, k0);
+      promote(out, part, scales, sb, su, n0, k0);
     }
     pos.advance();
   }

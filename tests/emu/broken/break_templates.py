@@ -116,6 +116,18 @@ BREAKS = {
     "quant-scale-column": ("kiln/gemm/gemm_sm90.cuh",
                            "col = n0 / kB + q;",
                            "col = q;"),
+    # Gated ops: the up weight's rows loaded over the gate's in the stage;
+    # the gate's column paired with the wrong up column; the up columns
+    # promoted with the gate weight's scales.
+    "gated-up-offset": ("kiln/gemm/mainloop_sm90_tma_wgmma.cuh",
+                        "smem.b(pos.stage) + Cfg::kBN * 128, tma_u,",
+                        "smem.b(pos.stage), tma_u,"),
+    "gated-pair-column": ("kiln/gemm/gemm_sm90.cuh",
+                          "Epi(v, acc.v[i][r + Cfg::kBN / 2], m, n, args...)",
+                          "Epi(v, acc.v[i][Cfg::kMmaN / 2 - 1 - r], m, n, args...)"),
+    "gated-up-scale": ("kiln/gemm/promote_sm90.cuh",
+                       "s.up_col.at(su, n0, j - kGateBlocks, e, k0)",
+                       "s.col.at(sb, n0, j - kGateBlocks, e, k0)"),
     # Block scales: a tile whose columns span two 128-row scale blocks of B
     # uses the first block's scale for all of them.
     "scale-one-block": ("kiln/gemm/block_scale.cuh",
@@ -136,8 +148,8 @@ BREAKS = {
         release_stage<Cfg>(smem.empty(held_stage), multicast, peer);
       release_stage<Cfg>(smem.empty(pos.stage), multicast, peer);
       held = false;
-      promote(out, part, scales, sb, n0, k0);""",
-                           """      promote(out, part, scales, sb, n0, k0);
+      promote(out, part, scales, sb, su, n0, k0);""",
+                           """      promote(out, part, scales, sb, su, n0, k0);
       arch::wgmma_wait<0>();
       part.fence();
       if (held)

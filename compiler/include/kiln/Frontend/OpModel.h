@@ -51,6 +51,7 @@ enum class EpiIndex { M, N };
 struct EpiExpr {
   enum class Kind {
     Acc,   ///< The fp32 value of sum(k) A*B (after nothing else).
+    UpAcc, ///< A gated op's second reduction, sum(k) A*Up (OpModel::Up).
     Const, ///< A floating-point literal.
     Load,  ///< Param[Indices...]; rank-0 params have no indices.
     Add,
@@ -153,6 +154,16 @@ struct OutputQuant {
   int Amax = -1;
 };
 
+/// A gated op's second reduction over the same A (SwiGLU's up projection:
+/// `silu(sum(k) A[m, k] * G[n, k]) * sum(k) A[m, k] * U[n, k]`): the
+/// epilogue reads it as EpiExpr::Kind::UpAcc. The up weight has B's type
+/// and shape, and its block scale (if B has one) B's form; A's side (A and
+/// its block scale) is shared.
+struct UpProjection {
+  int Param = -1; ///< The up weight [N, K]: index into OpModel::Params.
+  int Scale = -1; ///< Its block scale, indexed like B's; -1: none.
+};
+
 /// A checked GEMM op: D[m, n] = epilogue(sum(k) A[m, k] * B[n, k]).
 struct OpModel {
   std::string Name;
@@ -168,6 +179,8 @@ struct OpModel {
   /// m, or k-only) and one for B's (indexed by n): the scale of element
   /// (m, n) for K block kb is the product of both.
   std::vector<KScale> KScales;
+  /// A gated op's second weight and its scale, if the op has two reductions.
+  std::optional<UpProjection> Up;
   /// D quantized with per-row block scales (quantize(...)), if so.
   std::optional<OutputQuant> Quant;
   TuneSpace Space;

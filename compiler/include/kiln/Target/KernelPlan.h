@@ -52,6 +52,10 @@ struct KernelPlan {
   /// The epilogue writes full blocks of D through TMA stores (store=tma;
   /// sm_90a): one more tensor map, D's, after the kernel's last parameter.
   bool TmaStore = false;
+  /// A gated op: the stage ring holds block_n rows of each weight and the
+  /// MMA is MmaN = 2 x block_n wide (sm_90a).
+  bool Gated = false;
+  int64_t MmaN = 0;
 };
 
 /// Input element types of the contraction and the output type.
@@ -64,6 +68,9 @@ struct GemmTypes {
   int64_t KScaleBlock = 0;
   /// Columns per scale of a quantized output (quantize(...)), 0 without.
   int64_t QuantBlock = 0;
+  /// A gated op (OpModel::Up): gate and up weights, one wgmma of
+  /// 2 x block_n columns per K step.
+  bool Gated = false;
 };
 
 /// Plans Config for Target. On failure returns false and sets Why to a

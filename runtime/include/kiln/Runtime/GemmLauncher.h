@@ -98,8 +98,8 @@ public:
   const GemmKernelShape &shape() const { return Shape; }
 
 private:
-  void encodeTensorMaps(CUdeviceptr A, CUdeviceptr B, int64_t M, int64_t N,
-                        int64_t K);
+  void encodeTensorMaps(CUdeviceptr A, CUdeviceptr B, CUdeviceptr U, int64_t M,
+                        int64_t N, int64_t K);
 
   const CudaDriver &Driver;
   GemmKernelShape Shape;
@@ -116,6 +116,10 @@ private:
   // weaker alignas here is ill-formed, and clang rejects it.
   CUtensorMap TmaA{};
   CUtensorMap TmaB{};
+  // A gated op's up weight (Shape.UpOperand), for the address it was
+  // encoded for (the other sizes are B's).
+  CUtensorMap TmaU{};
+  CUdeviceptr MapU = 0;
   // TMA stores: D's map, for the D, M and N it was encoded for (zeroes when
   // the problem does not allow it).
   CUtensorMap TmaD{};

@@ -35,7 +35,10 @@ struct GemmProblem {
   double EpiBytesPerRow = 0, EpiBytesPerCol = 0, EpiBytesPerElem = 0;
   double EpiBytesFixed = 0;
 
-  double flops() const { return 2.0 * double(M) * double(N) * double(K); }
+  /// A gated op's two reductions count twice.
+  double flops() const {
+    return (Types.Gated ? 4.0 : 2.0) * double(M) * double(N) * double(K);
+  }
 };
 
 /// The problem of Op at sizes M, N, K (its types and epilogue operands).

@@ -17,8 +17,25 @@ bool isFp8(Type T) { return isa<Float8E4M3FNType, Float8E5M2Type>(T); }
 /// rank 1 (k only) or 2 (a row and k), with positive block sizes, at most
 /// one per side; a ui8 operand is only ever a block scale.
 LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
+                            UpProjAttr Up, MemRefType B,
                             ValueRange EpilogueOperands) {
   llvm::SmallVector<bool> IsScale(EpilogueOperands.size(), false);
+  if (Up) {
+    const int64_t W = Up.getWeight(), S = Up.getScale();
+    const int64_t Count = int64_t(EpilogueOperands.size());
+    if (W < 0 || W >= Count ||
+        cast<MemRefType>(EpilogueOperands[W].getType()).getRank() != 2 ||
+        cast<MemRefType>(EpilogueOperands[W].getType()).getElementType() !=
+            B.getElementType())
+      return Op->emitOpError("up_proj weight ")
+             << W << " must be an epilogue operand of rank 2 with b's type "
+             << B.getElementType();
+    if (S != -1 && (S < 0 || S >= Count || S == W))
+      return Op->emitOpError("up_proj scale ")
+             << S << " must be another epilogue operand or -1";
+    if (S != -1)
+      IsScale[S] = true;
+  }
   if (Quant) {
     int64_t I = Quant.getOperand();
     if (I < 0 || I >= int64_t(EpilogueOperands.size()))
@@ -85,7 +102,7 @@ LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
 
 LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
                                MemRefType D, ValueRange EpilogueOperands,
-                               Region &Epilogue) {
+                               Region &Epilogue, bool Gated) {
   Type TA = A.getElementType(), TB = B.getElementType();
   bool BothFp8 = isFp8(TA) && isFp8(TB);
   bool Same16 = TA == TB && (TA.isBF16() || TA.isF16());
@@ -99,10 +116,15 @@ LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
            << D.getElementType()
            << " is not bf16, f16, f32, f8E4M3FN or f8E5M2";
   Block &Body = Epilogue.front();
-  if (Body.getNumArguments() != 3 || !Body.getArgument(0).getType().isF32() ||
+  if (Body.getNumArguments() != (Gated ? 4u : 3u) ||
+      !Body.getArgument(0).getType().isF32() ||
       !Body.getArgument(1).getType().isIndex() ||
-      !Body.getArgument(2).getType().isIndex())
-    return Op->emitOpError("epilogue must take (acc: f32, m: index, n: index)");
+      !Body.getArgument(2).getType().isIndex() ||
+      (Gated && !Body.getArgument(3).getType().isF32()))
+    return Op->emitOpError(Gated ? "epilogue must take (acc: f32, m: index, "
+                                   "n: index, up: f32) with up_proj"
+                                 : "epilogue must take (acc: f32, m: index, "
+                                   "n: index)");
   if (Body.empty() || !isa<YieldOp>(Body.back()))
     return Op->emitOpError("epilogue must end in kiln.yield");
   // The epilogue is a per-element function of (acc, m, n) and the epilogue
@@ -133,20 +155,22 @@ LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
 
 LogicalResult GemmOp::verify() {
   if (failed(verifyKScales(*this, getKScalesAttr(), getOutQuantAttr(),
+                           getUpProjAttr(), getB().getType(),
                            getEpilogueOperands())))
     return failure();
   return verifyGemmCommon(*this, getA().getType(), getB().getType(),
                           getD().getType(), getEpilogueOperands(),
-                          getEpilogue());
+                          getEpilogue(), bool(getUpProjAttr()));
 }
 
 LogicalResult TiledGemmOp::verify() {
   if (failed(verifyKScales(*this, getKScalesAttr(), getOutQuantAttr(),
+                           getUpProjAttr(), getB().getType(),
                            getEpilogueOperands())))
     return failure();
   if (failed(verifyGemmCommon(*this, getA().getType(), getB().getType(),
                               getD().getType(), getEpilogueOperands(),
-                              getEpilogue())))
+                              getEpilogue(), bool(getUpProjAttr()))))
     return failure();
   KernelPlanAttr Plan = getPlanAttr();
   if (!Plan)

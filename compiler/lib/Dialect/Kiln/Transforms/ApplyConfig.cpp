@@ -36,10 +36,10 @@ struct ApplyConfigPass
     getOperation().walk([&](GemmOp Op) { Gemms.push_back(Op); });
     for (GemmOp Op : Gemms) {
       OpBuilder B(Op);
-      auto Tiled =
-          B.create<TiledGemmOp>(Op.getLoc(), Op.getA(), Op.getB(), Op.getD(),
-                                Op.getEpilogueOperands(), Op.getKScalesAttr(),
-                                Op.getOutQuantAttr(), Config, KernelPlanAttr());
+      auto Tiled = B.create<TiledGemmOp>(
+          Op.getLoc(), Op.getA(), Op.getB(), Op.getD(),
+          Op.getEpilogueOperands(), Op.getKScalesAttr(), Op.getOutQuantAttr(),
+          Op.getUpProjAttr(), Config, KernelPlanAttr());
       Tiled.getEpilogue().takeBody(Op.getEpilogue());
       Op.erase();
     }

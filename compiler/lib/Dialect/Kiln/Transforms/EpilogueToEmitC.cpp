@@ -149,7 +149,11 @@ FailureOr<emitc::FuncOp> EpilogueEmitter::build(StringRef Name) {
   F32 = B.getF32Type();
   I32 = B.getI32Type();
   I64 = B.getI64Type();
+  // (acc, m, n, M, N, operands...); a gated op's takes (acc, up, m, n, ...).
+  const bool Gated = bool(Op.getUpProjAttr());
   SmallVector<Type> Params = {F32, I32, I32, I32, I32};
+  if (Gated)
+    Params.insert(Params.begin() + 1, F32);
   for (Value V : Op.getEpilogueOperands())
     Params.push_back(operandParamType(cast<MemRefType>(V.getType())));
   auto Fn = B.create<emitc::FuncOp>(Op.getLoc(), Name,
@@ -158,12 +162,16 @@ FailureOr<emitc::FuncOp> EpilogueEmitter::build(StringRef Name) {
       B.getStrArrayAttr({"static", "__device__", "__forceinline__"}));
   Block *Entry = Fn.addEntryBlock();
   Block &Body = Op.getEpilogueBlock();
-  for (unsigned I = 0; I < 3; ++I)
-    Map.map(Body.getArgument(I), Entry->getArgument(I));
-  M = Entry->getArgument(3);
-  N = Entry->getArgument(4);
+  const unsigned Shift = Gated ? 1 : 0;
+  Map.map(Body.getArgument(0), Entry->getArgument(0));
+  for (unsigned I = 1; I < 3; ++I)
+    Map.map(Body.getArgument(I), Entry->getArgument(I + Shift));
+  if (Gated)
+    Map.map(Body.getArgument(3), Entry->getArgument(1));
+  M = Entry->getArgument(3 + Shift);
+  N = Entry->getArgument(4 + Shift);
   for (auto [I, V] : llvm::enumerate(Op.getEpilogueOperands()))
-    Map.map(V, Entry->getArgument(5 + I));
+    Map.map(V, Entry->getArgument(5 + Shift + I));
 
   OpBuilder::InsertionGuard Guard(B);
   B.setInsertionPointToStart(Entry);

@@ -5,7 +5,8 @@
 // __global__` kernel that calls the template collective of its plan's path.
 // The kernel's parameters are its ABI, documented in docs/ARCHITECTURE.md:
 //   sm90_tma_wgmma:    (TmaDescriptor tma_A, TmaDescriptor tma_B, D*, M, N, K,
-//                       epilogue operands...)
+//                       epilogue operands..., [workspace], [tma_D], [tma_U])
+//                       (tma_U: a gated op's up weight, OpModel::Up)
 //   sm80_cp_async_mma: (const A*, const B*, D*, M, N, K, epilogue operands...)
 // Block scales are epilogue operands; both collectives take them, after K,
 // as kiln::gemm::KScale values (gemm/block_scale.cuh; NoKScale for none).
@@ -29,7 +30,7 @@ using namespace mlir::kiln;
 namespace {
 
 /// `kiln::sm90::GemmConfig<TA, TB, BM, BN, BK, Stages, CM, CN, RasterN, Group
-/// [, Promote [, Persistent [, SplitK [, TmaStore]]]]>` or the sm80
+/// [, Promote [, Persistent [, SplitK [, TmaStore [, Gated]]]]]>` or the sm80
 /// equivalent (warps instead of cluster sizes, no Persistent or TmaStore).
 std::string configType(TiledGemmOp Op) {
   TileConfigAttr C = Op.getConfig();
@@ -40,7 +41,12 @@ std::string configType(TiledGemmOp Op) {
   // The promotion interval, the persistent flag and the split count are
   // trailing parameters (defaults 0, 0, 1), written only when needed.
   std::string Promote =
-      Sm90 && C.getTmaStore()
+      Sm90 && Op.getUpProjAttr()
+          ? llvm::formatv(", {0}, {1}, {2}, {3}, 1", C.getPromote(),
+                          C.getPersistent() ? 1 : 0, C.getSplitK(),
+                          C.getTmaStore() ? 1 : 0)
+                .str()
+      : Sm90 && C.getTmaStore()
           ? llvm::formatv(", {0}, {1}, {2}, 1", C.getPromote(),
                           C.getPersistent() ? 1 : 0, C.getSplitK())
                 .str()
@@ -90,8 +96,9 @@ std::string banner(func::FuncOp F, TiledGemmOp Op) {
 /// `kiln::gemm::make_k_scale<RowDiv, KDiv, KDim, HasRow>(ptr, rows, K)`, or
 /// `kiln::gemm::NoKScale()` when the side has none. Kernel arguments: M, N
 /// and K are 3, 4 and 5, epilogue operand I is 6 + I.
+/// OPERAND, when not -1, names the up weight's scale: B's form, its tensor.
 Value kScaleArgument(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
-                     bool NSide) {
+                     bool NSide, int64_t Operand = -1) {
   MLIRContext *Ctx = B.getContext();
   auto Opaque = [&](StringRef S) { return emitc::OpaqueAttr::get(Ctx, S); };
   if (ArrayAttr Scales = Op.getKScalesAttr())
@@ -99,9 +106,11 @@ Value kScaleArgument(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
       auto S = cast<KScaleAttr>(A);
       if (S.getNSide() != NSide)
         continue;
+      if (Operand < 0)
+        Operand = S.getOperand();
       // f32 is the default storage; ue8m0 scales name their type.
       std::string Elem = cudaTypeName(
-          cast<MemRefType>(Op.getEpilogueOperands()[S.getOperand()].getType())
+          cast<MemRefType>(Op.getEpilogueOperands()[Operand].getType())
               .getElementType());
       SmallVector<std::string> Args = {
           std::to_string(S.getRowDiv()), std::to_string(S.getKDiv()),
@@ -113,7 +122,7 @@ Value kScaleArgument(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
           .create<emitc::CallOpaqueOp>(
               Loc, TypeRange{emitc::OpaqueType::get(Ctx, Type)},
               "kiln::gemm::make_k_scale",
-              ValueRange{Entry->getArgument(6 + S.getOperand()),
+              ValueRange{Entry->getArgument(6 + Operand),
                          Entry->getArgument(NSide ? 4 : 3),
                          Entry->getArgument(5)},
               ArrayAttr(),
@@ -153,6 +162,65 @@ Value rowQuantArgument(OpBuilder &B, Location Loc, TiledGemmOp Op,
           "kiln::gemm::make_row_quant", Args, ArrayAttr(),
           B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, Block)}))
       .getResult(0);
+}
+
+/// The gated entry's call (sm90 only): `kiln::sm90::gemm_gated<Cfg, Epi>(
+/// tma_A, tma_B, tma_U, D, M, N, K, workspace, quant, scale_a, scale_b,
+/// scale_u, M, N, operands...)`, or gemm_gated_tma_store with tma_D after
+/// tma_U. Without split-K the workspace is a literal nullptr; without a
+/// quantized output the quant argument is a kiln::gemm::NoQuant.
+void gatedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
+               unsigned EndOperands, bool SplitK, bool TmaStore,
+               ArrayAttr TemplateArgs) {
+  MLIRContext *Ctx = B.getContext();
+  const unsigned Last = Entry->getNumArguments() - 1; // tma_U
+  SmallVector<Value> Args = {Entry->getArgument(0), Entry->getArgument(1),
+                             Entry->getArgument(Last)};
+  if (TmaStore)
+    Args.push_back(Entry->getArgument(Last - 1));
+  for (unsigned I = 2; I < 6; ++I)
+    Args.push_back(Entry->getArgument(I));
+  const unsigned WorkspaceAt = Args.size();
+  if (SplitK)
+    Args.push_back(Entry->getArgument(EndOperands));
+  // Scale locals first (ReadableNames names the first two), then the quant.
+  Value ScaleA = kScaleArgument(B, Loc, Op, Entry, /*NSide=*/false);
+  Value ScaleB = kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true);
+  const int64_t UpScale = Op.getUpProjAttr().getScale();
+  Value ScaleU =
+      UpScale >= 0
+          ? kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true, UpScale)
+          : B.create<emitc::CallOpaqueOp>(
+                 Loc,
+                 TypeRange{emitc::OpaqueType::get(Ctx, "kiln::gemm::NoKScale")},
+                 "kiln::gemm::NoKScale", ValueRange{})
+                .getResult(0);
+  Args.push_back(
+      Op.getOutQuantAttr()
+          ? rowQuantArgument(B, Loc, Op, Entry)
+          : B.create<emitc::CallOpaqueOp>(
+                 Loc,
+                 TypeRange{emitc::OpaqueType::get(Ctx, "kiln::gemm::NoQuant")},
+                 "kiln::gemm::NoQuant", ValueRange{})
+                .getResult(0));
+  Args.append({ScaleA, ScaleB, ScaleU});
+  Args.append({Entry->getArgument(3), Entry->getArgument(4)});
+  for (unsigned I = 6; I < EndOperands; ++I)
+    Args.push_back(Entry->getArgument(I));
+  ArrayAttr CallArgs;
+  if (!SplitK) {
+    SmallVector<Attribute> Items;
+    for (unsigned I = 0; I < Args.size(); ++I) {
+      if (I == WorkspaceAt)
+        Items.push_back(emitc::OpaqueAttr::get(Ctx, "nullptr"));
+      Items.push_back(B.getIndexAttr(I));
+    }
+    CallArgs = B.getArrayAttr(Items);
+  }
+  B.create<emitc::CallOpaqueOp>(Loc, TypeRange{},
+                                TmaStore ? "kiln::sm90::gemm_gated_tma_store"
+                                         : "kiln::sm90::gemm_gated",
+                                Args, CallArgs, TemplateArgs);
 }
 
 LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
@@ -202,6 +270,13 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   const bool TmaStore = Sm90 && Op.getConfig().getTmaStore();
   if (TmaStore)
     Params.push_back(Opaque("const __grid_constant__ kiln::TmaDescriptor"));
+  // ... and a gated kernel's up-weight tensor map after everything.
+  const bool Gated = bool(Op.getUpProjAttr());
+  if (Gated && !Sm90)
+    return Op.emitError("a gated op (up_proj) lowers only on the TMA + wgmma "
+                        "path");
+  if (Gated)
+    Params.push_back(Opaque("const __grid_constant__ kiln::TmaDescriptor"));
 
   auto Kernel = B.create<emitc::FuncOp>(Loc, F.getSymName(),
                                         FunctionType::get(Ctx, Params, {}));
@@ -220,10 +295,18 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   // extra arguments (M, N, operands...). Split-K passes its workspace after
   // K; the TMA-store entry takes D's tensor map after B's and a workspace
   // (a null one without split-K).
+  unsigned EndOperands = Entry->getNumArguments() - (SplitK ? 1 : 0) -
+                         (TmaStore ? 1 : 0) - (Gated ? 1 : 0);
+  if (Gated) {
+    gatedCall(B, Loc, Op, Entry, EndOperands, SplitK, TmaStore,
+              B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, configType(Op)),
+                              emitc::OpaqueAttr::get(Ctx, EpiName)}));
+    B.create<emitc::ReturnOp>(Loc, Value());
+    F.erase();
+    return success();
+  }
   SmallVector<Value> Args(Entry->getArguments().begin(),
                           Entry->getArguments().begin() + 6);
-  unsigned EndOperands =
-      Entry->getNumArguments() - (SplitK ? 1 : 0) - (TmaStore ? 1 : 0);
   if (TmaStore)
     Args.insert(Args.begin() + 2,
                 Entry->getArgument(Entry->getNumArguments() - 1));

@@ -70,6 +70,7 @@ struct SelectAtomsPass
       Types.KScaleBlock = kScaleBlockOf(Op);
       if (OutQuantAttr Q = Op.getOutQuantAttr())
         Types.QuantBlock = Q.getBlock();
+      Types.Gated = bool(Op.getUpProjAttr());
       ::kiln::KernelConfig Config = toConfig(Op.getConfig());
       ::kiln::KernelPlan Plan;
       std::string Why;

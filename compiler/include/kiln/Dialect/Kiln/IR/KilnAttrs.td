@@ -48,6 +48,19 @@ def Kiln_OutQuantAttr : Kiln_Attr<"OutQuant", "out_quant"> {
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
+def Kiln_UpProjAttr : Kiln_Attr<"UpProj", "up_proj"> {
+  let summary = "A gated GEMM's second weight (SwiGLU's up projection)";
+  let description = [{
+    A second reduction over the same A: epilogue operand `weight` ([N, K],
+    B's type) times A, each K block scaled by A's block scale and by
+    epilogue operand `scale` (B's block-scale form; -1: none). The
+    epilogue receives it as its fourth argument, `up`.
+  }];
+  let parameters = (ins "int64_t":$weight,
+                        DefaultValuedParameter<"int64_t", "-1">:$scale);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 def Kiln_KScaleAttr : Kiln_Attr<"KScale", "k_scale"> {
   let summary = "A block scale of the reduction (a factor indexed by k / c)";
   let description = [{

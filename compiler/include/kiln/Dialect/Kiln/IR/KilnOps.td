@@ -25,7 +25,8 @@ def Kiln_KScaleArrayAttr
 class Kiln_GemmBase<string mnemonic, list<Trait> traits = []>
     : Kiln_Op<mnemonic, traits # [SingleBlock]> {
   code gemmExtraDecl = [{
-    /// The epilogue's block: (acc: f32, m: index, n: index).
+    /// The epilogue's block: (acc: f32, m: index, n: index), and with
+    /// up_proj a fourth argument, (up: f32).
     ::mlir::Block &getEpilogueBlock() { return getEpilogue().front(); }
   }];
 }
@@ -42,7 +43,9 @@ def Kiln_GemmOp : Kiln_GemmBase<"gemm"> {
     K block's partial sum is multiplied by them before it is accumulated
     (they are not read by the epilogue). `out_quant` makes d an FP8 output
     quantized per row and block of columns, its scales written to an
-    operand.
+    operand. `up_proj` makes it a gated GEMM (SwiGLU): a second weight
+    operand, multiplied by the same A, whose fp32 result the epilogue takes
+    as a fourth argument.
 
     ```mlir
     kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>)
@@ -58,7 +61,8 @@ def Kiln_GemmOp : Kiln_GemmBase<"gemm"> {
                        Kiln_MatrixMemRef:$d,
                        Variadic<Kiln_OperandMemRef>:$epilogue_operands,
                        OptionalAttr<Kiln_KScaleArrayAttr>:$k_scales,
-                       OptionalAttr<Kiln_OutQuantAttr>:$out_quant);
+                       OptionalAttr<Kiln_OutQuantAttr>:$out_quant,
+                       OptionalAttr<Kiln_UpProjAttr>:$up_proj);
   let regions = (region SizedRegion<1>:$epilogue);
   let assemblyFormat = [{
     `a` `(` $a `:` type($a) `)` `b` `(` $b `:` type($b) `)`
@@ -81,6 +85,7 @@ def Kiln_TiledGemmOp : Kiln_GemmBase<"tiled_gemm"> {
                        Variadic<Kiln_OperandMemRef>:$epilogue_operands,
                        OptionalAttr<Kiln_KScaleArrayAttr>:$k_scales,
                        OptionalAttr<Kiln_OutQuantAttr>:$out_quant,
+                       OptionalAttr<Kiln_UpProjAttr>:$up_proj,
                        Kiln_TileConfigAttr:$config,
                        OptionalAttr<Kiln_KernelPlanAttr>:$plan);
   let regions = (region SizedRegion<1>:$epilogue);
