@@ -51,6 +51,7 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   Split.Shape.SplitK = 8;
   Split.Shape.TmaStore = true;
   Split.Shape.D = DType::F32;
+  Split.Shape.UpOperand = 1;
   In.push_back(Split);
   std::vector<CompiledKernel> Out =
       parseBundle(serializeBundle(In), "b.kbundle");
@@ -74,6 +75,8 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   CHECK(Out[2].Shape.SplitK == 8);
   CHECK(Out[2].Shape.TmaStore);
   CHECK(Out[2].Shape.D == DType::F32);
+  CHECK(Out[2].Shape.UpOperand == 1); // a gated kernel's up weight
+  CHECK(K.Shape.UpOperand == -1);
   CHECK_FALSE(K.Shape.TmaStore);
   CHECK_FALSE(Out[2].Shape.Persistent);
   CHECK(K.Shape.TmaWgmma);

@@ -497,3 +497,28 @@ TEST_CASE("cost model: split-K fills the GPU at small M and costs at large",
   CHECK(predict(fp8(4096, 7168, 16384), Split).Seconds >
         predict(fp8(4096, 7168, 16384), C).Seconds);
 }
+
+TEST_CASE("cost model: a gated op is one GEMM of twice the width",
+          "[cost-model]") {
+  OpModel Gated = example("gemm_fp8_block_swiglu.kiln");
+  OpModel Plain = example("gemm_fp8_block.kiln");
+  // The up weight is a second B, not an epilogue operand.
+  GemmProblem G = gemmProblem(Gated, 4096, 2048, 7168);
+  GemmProblem P = gemmProblem(Plain, 4096, 4096, 7168);
+  CHECK(G.Types.Gated);
+  CHECK(G.flops() == P.flops());
+  CHECK(G.EpiBytesPerCol == P.EpiBytesPerCol * 2); // sg and su, K / 128 each
+  // block_n = 64 of each weight is the MMA work and operand traffic of
+  // block_n = 128 of one weight twice as wide; D is half as large.
+  KernelConfig C = cfg(128, 64, 4);
+  C.Promote = 128;
+  KernelConfig Wide = cfg(128, 128, 4);
+  Wide.Promote = 128;
+  CostBreakdown BG = predict(G, C), BP = predict(P, Wide);
+  INFO(BG.str() << "\n" << BP.str());
+  REQUIRE(BG.Valid);
+  REQUIRE(BP.Valid);
+  CHECK(BG.Tiles == BP.Tiles);
+  CHECK(BG.StageTensorNs == Approx(BP.StageTensorNs));
+  CHECK(BG.Seconds == Approx(BP.Seconds).epsilon(0.1));
+}

@@ -27,10 +27,10 @@ template <> constexpr DType dtypeOfStorage<kiln::f8e4m3>() {
 template <> constexpr DType dtypeOfStorage<kiln::bf16>() { return DType::BF16; }
 
 template <class T, int BM, int BN, int BK, int S, int CM, int CN,
-          int Persistent = 0, int TmaStore = 0>
+          int Persistent = 0, int TmaStore = 0, int Gated = 0>
 void checkSm90() {
   using Cfg = sm90::GemmConfig<T, T, BM, BN, BK, S, CM, CN, 0, 8, 0, Persistent,
-                               1, TmaStore>;
+                               1, TmaStore, Gated>;
   KernelConfig C;
   C.BlockM = BM;
   C.BlockN = BN;
@@ -41,10 +41,13 @@ void checkSm90() {
   C.Sched = Persistent ? Schedule::Persistent : Schedule::Grid;
   C.Store = TmaStore ? OutputStore::Tma : OutputStore::Direct;
   GemmTypes Types{dtypeOfStorage<T>(), dtypeOfStorage<T>(), DType::BF16};
+  Types.Gated = Gated != 0;
   KernelPlan P;
   std::string Why;
   INFO(C.str());
   REQUIRE(planKernel(Types, C, Arch::SM90a, P, Why));
+  CHECK(P.Gated == bool(Cfg::kGated));
+  CHECK(P.MmaN == Cfg::kMmaN);
   CHECK(P.Persistent == bool(Cfg::kPersistent));
   CHECK(P.TmaStore == bool(Cfg::kTmaStore));
   CHECK(P.EpilogueBytes == Cfg::kEpilogueBytes);
@@ -98,6 +101,41 @@ TEST_CASE("sm_90a plans agree with kiln::sm90::GemmConfig", "[plan]") {
   checkSm90<kiln::f8e4m3, 64, 64, 128, 4, 1, 1, 1, 1>();
   checkSm90<kiln::f8e4m3, 128, 144, 128, 4, 2, 1, 1, 1>();
   checkSm90<kiln::f8e4m3, 128, 256, 128, 4, 1, 1, 0, 1>();
+  // Gated ops: block_n rows of each weight per stage, one 2 x block_n MMA.
+  checkSm90<kiln::f8e4m3, 128, 96, 128, 4, 1, 1, 0, 0, 1>();
+  checkSm90<kiln::f8e4m3, 64, 128, 128, 3, 1, 1, 1, 0, 1>();
+  checkSm90<kiln::f8e4m3, 128, 64, 128, 4, 2, 1, 0, 1, 1>();
+  checkSm90<kiln::bf16, 128, 128, 64, 4, 1, 1, 0, 0, 1>();
+}
+
+TEST_CASE("gated ops plan one wgmma of 2 x block_n on sm_90a only",
+          "[plan]") {
+  GemmTypes Types{DType::F8E4M3, DType::F8E4M3, DType::BF16};
+  Types.Gated = true;
+  KernelConfig C;
+  C.BlockM = 128;
+  C.BlockN = 128;
+  C.Stages = 4;
+  KernelPlan P;
+  std::string Why;
+  REQUIRE(planKernel(Types, C, Arch::SM90a, P, Why));
+  CHECK(P.MmaN == 256);
+  CHECK(P.MmaAtom == "wgmma.m64n256k32.f32.e4m3.e4m3");
+  CHECK(P.SmemBytes == 4 * (128 + 256) * 128 + 1280);
+  C.BlockN = 136;
+  CHECK_FALSE(planKernel(Types, C, Arch::SM90a, P, Why));
+  CHECK(Why.find("block_n must be at most 128, got 136") != std::string::npos);
+  // Promotion doubles the 2 x block_n accumulators: 96 columns fit, 128 not.
+  Types.KScaleBlock = 128;
+  C.BlockN = 128;
+  CHECK_FALSE(planKernel(Types, C, Arch::SM90a, P, Why));
+  CHECK(Why.find("block_m x 2 x block_n") != std::string::npos);
+  C.BlockN = 96;
+  C.BlockM = 64;
+  CHECK(planKernel(Types, C, Arch::SM90a, P, Why));
+  CHECK_FALSE(planKernel(Types, C, Arch::SM89, P, Why));
+  CHECK(Why.find("a gated op (two reductions) needs the sm_90a kernel") !=
+        std::string::npos);
 }
 
 TEST_CASE("persistent kernels plan on sm_90a only", "[plan]") {

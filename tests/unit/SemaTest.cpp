@@ -319,7 +319,8 @@ TEST_CASE("Sema: the contraction", "[sema]") {
         "like 'sum(k) A[m, k] * B[n, k]'");
   CHECK(firstError(op(Fp8 + "  D[m, n] = sum(k) A[m, k] * B[n, k] + sum(j) "
                             "A[m, j] * B[n, j]\n")) ==
-        "5:40: only one reduction 'sum(...)' is supported");
+        "5:40: the second reduction of a gated op multiplies 'B' again; the "
+        "up projection needs its own weight");
   CHECK(firstError(op(Fp8 + "  D[m, n] = sum(m) A[m, k] * B[n, k]\n")) ==
         "5:17: reduction index 'm' is already an index of the output");
   CHECK(firstError(op(Fp8 + "  D[m, n] = sum(k) A[m, k]\n")) ==
@@ -516,6 +517,44 @@ TEST_CASE("Sema: block scales", "[sema]") {
                             "128]\n")) ==
         "6:46: inconsistent extent for index 'k': dimension 2 of 'sa : "
         "f32[M, L / 128]' gives 'L', but 'k' already ranges over 'K'");
+}
+
+TEST_CASE("Sema: a gated pair of reductions over the same A", "[sema]") {
+  std::string Pre = "  in  A  : f8e4m3[M, K]\n"
+                    "  in  G  : f8e4m3[N, K]\n"
+                    "  in  U  : f8e4m3[N, K]\n"
+                    "  in  sa : f32[M, K / 128]\n"
+                    "  in  sg : f32[N / 128, K / 128]\n"
+                    "  in  su : f32[N / 128, K / 128]\n"
+                    "  in  s  : f32\n"
+                    "  out D  : bf16[M, N]\n";
+  OpModel M = loadOne(
+      op(Pre + "  D[m, n] = silu(sum(k) A[m, k] * G[n, k] * sa[m, k / 128] * "
+               "sg[n / 128, k / 128]) * sum(j) A[m, j] * U[n, j] * s * "
+               "sa[m, j / 128] * su[n / 128, j / 128]\n"));
+  CHECK(M.Params[M.A].Name == "A");
+  CHECK(M.Params[M.B].Name == "G");
+  REQUIRE(M.Up);
+  CHECK(M.Params[M.Up->Param].Name == "U");
+  CHECK(M.Params[M.Up->Scale].Name == "su");
+  // The first reduction's scales stay A's and B's; the up weight's scalar
+  // factor moves onto its own accumulator.
+  REQUIRE(M.KScales.size() == 2);
+  CHECK(M.Params[M.KScales[1].Param].Name == "sg");
+  REQUIRE(M.Epilogue);
+  CHECK(epi(M, *M.Epilogue) == "mul(silu(acc), mul(up, s))");
+  // Without block scales: either sum may hold the weight, scale-free.
+  OpModel P = loadOne(op(Pre + "  D[m, n] = sum(k) A[m, k] * G[n, k] - "
+                               "sum(k) A[m, k] * U[n, k]\n"));
+  REQUIRE(P.Up);
+  CHECK(P.Up->Scale == -1);
+  CHECK(epi(P, *P.Epilogue) == "sub(acc, up)");
+  // Only one of the two sums block-scales A: refused.
+  CHECK(firstError(op(Pre + "  D[m, n] = sum(k) A[m, k] * G[n, k] * sa[m, k "
+                            "/ 128] * sg[n / 128, k / 128] + sum(k) A[m, k] "
+                            "* U[n, k] * su[n / 128, k / 128]\n"))
+            .find("must scale A as the first does (by 'sa')") !=
+        std::string::npos);
 }
 
 TEST_CASE("Sema: ue8m0 is for block scales only", "[sema]") {

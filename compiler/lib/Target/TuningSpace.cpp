@@ -174,12 +174,17 @@ std::vector<KernelConfig> validConfigs(const OpModel &Op, Arch Target) {
   // A `stages` the op leaves undeclared is the target's: the deepest of
   // 4, 3, 2 that fits its shared memory (and the op's requires).
   const bool OwnStages = !declares(Op, "stages");
+  // A gated op's undeclared block_n is 64: one wgmma of 128 columns, as wide
+  // as the plain default (2 x 128 would not promote).
+  const bool GatedBlockN = Types.Gated && !declares(Op, "block_n");
   // Points that plan the same kernel count once: `promote` 0 is the scales'
   // block for a block-scaled op, so `promote in [0, 128]` is one kernel
   // (the first point stands for it).
   std::set<std::string> Planned;
   forEachConstrainedConfig(Op, [&](const KernelConfig &C) {
     KernelConfig Tried = C;
+    if (GatedBlockN)
+      Tried.BlockN = 64;
     for (int64_t Stages = C.Stages; Stages >= (OwnStages ? 2 : C.Stages);
          --Stages) {
       Tried.Stages = Stages;

@@ -220,3 +220,36 @@ func.func @out_quant_block(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %
   } {out_quant = #kiln.out_quant<operand = 0, block = 100>}
   return
 }
+
+// -----
+
+func.func @up_proj_type(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %D: memref<?x?xbf16>, %U: memref<?x?xbf16>) {
+  // expected-error @+1 {{up_proj weight 0 must be an epilogue operand of rank 2 with b's type 'f8E4M3FN'}}
+  kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>) d(%D : memref<?x?xbf16>) operands(%U : memref<?x?xbf16>) {
+  ^bb0(%acc: f32, %m: index, %n: index, %up: f32):
+    kiln.yield %acc : f32
+  } {up_proj = #kiln.up_proj<weight = 0>}
+  return
+}
+
+// -----
+
+func.func @up_proj_epilogue(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %D: memref<?x?xbf16>, %U: memref<?x?xf8E4M3FN>) {
+  // expected-error @+1 {{epilogue must take (acc: f32, m: index, n: index, up: f32) with up_proj}}
+  kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>) d(%D : memref<?x?xbf16>) operands(%U : memref<?x?xf8E4M3FN>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {up_proj = #kiln.up_proj<weight = 0>}
+  return
+}
+
+// -----
+
+func.func @up_proj_scale(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %D: memref<?x?xbf16>, %U: memref<?x?xf8E4M3FN>) {
+  // expected-error @+1 {{up_proj scale 0 must be another epilogue operand or -1}}
+  kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>) d(%D : memref<?x?xbf16>) operands(%U : memref<?x?xf8E4M3FN>) {
+  ^bb0(%acc: f32, %m: index, %n: index, %up: f32):
+    kiln.yield %acc : f32
+  } {up_proj = #kiln.up_proj<weight = 0, scale = 0>}
+  return
+}
