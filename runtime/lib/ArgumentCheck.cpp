@@ -108,6 +108,16 @@ GemmDims checkArguments(const KernelSignature &Sig,
   if (auto Why = checkGemmProblem(Shape, Size.M, Size.N, Size.K, Args[IA].Data,
                                   Args[IB].Data))
     fail(Sig, *Why);
+  // A gated kernel's up weight is read through its own tensor map.
+  if (Shape.UpOperand >= 0) {
+    int64_t Operand = -1;
+    for (size_t I = 0; I < Count; ++I)
+      if (Sig.Params[I].Role == ParamRole::Operand &&
+          ++Operand == Shape.UpOperand && Args[I].Data % 16 != 0)
+        fail(Sig, argName(Sig, I) + " at " + hexAddress(Args[I].Data) +
+                      " must be 16-byte aligned (the up weight is loaded by "
+                      "TMA)");
+  }
   return Size;
 }
 

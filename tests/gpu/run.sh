@@ -17,8 +17,9 @@
 # any kiln run fails or times out, or the budget runs out; cuBLAS numbers are
 # informational (missing PyTorch only prints "n/a").
 #
-# Split-K (block-scaled, small M), TMA stores (grid and persistent) and the
-# quantized output (gemm_fp8_block_quant.kiln) run beside their baselines on
+# Split-K (block-scaled, small M), TMA stores (grid and persistent), the
+# quantized output (gemm_fp8_block_quant.kiln) and the fused SwiGLU
+# (gemm_fp8_block_swiglu.kiln) run beside their baselines on
 # the same shapes (tests/lit/Emu/Inputs/split_k.kiln and tma_store.kiln), so
 # that the table gives their speed ratios on a GPU and checks them
 # everywhere.
@@ -160,6 +161,16 @@ done
 for s in $sk_shapes $ts_shapes; do
   IFS=, read -r M N K <<<"$s"
   run_one gemm_fp8_block_quant - "$M" "$N" "$K"
+done
+# SwiGLU fused (gate and up in one 2 x block_n wgmma, silu(g) * u in the
+# epilogue) beside the plain block-scaled GEMM of the same FLOPs (one weight
+# of 2N rows, as an unfused w13 GEMM before its separate SwiGLU kernel).
+sw_shapes="64,2048,7168 4096,2048,7168"
+[ "$emu" -eq 1 ] && sw_shapes="150,160,304"
+for s in $sw_shapes; do
+  IFS=, read -r M N K <<<"$s"
+  run_one gemm_fp8_block_swiglu - "$M" "$N" "$K"
+  run_one gemm_fp8_block - "$M" "$((2 * N))" "$K"
 done
 for s in $ts_shapes; do
   IFS=, read -r M N K <<<"$s"

@@ -154,7 +154,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
     O.MinReps = O.MaxReps = int(Req.Reps);
     T.Reps = Req.Reps;
     T.MedianMs = timeLaunches(Driver, Launch, Stream, O).MedianMs;
-    double Flops = 2.0 * double(Size.M) * double(Size.N) * double(Size.K);
+    double Flops = opFlops(Op, Size.M, Size.N, Size.K);
     T.Tflops = T.MedianMs > 0 ? Flops / (T.MedianMs * 1e-3) / 1e12 : 0;
     if (!Device.Emulated)
       T.PeakTflops = densePeakTflops(Device.Name, Shape.A);

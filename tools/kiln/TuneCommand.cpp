@@ -118,7 +118,9 @@ bool storeWinner(const std::string &Path, const OpModel &Op,
   E.OpName = Op.Name;
   E.Config = W.Config;
   E.MedianUs = W.Seconds * 1e6;
-  E.Tflops = W.Tflops;
+  // The cache's rate is 2 M N K / time for every op (TuningEntry.h).
+  E.Tflops =
+      2.0 * double(Size.M) * double(Size.N) * double(Size.K) / W.Seconds / 1e12;
   if (W.Check) {
     E.MaxAbsError = std::isfinite(W.Check->C.MaxAbs) ? W.Check->C.MaxAbs : 0;
     E.MaxRelError = std::isfinite(W.Check->C.Rel) ? W.Check->C.Rel : 0;
@@ -331,7 +333,7 @@ int runTune(const Args &A) {
     return ExitInputError;
   }
 
-  double Flops = 2.0 * double(Size.M) * double(Size.N) * double(Size.K);
+  double Flops = opFlops(Op, Size.M, Size.N, Size.K);
   Winner W;
   W.Config = Space.config(*R.Best);
   W.Seconds = R.BestSeconds;

@@ -186,6 +186,12 @@ struct OpModel {
   TuneSpace Space;
 };
 
+/// The useful FLOPs of Op at M x N x K: 2 M N K per reduction (a gated op
+/// has two).
+inline double opFlops(const OpModel &Op, int64_t M, int64_t N, int64_t K) {
+  return (Op.Up ? 4.0 : 2.0) * double(M) * double(N) * double(K);
+}
+
 /// The K length every block scale of Op is constant over: the gcd of their
 /// KDivs, or 0 when Op has none.
 inline int64_t kScaleBlock(const OpModel &Op) {

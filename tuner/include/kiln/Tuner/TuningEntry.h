@@ -77,7 +77,8 @@ struct TuningEntry {
   std::string OpName; ///< For people (`kiln cache list`); not in the key.
   KernelConfig Config;
   double MedianUs = 0;    ///< Median kernel time, microseconds (> 0).
-  double Tflops = 0;      ///< 2*M*N*K / time (>= 0).
+  double Tflops = 0;      ///< 2*M*N*K / time (>= 0), also for a gated op
+                          ///< (whose two reductions do twice that).
   double MaxAbsError = 0; ///< Against the reference (>= 0).
   double MaxRelError = 0; ///< Against the reference (>= 0).
   // Provenance.
