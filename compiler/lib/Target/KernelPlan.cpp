@@ -94,9 +94,6 @@ bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
                          " is not a multiple of the quantization block " +
                          std::to_string(T.QuantBlock) +
                          ": each CTA computes the scales of its own columns");
-  if (T.QuantBlock > 0 && C.Store == OutputStore::Tma)
-    return fail(Why, "store=tma does not quantize yet; a quantized output "
-                     "needs store=direct");
   if (P.BlockK * Elem != 128)
     return fail(Why, "block_k must be " + std::to_string(128 / Elem) + " on " +
                          std::string(AI.Name) +

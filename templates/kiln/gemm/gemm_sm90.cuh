@@ -516,7 +516,7 @@ gemm_tma_store(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
 
 /// The quantized-output entry (D[m, n] = quantize(x, ds), gemm/row_quant.cuh):
 /// as gemm_split_k (WORKSPACE null without split-K), with QUANT, ds and its
-/// row length; direct stores only.
+/// row length; direct stores (gemm_quant_tma_store for store=tma).
 template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
           class... Args>
 KILN_DEVICE void gemm_quant(const TmaDescriptor &tma_a,
@@ -529,6 +529,23 @@ KILN_DEVICE void gemm_quant(const TmaDescriptor &tma_a,
                               "needs gemm_gated");
   gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, nullptr, D, M, N, K, workspace,
                       quant, sa, sb, gemm::NoKScale(), args...);
+}
+
+/// The quantized-output entry with TMA stores (Cfg::kTmaStore): gemm_quant
+/// with TMA_D, as gemm_tma_store (the scales are stored directly).
+template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
+          class... Args>
+KILN_DEVICE void
+gemm_quant_tma_store(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
+                     const TmaDescriptor &tma_d, TOut *D, int32_t M, int32_t N,
+                     int32_t K, void *workspace, Quant quant, SA sa, SB sb,
+                     Args... args) {
+  static_assert(Quant::kPresent && Cfg::kTmaStore && !Cfg::kGated,
+                "kiln::sm90::gemm_quant_tma_store: a quantized TMA-store "
+                "config");
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr,
+                      tma_store_usable(D, N) ? &tma_d : nullptr, D, M, N, K,
+                      workspace, quant, sa, sb, gemm::NoKScale(), args...);
 }
 
 /// The gated entry (Cfg::kGated; SwiGLU's gate and up projections): as
@@ -555,7 +572,7 @@ gemm_gated_tma_store(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
                      const TmaDescriptor &tma_u, const TmaDescriptor &tma_d,
                      TOut *D, int32_t M, int32_t N, int32_t K, void *workspace,
                      Quant quant, SA sa, SB sb, SU su, Args... args) {
-  static_assert(Cfg::kGated && Cfg::kTmaStore && !Quant::kPresent,
+  static_assert(Cfg::kGated && Cfg::kTmaStore,
                 "kiln::sm90::gemm_gated_tma_store: a gated TMA-store config");
   gemm_impl<Cfg, Epi>(tma_a, tma_b, &tma_u,
                       tma_store_usable(D, N) ? &tma_d : nullptr, D, M, N, K,

@@ -328,10 +328,11 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
       B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, configType(Op)),
                       emitc::OpaqueAttr::get(Ctx, EpiName)});
   std::string Callee = std::string(Sm90 ? "kiln::sm90::" : "kiln::sm80::") +
-                       (Quant      ? "gemm_quant"
-                        : TmaStore ? "gemm_tma_store"
-                        : SplitK   ? "gemm_split_k"
-                                   : "gemm");
+                       (Quant && TmaStore ? "gemm_quant_tma_store"
+                        : Quant           ? "gemm_quant"
+                        : TmaStore        ? "gemm_tma_store"
+                        : SplitK          ? "gemm_split_k"
+                                          : "gemm");
   // Without split-K the TMA-store entry's workspace is a literal nullptr
   // (the `args` attribute mixes operand indices and verbatim arguments).
   ArrayAttr CallArgs;
