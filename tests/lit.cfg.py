@@ -18,6 +18,7 @@ config.substitutions.append(("%kiln-opt", os.path.join(config.kiln_bin_dir, "kil
 config.substitutions.append(("%kiln", os.path.join(config.kiln_bin_dir, "kiln")))
 config.substitutions.append(("%libkiln", os.path.join(os.path.dirname(config.kiln_bin_dir), "lib", "libkiln.so")))
 config.substitutions.append(("%examples", os.path.join(config.kiln_source_dir, "examples")))
+config.substitutions.append(("%srcroot", config.kiln_source_dir))
 config.substitutions.append(("%templates", os.path.join(config.kiln_source_dir, "templates")))
 config.substitutions.append(("%break-templates", "python3 " + os.path.join(
     config.kiln_source_dir, "tests", "emu", "broken", "break_templates.py")))
