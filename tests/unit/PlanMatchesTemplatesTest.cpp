@@ -108,8 +108,7 @@ TEST_CASE("sm_90a plans agree with kiln::sm90::GemmConfig", "[plan]") {
   checkSm90<kiln::bf16, 128, 128, 64, 4, 1, 1, 0, 0, 1>();
 }
 
-TEST_CASE("gated ops plan one wgmma of 2 x block_n on sm_90a only",
-          "[plan]") {
+TEST_CASE("gated ops plan one wgmma of 2 x block_n on sm_90a only", "[plan]") {
   GemmTypes Types{DType::F8E4M3, DType::F8E4M3, DType::BF16};
   Types.Gated = true;
   KernelConfig C;
@@ -160,6 +159,34 @@ TEST_CASE("persistent kernels plan on sm_90a only", "[plan]") {
   C.Stages = 4;
   REQUIRE(planKernel(Types, C, Arch::SM90a, P, Why));
   CHECK(P.SmemBytes == 4 * 352 * 128 + 16384 + 1280);
+}
+
+/// The planner accepts a quantization block on mma.sync exactly when the
+/// template's quantize_accumulators can (kQuantFits).
+template <int BM, int BN, int Block> void checkQuantSm80() {
+  KernelConfig C;
+  C.BlockM = BM;
+  C.BlockN = BN;
+  C.Stages = 2;
+  GemmTypes Types{DType::BF16, DType::BF16, DType::F8E4M3};
+  Types.QuantBlock = Block;
+  KernelPlan P;
+  std::string Why;
+  INFO(C.str() << " block " << Block);
+  const bool Planned = planKernel(Types, C, Arch::SM80, P, Why);
+  REQUIRE(P.WarpsN > 0);
+  using Cfg = sm80::GemmConfig<kiln::bf16, kiln::bf16, BM, BN, 64, 2, 2,
+                               BM * BN >= 128 * 256 ? 4 : 2, 0, 8>;
+  CHECK(Planned == sm80::kQuantFits<Cfg, Block>);
+}
+
+TEST_CASE("mma.sync quantization blocks: planner == template", "[plan]") {
+  checkQuantSm80<64, 128, 128>(); // two 64-column warp tiles per block
+  checkQuantSm80<64, 256, 64>();  // two blocks per 128-column warp tile
+  checkQuantSm80<64, 192, 64>();  // 96-column warp tiles: refused
+  checkQuantSm80<128, 256, 64>(); // four warps along N, 64 columns each
+  checkQuantSm80<64, 96, 32>();   // 48-column warp tiles: refused
+  checkQuantSm80<64, 96, 96>();   // one block over both warp tiles
 }
 
 TEST_CASE("mma.sync plans agree with kiln::sm80::GemmConfig", "[plan]") {

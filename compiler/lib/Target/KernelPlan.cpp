@@ -172,11 +172,6 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
                          std::string(AI.Name) +
                          " kernel (cp.async + mma.sync) does not fuse them "
                          "yet");
-  if (T.QuantBlock > 0)
-    return fail(Why, "a quantized output (quantize) needs the sm_90a kernel; "
-                     "the " +
-                         std::string(AI.Name) +
-                         " kernel (cp.async + mma.sync) does not quantize yet");
   if (C.Store == OutputStore::Tma)
     return fail(Why, "store=tma needs the sm_90a kernel (TMA); the " +
                          std::string(AI.Name) +
@@ -206,6 +201,15 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
     return fail(Why, "warp tile " + std::to_string(WarpTileM) + "x" +
                          std::to_string(WarpTileN) +
                          " is not a multiple of 16x16");
+  // templates/kiln/gemm/quantize_sm80.cuh: a quantization block inside one
+  // warp tile, or spanning whole warp tiles.
+  if (T.QuantBlock > 0 &&
+      (C.BlockN % T.QuantBlock != 0 ||
+       (WarpTileN % T.QuantBlock != 0 && T.QuantBlock % WarpTileN != 0)))
+    return fail(Why, "the quantization block " + std::to_string(T.QuantBlock) +
+                         " must divide block_n " + std::to_string(C.BlockN) +
+                         " and divide, or be a multiple of, the warp tile's " +
+                         std::to_string(WarpTileN) + " columns");
   P.AccRegsPerThread = WarpTileM * WarpTileN / 32;
   if (P.AccRegsPerThread > 128)
     return fail(Why, "accumulator needs " + std::to_string(P.AccRegsPerThread) +

@@ -88,4 +88,12 @@ struct GemmConfig {
                 "kiln::sm80::GemmConfig: SplitK must be in [1, 16]");
 };
 
+/// Whether Cfg's warp tiles can quantize an output in blocks of Block
+/// columns (gemm/quantize_sm80.cuh): the block divides BN and lies inside
+/// one warp tile or spans whole ones. The planner applies the same rule.
+template <class Cfg, int Block>
+constexpr bool kQuantFits = Cfg::kBN % Block == 0 && Block % 8 == 0 &&
+                            (Cfg::kWarpN % Block == 0 ||
+                             Block % Cfg::kWarpN == 0);
+
 } // namespace kiln::sm80

@@ -30,6 +30,8 @@
 #include "kiln/gemm/epilogue.cuh"
 #include "kiln/gemm/mainloop_sm80_cp_async_mma.cuh"
 #include "kiln/gemm/promote_sm80.cuh"
+#include "kiln/gemm/quantize_sm80.cuh"
+#include "kiln/gemm/row_quant.cuh"
 #include "kiln/gemm/split_k.cuh"
 #include "kiln/tile/fragment.cuh"
 #include "kiln/tile/scheduler.cuh"
@@ -105,10 +107,27 @@ KILN_DEVICE void store_staged(const Accum<Cfg> &acc, uint32_t smem, TOut *D,
 }
 
 /// The kernel body with an optional split-K WORKSPACE (see the contract).
-template <class Cfg, auto Epi, class TOut, class SA, class SB, class... Args>
+/// The warp tile's store: staged through the (then idle) stage ring when it
+/// gives every warp 2 KB, else direct.
+template <class Cfg, auto Epi, class TOut, class... Args>
+KILN_DEVICE void store_tile(const Accum<Cfg> &acc, uint32_t smem, TOut *D,
+                            int32_t M, int32_t N, int32_t wm0, int32_t wn0,
+                            Args... args) {
+  if constexpr (Cfg::kThreads / 32 * 2048 <=
+                Cfg::kStages * (Cfg::kStageBytesA + Cfg::kStageBytesB)) {
+    __syncthreads(); // every warp is done reading the stage ring
+    store_staged<Cfg, Epi>(acc, smem, D, M, N, wm0, wn0, args...);
+  } else {
+    store_direct<Cfg, Epi>(acc, D, M, N, wm0, wn0, args...);
+  }
+}
+
+template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
+          class... Args>
 KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
                            TOut *D, int32_t M, int32_t N, int32_t K,
-                           void *workspace, SA sa, SB sb, Args... args) {
+                           void *workspace, Quant quant, SA sa, SB sb,
+                           Args... args) {
   static_assert(Cfg::kPromote > 0 || (!SA::kPresent && !SB::kPresent),
                 "kiln::sm80::gemm: block scales need FP32 promotion "
                 "(Cfg::kPromote > 0)");
@@ -151,12 +170,14 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
                       [] { __syncthreads(); }))
       return; // another split finishes this tile
   }
-  if constexpr (Cfg::kThreads / 32 * 2048 <=
-                Cfg::kStages * (Cfg::kStageBytesA + Cfg::kStageBytesB)) {
+  if constexpr (Quant::kPresent) {
     __syncthreads(); // every warp is done reading the stage ring
-    store_staged<Cfg, Epi>(acc, smem, D, M, N, wm0, wn0, args...);
+    quantize_accumulators<Cfg, Epi, TOut>(acc, smem, quant, M, N, wm0, wn0,
+                                          args...);
+    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, M, N, wm0,
+                                                      wn0, args...);
   } else {
-    store_direct<Cfg, Epi>(acc, D, M, N, wm0, wn0, args...);
+    store_tile<Cfg, Epi>(acc, smem, D, M, N, wm0, wn0, args...);
   }
 #endif
 }
@@ -171,7 +192,8 @@ KILN_DEVICE void gemm(const typename Cfg::TA *A, const typename Cfg::TB *B,
   static_assert(Cfg::kSplitK == 1,
                 "kiln::sm80::gemm: a split-K config needs gemm_split_k and "
                 "its workspace");
-  gemm_impl<Cfg, Epi>(A, B, D, M, N, K, nullptr, sa, sb, args...);
+  gemm_impl<Cfg, Epi>(A, B, D, M, N, K, nullptr, gemm::NoQuant(), sa, sb,
+                      args...);
 }
 
 /// The split-K entry (Cfg::kSplitK > 1): as gemm, with the WORKSPACE of the
@@ -181,7 +203,21 @@ KILN_DEVICE void gemm_split_k(const typename Cfg::TA *A,
                               const typename Cfg::TB *B, TOut *D, int32_t M,
                               int32_t N, int32_t K, void *workspace, SA sa,
                               SB sb, Args... args) {
-  gemm_impl<Cfg, Epi>(A, B, D, M, N, K, workspace, sa, sb, args...);
+  gemm_impl<Cfg, Epi>(A, B, D, M, N, K, workspace, gemm::NoQuant(), sa, sb,
+                      args...);
+}
+
+/// The quantized-output entry (D[m, n] = quantize(x, ds), gemm/row_quant.cuh,
+/// gemm/quantize_sm80.cuh): as gemm_split_k (WORKSPACE null without
+/// split-K), with QUANT, ds and its row length.
+template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
+          class... Args>
+KILN_DEVICE void gemm_quant(const typename Cfg::TA *A,
+                            const typename Cfg::TB *B, TOut *D, int32_t M,
+                            int32_t N, int32_t K, void *workspace, Quant quant,
+                            SA sa, SB sb, Args... args) {
+  static_assert(Quant::kPresent, "kiln::sm80::gemm_quant: a quantized output");
+  gemm_impl<Cfg, Epi>(A, B, D, M, N, K, workspace, quant, sa, sb, args...);
 }
 
 } // namespace kiln::sm80

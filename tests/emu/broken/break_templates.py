@@ -128,6 +128,11 @@ BREAKS = {
     "gated-up-scale": ("kiln/gemm/promote_sm90.cuh",
                        "s.up_col.at(su, n0, j - kGateBlocks, e, k0)",
                        "s.col.at(sb, n0, j - kGateBlocks, e, k0)"),
+    # Quantized outputs on mma.sync: a block that spans two warp tiles takes
+    # only the first warp's row maxima.
+    "quant80-one-warp": ("kiln/gemm/quantize_sm80.cuh",
+                         "for (int w = 0; w < kWarpsPerBlock; ++w)",
+                         "for (int w = 0; w < 1; ++w)"),
     # Block scales: a tile whose columns span two 128-row scale blocks of B
     # uses the first block's scale for all of them.
     "scale-one-block": ("kiln/gemm/block_scale.cuh",

@@ -63,12 +63,24 @@ func.func @tma_store_on_ampere(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: m
 
 // -----
 
-func.func @quant_on_ampere(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xf8E4M3FN>, %ds: memref<?x?xf32>) {
-  // expected-error @+1 {{configuration cannot run on sm_80: a quantized output (quantize) needs the sm_90a kernel; the sm_80 kernel (cp.async + mma.sync) does not quantize yet}}
+func.func @quant_block_across_warps(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xf8E4M3FN>, %ds: memref<?x?xf32>) {
+  // expected-error @+1 {{configuration cannot run on sm_80: the quantization block 64 must divide block_n 192 and divide, or be a multiple of, the warp tile's 96 columns}}
   kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xf8E4M3FN>) operands(%ds : memref<?x?xf32>)
-    config <block_m = 128, block_n = 128, block_k = 0, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8> {
+    config <block_m = 64, block_n = 192, block_k = 0, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8> {
   ^bb0(%acc: f32, %m: index, %n: index):
     kiln.yield %acc : f32
-  } {out_quant = #kiln.out_quant<operand = 0, block = 128>}
+  } {out_quant = #kiln.out_quant<operand = 0, block = 64>}
+  return
+}
+
+// -----
+
+func.func @gated_on_ampere(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>, %U: memref<?x?xbf16>) {
+  // expected-error @+1 {{configuration cannot run on sm_80: a gated op (two reductions) needs the sm_90a kernel; the sm_80 kernel (cp.async + mma.sync) does not fuse them yet}}
+  kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>) operands(%U : memref<?x?xbf16>)
+    config <block_m = 128, block_n = 128, block_k = 0, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8> {
+  ^bb0(%acc: f32, %m: index, %n: index, %up: f32):
+    kiln.yield %acc : f32
+  } {up_proj = #kiln.up_proj<weight = 0>}
   return
 }
