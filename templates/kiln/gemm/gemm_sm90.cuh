@@ -135,14 +135,7 @@ KILN_DEVICE void quantize_accumulators(Accum<Cfg> &acc, int wg, Quant quant,
         }
       }
   }
-  if (quant.amax) { // the warp's 16 rows (lanes 4r .. 4r + 3 already agree)
-    tile_amax = fmaxf(tile_amax, __shfl_xor_sync(0xffffffffu, tile_amax, 4));
-    tile_amax = fmaxf(tile_amax, __shfl_xor_sync(0xffffffffu, tile_amax, 8));
-    tile_amax = fmaxf(tile_amax, __shfl_xor_sync(0xffffffffu, tile_amax, 16));
-    if (lane == 0) // |x| >= 0: its bits order as unsigned integers
-      arch::atomic_max_gpu(reinterpret_cast<uint32_t *>(quant.amax),
-                           __float_as_uint(tile_amax));
-  }
+  gemm::raise_amax(quant.amax, tile_amax); // the warp's 16 rows
 }
 
 /// Fused epilogue of consumer warpgroup WG, staged per warp (see

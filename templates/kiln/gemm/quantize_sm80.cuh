@@ -20,7 +20,6 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "kiln/arch/atomic.cuh"
 #include "kiln/arch/smem.cuh"
 #include "kiln/gemm/config_sm80.cuh"
 #include "kiln/gemm/mainloop_sm80_cp_async_mma.cuh"
@@ -127,14 +126,7 @@ KILN_DEVICE void quantize_accumulators(Accum<Cfg> &acc, uint32_t smem,
         }
       }
     }
-  if (quant.amax) { // the warp's rows (the quads already agree)
-    tile_amax = fmaxf(tile_amax, __shfl_xor_sync(0xffffffffu, tile_amax, 4));
-    tile_amax = fmaxf(tile_amax, __shfl_xor_sync(0xffffffffu, tile_amax, 8));
-    tile_amax = fmaxf(tile_amax, __shfl_xor_sync(0xffffffffu, tile_amax, 16));
-    if (lane == 0) // |x| >= 0: its bits order as unsigned integers
-      arch::atomic_max_gpu(reinterpret_cast<uint32_t *>(quant.amax),
-                           __float_as_uint(tile_amax));
-  }
+  gemm::raise_amax(quant.amax, tile_amax);
 }
 
 } // namespace kiln::sm80

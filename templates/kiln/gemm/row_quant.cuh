@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kiln/arch/atomic.cuh"
 #include "kiln/config.cuh"
 #include "kiln/numeric/types.cuh"
 
@@ -65,6 +66,20 @@ KILN_DEVICE void quant_scale(float amax, TScale &s, float &inv) {
     s = a / quant_max<TOut>();
     inv = quant_max<TOut>() / a;
   }
+}
+
+/// quantize(x, ds, amax): raises *AMAX (when not null) to the warp's largest
+/// |x|, LANE_AMAX being each lane's (equal across the four lanes of a quad,
+/// which share rows): one atomic max per warp.
+KILN_DEVICE void raise_amax(float *amax, float lane_amax) {
+  if (!amax)
+    return;
+  lane_amax = fmaxf(lane_amax, __shfl_xor_sync(0xffffffffu, lane_amax, 4));
+  lane_amax = fmaxf(lane_amax, __shfl_xor_sync(0xffffffffu, lane_amax, 8));
+  lane_amax = fmaxf(lane_amax, __shfl_xor_sync(0xffffffffu, lane_amax, 16));
+  if (threadIdx.x % 32 == 0) // |x| >= 0: its bits order as unsigned integers
+    arch::atomic_max_gpu(reinterpret_cast<uint32_t *>(amax),
+                         __float_as_uint(lane_amax));
 }
 
 /// The epilogue of a quantized output's store: the values are final.

@@ -110,9 +110,9 @@ BREAKS = {
                          "acc.v[i][4 * j + 2 * h] *= inv;\n          acc.v[i][4 * j + 2 * h + 1] *= inv;",
                          "(void)inv;"),
     # Quantized outputs: the amax never raised (it stays 0).
-    "quant-no-amax": ("kiln/gemm/gemm_sm90.cuh",
-                      "if (lane == 0) // |x| >= 0: its bits order",
-                      "if (lane == 32) // |x| >= 0: its bits order"),
+    "quant-no-amax": ("kiln/gemm/row_quant.cuh",
+                      "if (threadIdx.x % 32 == 0) // |x| >= 0: its bits order",
+                      "if (threadIdx.x % 32 == 32) // |x| >= 0: its bits order"),
     "quant-scale-column": ("kiln/gemm/gemm_sm90.cuh",
                            "col = n0 / kB + q;",
                            "col = q;"),
