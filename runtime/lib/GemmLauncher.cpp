@@ -168,10 +168,11 @@ GemmLauncher::GemmLauncher(const CudaDriver &Driver, const std::string &Cubin,
   if (Shape.TmaStore)
     Params.push_back(&TmaD);
   if (Shape.UpOperand >= 0) {
-    if (!Shape.TmaWgmma || size_t(Shape.UpOperand) >= NumOperands)
-      throw std::invalid_argument("a gated kernel needs the sm_90a path and "
-                                  "its up weight among the operands");
-    Params.push_back(&TmaU);
+    if (size_t(Shape.UpOperand) >= NumOperands)
+      throw std::invalid_argument("a gated kernel needs its up weight among "
+                                  "the operands");
+    if (Shape.TmaWgmma) // the mma.sync kernel reads it through its pointer
+      Params.push_back(&TmaU);
   }
 }
 

@@ -132,9 +132,36 @@ TEST_CASE("gated ops plan one wgmma of 2 x block_n on sm_90a only", "[plan]") {
   C.BlockN = 96;
   C.BlockM = 64;
   CHECK(planKernel(Types, C, Arch::SM90a, P, Why));
+  // mma.sync: each warp holds both weights' columns (64 x 96: 32 x 48 warp
+  // tiles, 96 accumulators, 192 promoted) in 99 KB: 3 stages.
+  C.Stages = 3;
+  REQUIRE(planKernel(Types, C, Arch::SM89, P, Why));
+  CHECK(P.MmaN == 192);
+  CHECK(P.AccRegsPerThread == 96);
+  CHECK(P.SmemBytes == 3 * (64 + 192) * 128 + 128);
+  C.BlockM = 128;
   CHECK_FALSE(planKernel(Types, C, Arch::SM89, P, Why));
-  CHECK(Why.find("a gated op (two reductions) needs the sm_90a kernel") !=
+  CHECK(Why.find("a gated op holds both weights' columns") !=
         std::string::npos);
+}
+
+TEST_CASE("mma.sync gated plans agree with kiln::sm80::GemmConfig", "[plan]") {
+  using Cfg = sm80::GemmConfig<kiln::f8e4m3, kiln::f8e4m3, 64, 96, 128, 3, 2, 2,
+                               0, 8, 128, 1, 1>;
+  GemmTypes Types{DType::F8E4M3, DType::F8E4M3, DType::BF16};
+  Types.Gated = true;
+  Types.KScaleBlock = 128;
+  KernelConfig C;
+  C.BlockM = 64;
+  C.BlockN = 96;
+  C.Stages = 3;
+  KernelPlan P;
+  std::string Why;
+  REQUIRE(planKernel(Types, C, Arch::SM89, P, Why));
+  CHECK(P.MmaN == Cfg::kMmaN);
+  CHECK(P.SmemBytes == Cfg::kSmemBytes);
+  CHECK(P.AccRegsPerThread == Cfg::kAccumPerThread);
+  CHECK(P.Threads == Cfg::kThreads);
 }
 
 TEST_CASE("persistent kernels plan on sm_90a only", "[plan]") {

@@ -223,8 +223,7 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
   double Ed = dtypeBits(P.Types.D) / 8.0;
   // BN is the MMA's width: a gated op's wgmma covers both weights.
   double BM = double(C.BlockM), BKd = double(BK);
-  double BN =
-      double(Plan.Path == KernelPath::Sm90TmaWgmma ? Plan.MmaN : C.BlockN);
+  double BN = double(Plan.MmaN);
   double OutBN = double(C.BlockN);
   SmModel S;
   S.Path = Plan.Path;

@@ -60,7 +60,7 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
     Names.push_back(Fresh("workspace"));
   if (TmaStore)
     Names.push_back(Fresh("tma_" + Op.Params[Op.D].Name));
-  if (Op.Up)
+  if (Op.Up && Sm90) // the mma.sync kernel reads the up weight's pointer
     Names.push_back(Fresh("tma_" + Op.Params[Op.Up->Param].Name));
   // The kernel's first two locals: the block scales of A's and B's side
   // (kiln::gemm::KScale or NoKScale), numbered right after the parameters;

@@ -166,12 +166,6 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
                      "wgmma); the " +
                          std::string(AI.Name) +
                          " kernel (cp.async + mma.sync) runs one CTA per tile");
-  if (T.Gated)
-    return fail(Why, "a gated op (two reductions) needs the sm_90a kernel; "
-                     "the " +
-                         std::string(AI.Name) +
-                         " kernel (cp.async + mma.sync) does not fuse them "
-                         "yet");
   if (C.Store == OutputStore::Tma)
     return fail(Why, "store=tma needs the sm_90a kernel (TMA); the " +
                          std::string(AI.Name) +
@@ -210,17 +204,22 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
                          " must divide block_n " + std::to_string(C.BlockN) +
                          " and divide, or be a multiple of, the warp tile's " +
                          std::to_string(WarpTileN) + " columns");
-  P.AccRegsPerThread = WarpTileM * WarpTileN / 32;
+  // A gated op: each warp multiplies its columns of both weights.
+  P.Gated = T.Gated;
+  P.MmaN = T.Gated ? 2 * C.BlockN : C.BlockN;
+  P.AccRegsPerThread = WarpTileM * WarpTileN * (T.Gated ? 2 : 1) / 32;
   if (P.AccRegsPerThread > 128)
-    return fail(Why, "accumulator needs " + std::to_string(P.AccRegsPerThread) +
-                         " registers per thread (limit 128)");
+    return fail(
+        Why, "accumulator needs " + std::to_string(P.AccRegsPerThread) +
+                 " registers per thread (limit 128)" +
+                 (T.Gated ? ": a gated op holds both weights' columns" : ""));
   if (!checkPromotedAccumulators(P,
                                  "the warp tile " + std::to_string(WarpTileM) +
                                      "x" + std::to_string(WarpTileN),
                                  Why))
     return false;
   P.Threads = 32 * P.WarpsM * P.WarpsN;
-  P.SmemBytes = C.Stages * (C.BlockM + C.BlockN) * P.BlockK * Elem + 128;
+  P.SmemBytes = C.Stages * (C.BlockM + P.MmaN) * P.BlockK * Elem + 128;
   P.MmaAtom = std::string("mma.sync.m16n8k") + std::to_string(32 / Elem) +
               ".f32." + mmaTypeName(T.A) + "." + mmaTypeName(T.B);
   return true;

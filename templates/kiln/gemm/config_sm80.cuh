@@ -15,7 +15,7 @@ namespace kiln::sm80 {
 
 template <class TA_, class TB_, int BM, int BN, int BK, int Stages, int WarpsM,
           int WarpsN, int RasterAlongN, int GroupM, int Promote = 0,
-          int SplitK = 1>
+          int SplitK = 1, int Gated = 0>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -37,9 +37,17 @@ struct GemmConfig {
     kRowBytes = BK * int(sizeof(TA_)), ///< smem tile row (64 or 128 bytes)
     kChunksPerRow = kRowBytes / 16,    ///< 16-byte cp.async chunks per row
     kElemsPerChunk = 16 / int(sizeof(TA_)),
+    /// 1: a gated op (two weights sharing A): each stage holds BN rows of
+    /// the gate weight, then BN of the up weight, and each warp multiplies
+    /// its kWarpN columns of both, so a thread holds the gate's column and
+    /// the up projection's of the same output element (gemm/gemm_sm80.cuh,
+    /// gate_accumulators).
+    kGated = Gated != 0 ? 1 : 0,
+    /// B rows per stage.
+    kMmaN = kGated ? 2 * BN : BN,
     kStageBytesA = BM * kRowBytes,
-    kStageBytesB = BN * kRowBytes,
-    kAccumPerThread = kWarpM * kWarpN / 32,
+    kStageBytesB = kMmaN * kRowBytes,
+    kAccumPerThread = kWarpM * kWarpN * (kGated ? 2 : 1) / 32,
     /// K elements per FP32 promotion (gemm/promote_sm80.cuh); 0 = none.
     kPromote = Promote,
     /// CTAs sharing one output tile, each over a range of K
@@ -50,7 +58,7 @@ struct GemmConfig {
   /// Dynamic shared memory to launch with: the stage ring + 128 bytes of
   /// alignment slack.
   static constexpr int kSmemBytes =
-      Stages * (BM + BN) * BK * int(sizeof(TA_)) + 128;
+      Stages * (BM + kMmaN) * BK * int(sizeof(TA_)) + 128;
 
   static_assert(
       (is_fp8_v<TA_> && is_fp8_v<TB_>) ||

@@ -66,7 +66,7 @@ KILN_DEVICE void store_direct(const Accum<Cfg> &acc, TOut *D, int32_t M,
       if (!row.valid)
         continue;
 #pragma unroll
-      for (int j = 0; j < Accum<Cfg>::kTilesN; ++j)
+      for (int j = 0; j < Accum<Cfg>::kOutTilesN; ++j)
         row.pair(n0 + 8 * j + c.col, acc.v[i][j][2 * h], acc.v[i][j][2 * h + 1],
                  args...);
     }
@@ -81,7 +81,7 @@ template <class Cfg, auto Epi, class TOut, class... Args>
 KILN_DEVICE void store_staged(const Accum<Cfg> &acc, uint32_t smem, TOut *D,
                               int32_t M, int32_t N, int32_t m0, int32_t n0,
                               Args... args) {
-  constexpr int kTilesN = Accum<Cfg>::kTilesN;
+  constexpr int kTilesN = Accum<Cfg>::kOutTilesN;
   const int lane = threadIdx.x % 32;
   const gemm::StagedBlock block{smem + threadIdx.x / 32 * 2048};
 #pragma unroll
@@ -122,13 +122,32 @@ KILN_DEVICE void store_tile(const Accum<Cfg> &acc, uint32_t smem, TOut *D,
   }
 }
 
+/// A gated op's epilogue in registers: n8 tile j < kOutTilesN (the gate's
+/// columns) becomes Epi(gate, up, m, n) with tile j + kOutTilesN (the up
+/// projection's same columns, in the same thread); elements outside D
+/// become 0. The first kOutTilesN tiles then hold the final values.
+template <class Cfg, auto Epi, class... Args>
+KILN_DEVICE void gate_accumulators(Accum<Cfg> &acc, int32_t M, int32_t N,
+                                   int32_t wm0, int32_t wn0, Args... args) {
+  constexpr int kOut = Accum<Cfg>::kOutTilesN;
+  static_assert(Cfg::kGated && Accum<Cfg>::kTilesN == 2 * kOut,
+                "a gated config");
+  for_each_output<Cfg>(
+      wm0, wn0, [&](int i, int j, int r, int32_t m, int32_t n) {
+        float &v = acc.v[i][j][r];
+        v = m < M && n < N ? Epi(v, acc.v[i][j + kOut][r], m, n, args...)
+                           : 0.0f;
+      });
+}
+
 template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
-          class... Args>
+          class SU, class... Args>
 KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
-                           TOut *D, int32_t M, int32_t N, int32_t K,
-                           void *workspace, Quant quant, SA sa, SB sb,
-                           Args... args) {
-  static_assert(Cfg::kPromote > 0 || (!SA::kPresent && !SB::kPresent),
+                           const typename Cfg::TB *U, TOut *D, int32_t M,
+                           int32_t N, int32_t K, void *workspace, Quant quant,
+                           SA sa, SB sb, SU su, Args... args) {
+  static_assert(Cfg::kPromote > 0 ||
+                    (!SA::kPresent && !SB::kPresent && !SU::kPresent),
                 "kiln::sm80::gemm: block scales need FP32 promotion "
                 "(Cfg::kPromote > 0)");
   static_assert(
@@ -152,13 +171,14 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
   const gemm::KRange kr = gemm::cta_k_range<Cfg>(K, blockIdx.y);
   Accum<Cfg> acc;
   if constexpr (Cfg::kPromote == 0) {
-    mainloop(acc, smem, A, B, M, N, K, m0, n0, warp_m, warp_n, NoTileHook{},
+    mainloop(acc, smem, A, B, U, M, N, K, m0, n0, warp_m, warp_n, NoTileHook{},
              kr.begin, kr.end);
   } else {
     acc.zero();
     Accum<Cfg> part;
-    mainloop(part, smem, A, B, M, N, K, m0, n0, warp_m, warp_n,
-             Promoter<Cfg, SA, SB>{acc, sa, sb, wm0, wn0}, kr.begin, kr.end);
+    mainloop(part, smem, A, B, U, M, N, K, m0, n0, warp_m, warp_n,
+             Promoter<Cfg, SA, SB, SU>{acc, sa, sb, wm0, wn0, su}, kr.begin,
+             kr.end);
   }
   if constexpr (Cfg::kSplitK > 1) {
     __syncthreads(); // every warp is done reading the stage ring (the flag)
@@ -170,7 +190,16 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
                       [] { __syncthreads(); }))
       return; // another split finishes this tile
   }
-  if constexpr (Quant::kPresent) {
+  if constexpr (Cfg::kGated) {
+    gate_accumulators<Cfg, Epi>(acc, M, N, wm0, wn0, args...);
+    if constexpr (Quant::kPresent) {
+      __syncthreads(); // every warp is done reading the stage ring
+      quantize_accumulators<Cfg, gemm::identity_epilogue<Args...>, TOut>(
+          acc, smem, quant, M, N, wm0, wn0, args...);
+    }
+    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, M, N, wm0,
+                                                      wn0, args...);
+  } else if constexpr (Quant::kPresent) {
     __syncthreads(); // every warp is done reading the stage ring
     quantize_accumulators<Cfg, Epi, TOut>(acc, smem, quant, M, N, wm0, wn0,
                                           args...);
@@ -192,8 +221,10 @@ KILN_DEVICE void gemm(const typename Cfg::TA *A, const typename Cfg::TB *B,
   static_assert(Cfg::kSplitK == 1,
                 "kiln::sm80::gemm: a split-K config needs gemm_split_k and "
                 "its workspace");
-  gemm_impl<Cfg, Epi>(A, B, D, M, N, K, nullptr, gemm::NoQuant(), sa, sb,
-                      args...);
+  static_assert(!Cfg::kGated, "kiln::sm80::gemm: a gated config needs "
+                              "gemm_gated");
+  gemm_impl<Cfg, Epi>(A, B, nullptr, D, M, N, K, nullptr, gemm::NoQuant(), sa,
+                      sb, gemm::NoKScale(), args...);
 }
 
 /// The split-K entry (Cfg::kSplitK > 1): as gemm, with the WORKSPACE of the
@@ -203,8 +234,10 @@ KILN_DEVICE void gemm_split_k(const typename Cfg::TA *A,
                               const typename Cfg::TB *B, TOut *D, int32_t M,
                               int32_t N, int32_t K, void *workspace, SA sa,
                               SB sb, Args... args) {
-  gemm_impl<Cfg, Epi>(A, B, D, M, N, K, workspace, gemm::NoQuant(), sa, sb,
-                      args...);
+  static_assert(!Cfg::kGated, "kiln::sm80::gemm_split_k: a gated config "
+                              "needs gemm_gated");
+  gemm_impl<Cfg, Epi>(A, B, nullptr, D, M, N, K, workspace, gemm::NoQuant(), sa,
+                      sb, gemm::NoKScale(), args...);
 }
 
 /// The quantized-output entry (D[m, n] = quantize(x, ds), gemm/row_quant.cuh,
@@ -216,8 +249,25 @@ KILN_DEVICE void gemm_quant(const typename Cfg::TA *A,
                             const typename Cfg::TB *B, TOut *D, int32_t M,
                             int32_t N, int32_t K, void *workspace, Quant quant,
                             SA sa, SB sb, Args... args) {
-  static_assert(Quant::kPresent, "kiln::sm80::gemm_quant: a quantized output");
-  gemm_impl<Cfg, Epi>(A, B, D, M, N, K, workspace, quant, sa, sb, args...);
+  static_assert(Quant::kPresent && !Cfg::kGated,
+                "kiln::sm80::gemm_quant: a quantized output");
+  gemm_impl<Cfg, Epi>(A, B, nullptr, D, M, N, K, workspace, quant, sa, sb,
+                      gemm::NoKScale(), args...);
+}
+
+/// The gated entry (Cfg::kGated; SwiGLU's gate and up projections): as
+/// gemm_quant (WORKSPACE null without split-K, QUANT gemm::NoQuant for an
+/// unquantized output), with U, the up weight ([N, K] like B, 16-byte
+/// aligned), and SU, its block scale. Epi takes (gate, up, m, n, args...).
+template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
+          class SU, class... Args>
+KILN_DEVICE void
+gemm_gated(const typename Cfg::TA *A, const typename Cfg::TB *B,
+           const typename Cfg::TB *U, TOut *D, int32_t M, int32_t N, int32_t K,
+           void *workspace, Quant quant, SA sa, SB sb, SU su, Args... args) {
+  static_assert(Cfg::kGated, "kiln::sm80::gemm_gated: a gated config");
+  gemm_impl<Cfg, Epi>(A, B, U, D, M, N, K, workspace, quant, sa, sb, su,
+                      args...);
 }
 
 } // namespace kiln::sm80

@@ -84,7 +84,13 @@ template <class Cfg, class T, int Rows> struct TileLoader {
 
 /// Accumulators of one thread: (kWarpM/16) x (kWarpN/8) m16n8 tiles.
 template <class Cfg> struct Accum {
-  enum : int { kTilesM = Cfg::kWarpM / 16, kTilesN = Cfg::kWarpN / 8 };
+  /// kTilesN n8 tiles: the warp's kOutTilesN output columns, and a gated
+  /// op's up columns after them (tile j + kOutTilesN pairs with tile j).
+  enum : int {
+    kTilesM = Cfg::kWarpM / 16,
+    kOutTilesN = Cfg::kWarpN / 8,
+    kTilesN = kOutTilesN * (Cfg::kGated ? 2 : 1)
+  };
   float v[kTilesM][kTilesN][4];
   KILN_DEVICE void zero() {
 #pragma unroll
@@ -122,9 +128,12 @@ KILN_DEVICE void mma_stage(Accum<Cfg> &acc, uint32_t a_stage, uint32_t b_stage,
       // 2*kTilesN.
 #pragma unroll
     for (int j = 0; j < kTilesN / 2; ++j) {
+      // A gated op's up columns: the same warp columns BN rows further
+      // (whole 8-row swizzle atoms, so the swizzled offset carries over).
+      constexpr int kOutPairs = Accum<Cfg>::kOutTilesN / 2;
+      const int row = j < kOutPairs ? 16 * j : Cfg::kBN + 16 * (j - kOutPairs);
       uint32_t r[4];
-      arch::ldmatrix_x4(r,
-                        b_stage + ((b_off ^ (32 * ks)) + j * 16 * kRowBytes));
+      arch::ldmatrix_x4(r, b_stage + ((b_off ^ (32 * ks)) + row * kRowBytes));
       const uint32_t b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
 #pragma unroll
       for (int i = 0; i < kTilesM; ++i) {
@@ -135,6 +144,22 @@ KILN_DEVICE void mma_stage(Accum<Cfg> &acc, uint32_t a_stage, uint32_t b_stage,
   }
 }
 
+/// Calls F(i, j, r, m, n) for every output register of the warp tile whose
+/// first row and column in D are WM0, WN0: register r of m16n8 tile (i, j),
+/// j < kOutTilesN, holds D[m, n] (tile::mma_acc_coord).
+template <class Cfg, class F>
+KILN_DEVICE void for_each_output(int32_t wm0, int32_t wn0, F f) {
+  const int lane = threadIdx.x % 32;
+  const int32_t row = wm0 + lane / 4, col = wn0 + 2 * (lane % 4);
+#pragma unroll
+  for (int i = 0; i < Accum<Cfg>::kTilesM; ++i)
+#pragma unroll
+    for (int j = 0; j < Accum<Cfg>::kOutTilesN; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        f(i, j, r, row + 16 * i + 8 * (r / 2), col + 8 * j + r % 2);
+}
+
 /// Does nothing after a K-tile (the plain mainloop).
 struct NoTileHook {
   template <class Acc> KILN_DEVICE void operator()(Acc &, int32_t, int32_t) {}
@@ -143,17 +168,21 @@ struct NoTileHook {
 /// Accumulate the (M0, N0) tile over K-tiles [KT0, KT1) into ACC (warp
 /// WARP_M, WARP_N); all of K unless split-K gives a range. AFTER(acc, kt,
 /// KT1) runs after K-tile kt's MMAs (FP32 promotion, gemm/promote_sm80.cuh,
-/// reads and restarts ACC there).
+/// reads and restarts ACC there). U: a gated op's up weight ([N, K] like B;
+/// its rows follow B's in each stage), else unused.
 template <class Cfg, class AfterTile = NoTileHook>
 KILN_DEVICE void
 mainloop(Accum<Cfg> &acc, uint32_t smem, const typename Cfg::TA *A,
-         const typename Cfg::TB *B, int32_t M, int32_t N, int32_t K, int32_t m0,
-         int32_t n0, int warp_m, int warp_n, AfterTile after = {},
-         int32_t kt0 = 0, int32_t kt1 = -1) {
+         const typename Cfg::TB *B, const typename Cfg::TB *U, int32_t M,
+         int32_t N, int32_t K, int32_t m0, int32_t n0, int warp_m, int warp_n,
+         AfterTile after = {}, int32_t kt0 = 0, int32_t kt1 = -1) {
   constexpr int S = Cfg::kStages;
   const uint32_t b_base = smem + S * Cfg::kStageBytesA;
   const TileLoader<Cfg, typename Cfg::TA, Cfg::kBM> load_a(A, m0, M, K);
   const TileLoader<Cfg, typename Cfg::TB, Cfg::kBN> load_b(B, n0, N, K);
+  const TileLoader<Cfg, typename Cfg::TB, Cfg::kBN> load_u(Cfg::kGated ? U : B,
+                                                           n0, N, K);
+  constexpr uint32_t kUpOffset = Cfg::kBN * Cfg::kRowBytes;
 
   // ldmatrix sources (kiln/tile/fragment.cuh: ldsm_a_src / ldsm_b_src):
   // A lane -> row lane%16, chunk lane/16; B lane -> row 8*(lane/16) + lane%8,
@@ -177,6 +206,9 @@ mainloop(Accum<Cfg> &acc, uint32_t smem, const typename Cfg::TA *A,
     if (kt0 + s < ktiles) {
       load_a.load(smem + s * Cfg::kStageBytesA, (kt0 + s) * Cfg::kBK);
       load_b.load(b_base + s * Cfg::kStageBytesB, (kt0 + s) * Cfg::kBK);
+      if constexpr (Cfg::kGated)
+        load_u.load(b_base + s * Cfg::kStageBytesB + kUpOffset,
+                    (kt0 + s) * Cfg::kBK);
     }
     arch::cp_async_commit();
   }
@@ -188,6 +220,9 @@ mainloop(Accum<Cfg> &acc, uint32_t smem, const typename Cfg::TA *A,
     if (next < ktiles) { // refill the stage K-tile kt-1 used
       load_a.load(smem + write * Cfg::kStageBytesA, next * Cfg::kBK);
       load_b.load(b_base + write * Cfg::kStageBytesB, next * Cfg::kBK);
+      if constexpr (Cfg::kGated)
+        load_u.load(b_base + write * Cfg::kStageBytesB + kUpOffset,
+                    next * Cfg::kBK);
     }
     arch::cp_async_commit();
     mma_stage(acc, smem + read * Cfg::kStageBytesA,

@@ -23,11 +23,13 @@ namespace kiln::sm80 {
 
 /// The mainloop hook that promotes into OUT every Cfg::kPromote elements
 /// of K (and at the end of K); see the file comment.
-template <class Cfg, class SA, class SB> struct Promoter {
+template <class Cfg, class SA, class SB, class SU = gemm::NoKScale>
+struct Promoter {
   Accum<Cfg> &out;
   const SA &sa;
   const SB &sb;
   int32_t wm0, wn0; ///< The warp tile's first row and column in D.
+  const SU &su;     ///< A gated op's up-weight scale (its n8 tiles follow B's).
 
   KILN_DEVICE void operator()(Accum<Cfg> &part, int32_t kt, int32_t ktiles) {
     constexpr int kTilesPerPromote = Cfg::kPromote / Cfg::kBK;
@@ -43,13 +45,18 @@ template <class Cfg, class SA, class SB> struct Promoter {
 #pragma unroll
       for (int h = 0; h < 2; ++h)
         row[i][h] = sa.at(wm0 + 16 * i + lane / 4 + 8 * h, k0);
+    constexpr int kOut = Accum<Cfg>::kOutTilesN;
     gemm::ColumnScales<Cfg::kWarpN, SB> col;
     col.load(sb, wn0, k0);
+    gemm::ColumnScales<Cfg::kWarpN, SU> up_col;
+    if constexpr (Cfg::kGated)
+      up_col.load(su, wn0, k0);
 #pragma unroll
     for (int j = 0; j < kTilesN; ++j)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const float c = col.at(sb, wn0, j, e, k0);
+        const float c = j < kOut ? col.at(sb, wn0, j, e, k0)
+                                 : up_col.at(su, wn0, j - kOut, e, k0);
 #pragma unroll
         for (int i = 0; i < kTilesM; ++i)
 #pragma unroll

@@ -38,7 +38,9 @@ KILN_DEVICE void quantize_accumulators(Accum<Cfg> &acc, uint32_t smem,
   static_assert(kQuantFits<Cfg, kB>,
                 "kiln::sm80: the quantization block must divide BN and "
                 "divide, or be a multiple of, the warp tile's width");
-  constexpr int kTilesM = Accum<Cfg>::kTilesM, kTilesN = Accum<Cfg>::kTilesN;
+  // A gated op's up tiles were consumed by gate_accumulators: quantize the
+  // output's.
+  constexpr int kTilesM = Accum<Cfg>::kTilesM, kTilesN = Accum<Cfg>::kOutTilesN;
   // Columns of a block inside this warp, blocks per warp, warps per block.
   constexpr int kSeg = kB < Cfg::kWarpN ? kB : Cfg::kWarpN;
   constexpr int kSegs = Cfg::kWarpN / kSeg;
@@ -46,17 +48,11 @@ KILN_DEVICE void quantize_accumulators(Accum<Cfg> &acc, uint32_t smem,
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int warp_m = warp / Cfg::kWarpsN, warp_n = warp % Cfg::kWarpsN;
   const tile::Coord c = tile::mma_acc_coord(lane, 0);
-#pragma unroll
-  for (int i = 0; i < kTilesM; ++i)
-#pragma unroll
-    for (int j = 0; j < kTilesN; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int32_t m = wm0 + 16 * i + c.row + 8 * (r / 2),
-                      n = wn0 + 8 * j + c.col + r % 2;
-        float &v = acc.v[i][j][r];
-        v = m < M && n < N ? Epi(v, m, n, args...) : 0.0f;
-      }
+  for_each_output<Cfg>(wm0, wn0,
+                       [&](int i, int j, int r, int32_t m, int32_t n) {
+                         float &v = acc.v[i][j][r];
+                         v = m < M && n < N ? Epi(v, m, n, args...) : 0.0f;
+                       });
   // Each row's partial block maxima, reduced over the quad.
   float part[kTilesM][2][kSegs];
   float tile_amax = 0.0f; // this lane's rows, for quant.amax

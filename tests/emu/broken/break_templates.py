@@ -128,6 +128,11 @@ BREAKS = {
     "gated-up-scale": ("kiln/gemm/promote_sm90.cuh",
                        "s.up_col.at(su, n0, j - kGateBlocks, e, k0)",
                        "s.col.at(sb, n0, j - kGateBlocks, e, k0)"),
+    # Gated ops on mma.sync: the up projection's n8 tiles read the gate's
+    # rows of the stage instead of the up weight's.
+    "gated80-up-rows": ("kiln/gemm/mainloop_sm80_cp_async_mma.cuh",
+                        "j < kOutPairs ? 16 * j : Cfg::kBN + 16 * (j - kOutPairs)",
+                        "j < kOutPairs ? 16 * j : 16 * (j - kOutPairs)"),
     # Quantized outputs on mma.sync: a block that spans two warp tiles takes
     # only the first warp's row maxima.
     "quant80-one-warp": ("kiln/gemm/quantize_sm80.cuh",

@@ -39,9 +39,9 @@ struct GemmKernelShape {
   /// TMA stores (store=tma, sm_90a): D's tensor map is the kernel's last
   /// parameter, encoded when tmaStoreUsable, else zeroes (unread).
   bool TmaStore = false;
-  /// A gated op (two weights sharing A, sm_90a): the index, among the
-  /// epilogue operands, of the up weight ([N, K], B's type), whose tensor
-  /// map (encoded as B's) is the kernel's last parameter; -1 otherwise. The
+  /// A gated op (two weights sharing A): the index, among the epilogue
+  /// operands, of the up weight ([N, K], B's type); on sm_90a its tensor
+  /// map (encoded as B's) is the kernel's last parameter. -1 otherwise. The
   /// MMA is 2 x BlockN wide, and so are split-K's partial tiles.
   int64_t UpOperand = -1;
 };

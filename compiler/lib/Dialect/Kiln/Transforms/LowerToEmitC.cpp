@@ -46,18 +46,22 @@ std::string configType(TiledGemmOp Op) {
                           C.getPersistent() ? 1 : 0, C.getSplitK(),
                           C.getTmaStore() ? 1 : 0)
                 .str()
-      : Sm90 && C.getTmaStore()
-          ? llvm::formatv(", {0}, {1}, {2}, 1", C.getPromote(),
-                          C.getPersistent() ? 1 : 0, C.getSplitK())
-                .str()
-      : C.getSplitK() > 1
-          ? (Sm90
-                 ? llvm::formatv(", {0}, 0, {1}", C.getPromote(), C.getSplitK())
-                 : llvm::formatv(", {0}, {1}", C.getPromote(), C.getSplitK()))
-                .str()
-      : C.getPersistent() ? llvm::formatv(", {0}, 1", C.getPromote()).str()
-      : C.getPromote()    ? llvm::formatv(", {0}", C.getPromote()).str()
-                          : "";
+      : Op.getUpProjAttr() // sm80: Promote, SplitK, Gated
+          ? llvm::formatv(", {0}, {1}, 1", C.getPromote(), C.getSplitK()).str()
+          : Sm90 && C.getTmaStore()
+                ? llvm::formatv(", {0}, {1}, {2}, 1", C.getPromote(),
+                                C.getPersistent() ? 1 : 0, C.getSplitK())
+                      .str()
+            : C.getSplitK() > 1
+                ? (Sm90 ? llvm::formatv(", {0}, 0, {1}", C.getPromote(),
+                                        C.getSplitK())
+                        : llvm::formatv(", {0}, {1}", C.getPromote(),
+                                        C.getSplitK()))
+                      .str()
+            : C.getPersistent()
+                ? llvm::formatv(", {0}, 1", C.getPromote()).str()
+            : C.getPromote() ? llvm::formatv(", {0}", C.getPromote()).str()
+                             : "";
   return llvm::formatv("kiln::{0}::GemmConfig<{1}, {2}, {3}, {4}, {5}, {6}, "
                        "{7}, {8}, {9}, {10}{11}>",
                        Sm90 ? "sm90" : "sm80", TA, TB, C.getBlockM(),
@@ -164,18 +168,22 @@ Value rowQuantArgument(OpBuilder &B, Location Loc, TiledGemmOp Op,
       .getResult(0);
 }
 
-/// The gated entry's call (sm90 only): `kiln::sm90::gemm_gated<Cfg, Epi>(
-/// tma_A, tma_B, tma_U, D, M, N, K, workspace, quant, scale_a, scale_b,
-/// scale_u, M, N, operands...)`, or gemm_gated_tma_store with tma_D after
-/// tma_U. Without split-K the workspace is a literal nullptr; without a
-/// quantized output the quant argument is a kiln::gemm::NoQuant.
+/// The gated entry's call: `kiln::sm90::gemm_gated<Cfg, Epi>(tma_A, tma_B,
+/// tma_U, D, M, N, K, workspace, quant, scale_a, scale_b, scale_u, M, N,
+/// operands...)`, or gemm_gated_tma_store with tma_D after tma_U; on the
+/// mma.sync path `kiln::sm80::gemm_gated` takes A, B and the up weight's
+/// pointer (an epilogue operand) instead of tensor maps. Without split-K the
+/// workspace is a literal nullptr; without a quantized output the quant
+/// argument is a kiln::gemm::NoQuant.
 void gatedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
-               unsigned EndOperands, bool SplitK, bool TmaStore,
+               unsigned EndOperands, bool Sm90, bool SplitK, bool TmaStore,
                ArrayAttr TemplateArgs) {
   MLIRContext *Ctx = B.getContext();
   const unsigned Last = Entry->getNumArguments() - 1; // tma_U
-  SmallVector<Value> Args = {Entry->getArgument(0), Entry->getArgument(1),
-                             Entry->getArgument(Last)};
+  SmallVector<Value> Args = {
+      Entry->getArgument(0), Entry->getArgument(1),
+      Sm90 ? Entry->getArgument(Last)
+           : Entry->getArgument(6 + Op.getUpProjAttr().getWeight())};
   if (TmaStore)
     Args.push_back(Entry->getArgument(Last - 1));
   for (unsigned I = 2; I < 6; ++I)
@@ -218,8 +226,9 @@ void gatedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
     CallArgs = B.getArrayAttr(Items);
   }
   B.create<emitc::CallOpaqueOp>(Loc, TypeRange{},
-                                TmaStore ? "kiln::sm90::gemm_gated_tma_store"
-                                         : "kiln::sm90::gemm_gated",
+                                !Sm90      ? "kiln::sm80::gemm_gated"
+                                : TmaStore ? "kiln::sm90::gemm_gated_tma_store"
+                                           : "kiln::sm90::gemm_gated",
                                 Args, CallArgs, TemplateArgs);
 }
 
@@ -270,12 +279,9 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   const bool TmaStore = Sm90 && Op.getConfig().getTmaStore();
   if (TmaStore)
     Params.push_back(Opaque("const __grid_constant__ kiln::TmaDescriptor"));
-  // ... and a gated kernel's up-weight tensor map after everything.
+  // ... and a gated sm90 kernel's up-weight tensor map after everything.
   const bool Gated = bool(Op.getUpProjAttr());
-  if (Gated && !Sm90)
-    return Op.emitError("a gated op (up_proj) lowers only on the TMA + wgmma "
-                        "path");
-  if (Gated)
+  if (Gated && Sm90)
     Params.push_back(Opaque("const __grid_constant__ kiln::TmaDescriptor"));
 
   auto Kernel = B.create<emitc::FuncOp>(Loc, F.getSymName(),
@@ -296,9 +302,9 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   // K; the TMA-store entry takes D's tensor map after B's and a workspace
   // (a null one without split-K).
   unsigned EndOperands = Entry->getNumArguments() - (SplitK ? 1 : 0) -
-                         (TmaStore ? 1 : 0) - (Gated ? 1 : 0);
+                         (TmaStore ? 1 : 0) - (Gated && Sm90 ? 1 : 0);
   if (Gated) {
-    gatedCall(B, Loc, Op, Entry, EndOperands, SplitK, TmaStore,
+    gatedCall(B, Loc, Op, Entry, EndOperands, Sm90, SplitK, TmaStore,
               B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, configType(Op)),
                               emitc::OpaqueAttr::get(Ctx, EpiName)}));
     B.create<emitc::ReturnOp>(Loc, Value());
