@@ -115,8 +115,8 @@ GemmDims checkArguments(const KernelSignature &Sig,
       if (Sig.Params[I].Role == ParamRole::Operand &&
           ++Operand == Shape.UpOperand && Args[I].Data % 16 != 0)
         fail(Sig, argName(Sig, I) + " at " + hexAddress(Args[I].Data) +
-                      " must be 16-byte aligned (the up weight is loaded by "
-                      "TMA)");
+                      " must be 16-byte aligned (the kernel loads the up "
+                      "weight in 16-byte chunks, as B)");
   }
   return Size;
 }

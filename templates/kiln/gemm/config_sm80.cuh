@@ -94,6 +94,10 @@ struct GemmConfig {
                 "(BM/WarpsM)*(BN/WarpsN)/32 must be <= 96");
   static_assert(SplitK >= 1 && SplitK <= 16,
                 "kiln::sm80::GemmConfig: SplitK must be in [1, 16]");
+  static_assert(!Gated || BN * kRowBytes % 1024 == 0,
+                "kiln::sm80::GemmConfig: a gated op's up rows start BN rows "
+                "into the stage, which must be whole swizzle atoms (1024 "
+                "bytes: 8 rows of 128 bytes, 16 of 64)");
 };
 
 /// Whether Cfg's warp tiles can quantize an output in blocks of Block

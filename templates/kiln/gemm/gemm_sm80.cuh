@@ -192,15 +192,12 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
   }
   if constexpr (Cfg::kGated) {
     gate_accumulators<Cfg, Epi>(acc, M, N, wm0, wn0, args...);
-    if constexpr (Quant::kPresent) {
-      __syncthreads(); // every warp is done reading the stage ring
+    if constexpr (Quant::kPresent) // (it syncs before it uses the ring)
       quantize_accumulators<Cfg, gemm::identity_epilogue<Args...>, TOut>(
           acc, smem, quant, M, N, wm0, wn0, args...);
-    }
     store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, M, N, wm0,
                                                       wn0, args...);
   } else if constexpr (Quant::kPresent) {
-    __syncthreads(); // every warp is done reading the stage ring
     quantize_accumulators<Cfg, Epi, TOut>(acc, smem, quant, M, N, wm0, wn0,
                                           args...);
     store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, M, N, wm0,

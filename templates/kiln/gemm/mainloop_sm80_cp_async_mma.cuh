@@ -129,7 +129,8 @@ KILN_DEVICE void mma_stage(Accum<Cfg> &acc, uint32_t a_stage, uint32_t b_stage,
 #pragma unroll
     for (int j = 0; j < kTilesN / 2; ++j) {
       // A gated op's up columns: the same warp columns BN rows further
-      // (whole 8-row swizzle atoms, so the swizzled offset carries over).
+      // (whole 1024-byte swizzle atoms, config_sm80.cuh asserts it, so the
+      // swizzled offset carries over).
       constexpr int kOutPairs = Accum<Cfg>::kOutTilesN / 2;
       const int row = j < kOutPairs ? 16 * j : Cfg::kBN + 16 * (j - kOutPairs);
       uint32_t r[4];
