@@ -162,6 +162,18 @@ TEST_CASE("mma.sync gated plans agree with kiln::sm80::GemmConfig", "[plan]") {
   CHECK(P.SmemBytes == Cfg::kSmemBytes);
   CHECK(P.AccRegsPerThread == Cfg::kAccumPerThread);
   CHECK(P.Threads == Cfg::kThreads);
+  // The warp layout follows the MMA's width: 128 x (2 x 128) takes 2 x 4.
+  Types = {DType::BF16, DType::BF16, DType::BF16};
+  Types.Gated = true;
+  C.BlockM = 128;
+  C.BlockN = 128;
+  REQUIRE(planKernel(Types, C, Arch::SM80, P, Why));
+  using Wide = sm80::GemmConfig<kiln::bf16, kiln::bf16, 128, 128, 64, 3, 2, 4,
+                                0, 8, 0, 1, 1>;
+  CHECK(P.WarpsN == 4);
+  CHECK(P.AccRegsPerThread == Wide::kAccumPerThread);
+  CHECK(P.SmemBytes == Wide::kSmemBytes);
+  CHECK(P.Threads == Wide::kThreads);
 }
 
 TEST_CASE("persistent kernels plan on sm_90a only", "[plan]") {

@@ -188,8 +188,12 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
     return fail(Why, "block_n must be a multiple of 32 up to 256 on " +
                          std::string(AI.Name) + ", got " +
                          std::to_string(C.BlockN));
+  // A gated op: each warp multiplies its columns of both weights, so the
+  // warp layout follows the MMA's width, 2 x block_n.
+  P.Gated = T.Gated;
+  P.MmaN = T.Gated ? 2 * C.BlockN : C.BlockN;
   P.WarpsM = 2;
-  P.WarpsN = C.BlockM * C.BlockN >= 128 * 256 ? 4 : 2;
+  P.WarpsN = C.BlockM * P.MmaN >= 128 * 256 ? 4 : 2;
   int64_t WarpTileM = C.BlockM / P.WarpsM, WarpTileN = C.BlockN / P.WarpsN;
   if (WarpTileM % 16 != 0 || WarpTileN % 16 != 0)
     return fail(Why, "warp tile " + std::to_string(WarpTileM) + "x" +
@@ -204,9 +208,6 @@ bool planSm80(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
                          " must divide block_n " + std::to_string(C.BlockN) +
                          " and divide, or be a multiple of, the warp tile's " +
                          std::to_string(WarpTileN) + " columns");
-  // A gated op: each warp multiplies its columns of both weights.
-  P.Gated = T.Gated;
-  P.MmaN = T.Gated ? 2 * C.BlockN : C.BlockN;
   P.AccRegsPerThread = WarpTileM * WarpTileN * (T.Gated ? 2 : 1) / 32;
   if (P.AccRegsPerThread > 128)
     return fail(

@@ -78,7 +78,7 @@ func.func @quant_block_across_warps(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, 
 func.func @gated_on_ampere(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>, %U: memref<?x?xbf16>) {
   // expected-error @+1 {{configuration cannot run on sm_80: accumulator needs 256 registers per thread (limit 128): a gated op holds both weights' columns}}
   kiln.tiled_gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>) operands(%U : memref<?x?xbf16>)
-    config <block_m = 128, block_n = 128, block_k = 0, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8> {
+    config <block_m = 128, block_n = 256, block_k = 0, stages = 3, cluster_m = 1, cluster_n = 1, raster_n = false, group = 8> {
   ^bb0(%acc: f32, %m: index, %n: index, %up: f32):
     kiln.yield %acc : f32
   } {up_proj = #kiln.up_proj<weight = 0>}
