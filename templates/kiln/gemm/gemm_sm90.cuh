@@ -82,6 +82,26 @@
 
 namespace kiln::sm90 {
 
+/// Calls F(i, r, m, n) for every output register of consumer warpgroup WG
+/// in the tile at (M0, N0): register r < BN/2 of m64 slice i holds D[m, n]
+/// (register 4j + 2h + e: row 16*warp + lane/4 + 8h, column 8j + 2*(lane%4)
+/// + e; wgmma_acc_coord).
+template <class Cfg, class F>
+KILN_DEVICE void for_each_output(int wg, int32_t m0, int32_t n0, F f) {
+  const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i) {
+    const int32_t r0 = m0 + (wg * Cfg::kMmaM + i) * 64 + 16 * warp + lane / 4;
+#pragma unroll
+    for (int j = 0; j < Cfg::kBN / 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          f(i, 4 * j + 2 * h + e, r0 + 8 * h, n0 + 8 * j + 2 * (lane % 4) + e);
+  }
+}
+
 /// A quantized output (gemm/row_quant.cuh): the epilogue applied in
 /// registers, each row's block amax gathered from the four lanes that hold
 /// the row (two columns of every 8 each), the scales stored by the first of
@@ -96,20 +116,14 @@ KILN_DEVICE void quantize_accumulators(Accum<Cfg> &acc, int wg, Quant quant,
   static_assert(Cfg::kBN % kB == 0 && kB % 8 == 0,
                 "kiln::sm90: the quantization block must divide BN");
   const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+  for_each_output<Cfg>(wg, m0, n0, [&](int i, int r, int32_t m, int32_t n) {
+    float &v = acc.v[i][r];
+    v = m < M && n < N ? Epi(v, m, n, args...) : 0.0f;
+  });
   float tile_amax = 0.0f; // this lane's rows, for quant.amax
 #pragma unroll
   for (int i = 0; i < Cfg::kMmaM; ++i) {
     const int32_t r0 = m0 + (wg * Cfg::kMmaM + i) * 64 + 16 * warp + lane / 4;
-#pragma unroll
-    for (int j = 0; j < Cfg::kBN / 8; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int32_t m = r0 + 8 * h, n = n0 + 8 * j + 2 * (lane % 4) + e;
-          float &v = acc.v[i][4 * j + 2 * h + e];
-          v = m < M && n < N ? Epi(v, m, n, args...) : 0.0f;
-        }
 #pragma unroll
     for (int q = 0; q < Cfg::kBN / kB; ++q)
 #pragma unroll
@@ -193,23 +207,11 @@ KILN_DEVICE void gate_accumulators(Accum<Cfg> &acc, int wg, int32_t M,
                                    int32_t N, int32_t m0, int32_t n0,
                                    Args... args) {
   static_assert(Cfg::kGated && Cfg::kMmaN == 2 * Cfg::kBN, "a gated config");
-  const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
-#pragma unroll
-  for (int i = 0; i < Cfg::kMmaM; ++i) {
-    const int32_t r0 = m0 + (wg * Cfg::kMmaM + i) * 64 + 16 * warp + lane / 4;
-#pragma unroll
-    for (int j = 0; j < Cfg::kBN / 8; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int32_t m = r0 + 8 * h, n = n0 + 8 * j + 2 * (lane % 4) + e;
-          const int r = 4 * j + 2 * h + e;
-          float &v = acc.v[i][r];
-          v = m < M && n < N ? Epi(v, acc.v[i][r + Cfg::kBN / 2], m, n, args...)
-                             : 0.0f;
-        }
-  }
+  for_each_output<Cfg>(wg, m0, n0, [&](int i, int r, int32_t m, int32_t n) {
+    float &v = acc.v[i][r];
+    v = m < M && n < N ? Epi(v, acc.v[i][r + Cfg::kBN / 2], m, n, args...)
+                       : 0.0f;
+  });
 }
 
 /// The epilogue: stage_and_store, after quantize_accumulators for a

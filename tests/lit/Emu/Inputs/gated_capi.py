@@ -12,64 +12,19 @@ import ctypes
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from capi_emu import F8E4M3, F32, Tensor, check, cu, kernel, load, \
+    make_context_current  # noqa: E402
+
 OP = open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                        "gated_capi.kiln"), "rb").read()
 
-lib = ctypes.CDLL(sys.argv[1])
-drv = ctypes.CDLL(os.path.join(os.path.dirname(sys.argv[1]), "libkiln-emu.so"))
-lib.kiln_last_error.restype = ctypes.c_char_p
-lib.kiln_kernel_config.restype = ctypes.c_char_p
-lib.kiln_kernel_config.argtypes = [ctypes.c_void_p]
-lib.kiln_op_specialize.argtypes = [ctypes.c_void_p, ctypes.c_int64,
-                                   ctypes.c_int64, ctypes.c_int64,
-                                   ctypes.c_char_p,
-                                   ctypes.POINTER(ctypes.c_void_p)]
-lib.kiln_kernel_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
-                                   ctypes.c_size_t, ctypes.c_void_p]
-
-
-class Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_uint64), ("dtype", ctypes.c_int),
-                ("rank", ctypes.c_int32), ("shape", ctypes.c_int64 * 4)]
-
-
-def check(status, what):
-    if status != 0:
-        sys.exit("%s failed: %s" % (what, lib.kiln_last_error().decode()))
-
-
-def cu(result, what):
-    if result != 0:
-        sys.exit("%s failed: CUresult %d" % (what, result))
-
-
 M, N, K = 100, 70, 256
-jit, op, kernel = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
-if len(sys.argv) > 3:
-    bundle = ctypes.c_void_p()
-    lib.kiln_bundle_kernel.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
-                                       ctypes.c_int64, ctypes.c_int64,
-                                       ctypes.c_int64,
-                                       ctypes.POINTER(ctypes.c_void_p)]
-    check(lib.kiln_bundle_load(sys.argv[3].encode(), ctypes.byref(bundle)),
-          "bundle")
-    check(lib.kiln_bundle_kernel(bundle, b"gd", M, N, K,
-                                 ctypes.byref(kernel)), "bundle kernel")
-else:
-    check(lib.kiln_jit_create(sys.argv[2].encode(), b"", ctypes.byref(jit)),
-          "jit")
-    check(lib.kiln_op_load_string(jit, OP, None, ctypes.byref(op)), "load")
-    check(lib.kiln_op_specialize(op, M, N, K, None, ctypes.byref(kernel)),
-          "specialize")
+lib, drv = load(sys.argv[1])
+kernel = kernel(lib, sys.argv[2], OP, b"gd", M, N, K, None,
+                sys.argv[3] if len(sys.argv) > 3 else None)
 print("config", lib.kiln_kernel_config(kernel).decode())
-
-dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-cu(drv.cuInit(0), "cuInit")
-cu(drv.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
-cu(drv.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev),
-   "cuDevicePrimaryCtxRetain")
-cu(drv.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
-F8E4M3, F32 = 2, 4  # kiln_dtype (kiln.h)
+make_context_current(drv)
 # A, G, b, U (16 bytes more, for the misaligned launch), D.
 sizes = [M * K, N * K, N * 4, N * K + 16, M * N * 4]
 ptrs = [ctypes.c_uint64() for _ in sizes]
@@ -93,7 +48,7 @@ def launch(u_offset):
     return lib.kiln_kernel_launch(kernel, args, 5, None)
 
 
-check(launch(0), "launch")
+check(lib, launch(0), "launch")
 cu(drv.cuCtxSynchronize(), "cuCtxSynchronize")
 out = (ctypes.c_float * (M * N))()
 cu(drv.cuMemcpyDtoH_v2(out, ptrs[4], ctypes.c_size_t(M * N * 4)), "cuMemcpyDtoH")

@@ -168,6 +168,19 @@ Value rowQuantArgument(OpBuilder &B, Location Loc, TiledGemmOp Op,
       .getResult(0);
 }
 
+/// The `args` attribute of a call whose argument NullAt is a literal nullptr
+/// (a workspace the kernel does not have) and the others Args in order: the
+/// attribute mixes operand indices and verbatim arguments.
+ArrayAttr argsWithNullptr(OpBuilder &B, unsigned Count, unsigned NullAt) {
+  SmallVector<Attribute> Items;
+  for (unsigned I = 0; I < Count; ++I) {
+    if (I == NullAt)
+      Items.push_back(emitc::OpaqueAttr::get(B.getContext(), "nullptr"));
+    Items.push_back(B.getIndexAttr(I));
+  }
+  return B.getArrayAttr(Items);
+}
+
 /// The gated entry's call: `kiln::sm90::gemm_gated<Cfg, Epi>(tma_A, tma_B,
 /// tma_U, D, M, N, K, workspace, quant, scale_a, scale_b, scale_u, M, N,
 /// operands...)`, or gemm_gated_tma_store with tma_D after tma_U; on the
@@ -215,16 +228,8 @@ void gatedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
   Args.append({Entry->getArgument(3), Entry->getArgument(4)});
   for (unsigned I = 6; I < EndOperands; ++I)
     Args.push_back(Entry->getArgument(I));
-  ArrayAttr CallArgs;
-  if (!SplitK) {
-    SmallVector<Attribute> Items;
-    for (unsigned I = 0; I < Args.size(); ++I) {
-      if (I == WorkspaceAt)
-        Items.push_back(emitc::OpaqueAttr::get(Ctx, "nullptr"));
-      Items.push_back(B.getIndexAttr(I));
-    }
-    CallArgs = B.getArrayAttr(Items);
-  }
+  ArrayAttr CallArgs =
+      SplitK ? ArrayAttr() : argsWithNullptr(B, Args.size(), WorkspaceAt);
   B.create<emitc::CallOpaqueOp>(Loc, TypeRange{},
                                 !Sm90      ? "kiln::sm80::gemm_gated"
                                 : TmaStore ? "kiln::sm90::gemm_gated_tma_store"
@@ -342,16 +347,8 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   // Without split-K the TMA-store entry's workspace is a literal nullptr
   // (the `args` attribute mixes operand indices and verbatim arguments).
   ArrayAttr CallArgs;
-  if ((TmaStore || Quant) && !SplitK) {
-    const unsigned NullAt = TmaStore ? 7 : WorkspaceAt;
-    SmallVector<Attribute> Items;
-    for (unsigned I = 0; I < Args.size(); ++I) {
-      if (I == NullAt)
-        Items.push_back(emitc::OpaqueAttr::get(Ctx, "nullptr"));
-      Items.push_back(B.getIndexAttr(I));
-    }
-    CallArgs = B.getArrayAttr(Items);
-  }
+  if ((TmaStore || Quant) && !SplitK)
+    CallArgs = argsWithNullptr(B, Args.size(), TmaStore ? 7 : WorkspaceAt);
   B.create<emitc::CallOpaqueOp>(Loc, TypeRange{}, Callee, Args, CallArgs,
                                 TemplateArgs);
   B.create<emitc::ReturnOp>(Loc, Value());
