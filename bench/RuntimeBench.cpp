@@ -57,7 +57,8 @@ void benchCache(const std::string &Path) {
   JitOptions Options;
   Options.Target = Arch::SM90a;
   Options.TuningCache = "";
-  GemmDims Size{4096, 2112, 7168};
+  GemmDims Dims{4096, 2112, 7168};
+  ProblemSize Size{{"M", Dims.M}, {"N", Dims.N}, {"K", Dims.K}};
   auto T0 = Clock::now();
   double Cold;
   {
@@ -80,8 +81,8 @@ void benchCache(const std::string &Path) {
   std::printf("cache   %s sm_90a %lldx%lldx%lld: cold compile %.3f s, "
               "disk-cache hit %.2f ms (fresh Jit: config choice + pipeline + "
               "read), in-process hit %.2f us\n",
-              Path.c_str(), (long long)Size.M, (long long)Size.N,
-              (long long)Size.K, Cold, median(Disk) * 1e3,
+              Path.c_str(), (long long)Dims.M, (long long)Dims.N,
+              (long long)Dims.K, Cold, median(Disk) * 1e3,
               median(Memory) * 1e6);
   std::string Cmd = "rm -rf '" + Dir + "'";
   if (std::system(Cmd.c_str()) != 0)
@@ -99,8 +100,8 @@ void benchInterpreter(const std::string &Path) {
   GemmSize Size{256, 256, 1024};
   std::vector<HostTensor> Params;
   std::string Error;
-  SymbolSizes Syms{{Op.MSym, Size.M}, {Op.NSym, Size.N}, {Op.KSym, Size.K}};
-  if (!makeParams(Op, Syms, 1, Params, Error)) {
+  if (!makeParams(Op, opSize(Op, Size.M, Size.N, Size.K), 1, Params,
+                  Error)) {
     std::fprintf(stderr, "%s\n", Error.c_str());
     std::exit(1);
   }
@@ -134,9 +135,8 @@ void benchLaunch(const std::string &Path, int Launches) {
   PrimaryContext Context(Driver, 0);
   Jit J;
   JitOp Op = J.loadFile(Path);
-  GemmSize Size{128, 128, 256};
-  std::shared_ptr<const CompiledKernel> Compiled =
-      J.compile(Op, {Size.M, Size.N, Size.K});
+  ProblemSize Size = opSize(Op.model(), 128, 128, 256);
+  std::shared_ptr<const CompiledKernel> Compiled = J.compile(Op, Size);
   Kernel K(Compiled);
   K.prepare();
   GpuProblem Problem(Driver, Op.model(), Size, 1);
@@ -168,7 +168,7 @@ void benchLaunch(const std::string &Path, int Launches) {
   for (int Rep = 0; Rep < 11; ++Rep) {
     Kiln.push_back(Batch([&] { K.launch(Args.data(), Args.size(), Stream); }));
     Launcher.push_back(Batch([&] {
-      Raw.launch(A, B, D, Size.M, Size.N, Size.K, Operands.data(), Stream);
+      Raw.launch(A, B, D, 128, 128, 256, Operands.data(), Stream);
     }));
   }
   double KilnUs = median(Kiln) * 1e6, RawUs = median(Launcher) * 1e6;

@@ -63,9 +63,9 @@ bool parseSize(const char *Text, int64_t &Out) {
 
 int main(int Argc, char **Argv) {
   const char *Usage = "usage: kiln-embed OP.kiln M N K [--arch ARCH]\n";
-  kiln::GemmDims Size;
-  if ((Argc != 5 && Argc != 7) || !parseSize(Argv[2], Size.M) ||
-      !parseSize(Argv[3], Size.N) || !parseSize(Argv[4], Size.K) ||
+  int64_t M = 0, N = 0, K = 0;
+  if ((Argc != 5 && Argc != 7) || !parseSize(Argv[2], M) ||
+      !parseSize(Argv[3], N) || !parseSize(Argv[4], K) ||
       (Argc == 7 && std::string(Argv[5]) != "--arch")) {
     std::cerr << Usage;
     return 2;
@@ -89,6 +89,10 @@ int main(int Argc, char **Argv) {
   try {
     kiln::Jit Jit(Options);
     kiln::JitOp Op = Jit.loadFile(Argv[1]);
+    // The op's sizes by its own names: {{"M", M}, {"N", N}, {"K", K}}.
+    const kiln::ProblemSize Size = {{Op.signature().MSym, M},
+                                    {Op.signature().NSym, N},
+                                    {Op.signature().KSym, K}};
     std::shared_ptr<const kiln::CompiledKernel> Compiled =
         Jit.compile(Op, Size);
     std::cout << "op      " << kiln::describeSignature(Op.signature()) << "\n"
@@ -117,7 +121,7 @@ int main(int Argc, char **Argv) {
       A.Rank = int(P.Dims.size());
       int64_t Elements = 1;
       for (size_t D = 0; D < P.Dims.size(); ++D) {
-        A.Shape[D] = kiln::dimExtent(Sig, P.Dims[D], Size);
+        A.Shape[D] = kiln::dimExtent(P.Dims[D], Size);
         Elements *= A.Shape[D];
       }
       size_t Bytes = size_t(Elements) * kiln::dtypeBits(P.Type) / 8;

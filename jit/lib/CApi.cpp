@@ -11,6 +11,7 @@
 #include "kiln/Runtime/Bundle.h"
 #include "kiln/Runtime/LaunchPlan.h"
 
+#include <functional>
 #include <new>
 #include <string>
 
@@ -179,6 +180,39 @@ kiln_status kiln_op_load_string(kiln_jit Jit, const char *Source,
 
 void kiln_op_destroy(kiln_op Op) { delete Op; }
 
+namespace {
+
+/// Parses a C API shape string; throws std::invalid_argument naming Fn.
+kiln::ProblemSize shapeArgument(const char *Fn, const char *Shape) {
+  std::string Error;
+  std::optional<kiln::ProblemSize> S = kiln::parseProblemSize(Shape, Error);
+  if (!S)
+    throw std::invalid_argument(std::string(Fn) + ": shape '" + Shape +
+                                "': " + Error);
+  return *S;
+}
+
+/// The problem (m, n, k) of an op whose only sizes are its GEMM roles.
+kiln::ProblemSize gemmArgument(const char *Fn, const kiln::KernelSignature &S,
+                               int64_t M, int64_t N, int64_t K) {
+  if (S.SizeSyms.size() != 3)
+    throw std::invalid_argument(
+        std::string(Fn) + ": op '" + S.OpName +
+        "' has sizes besides M, N and K; name them all with " + Fn +
+        "_shape");
+  return {{S.MSym, M}, {S.NSym, N}, {S.KSym, K}};
+}
+
+kiln_status specialize(kiln_op Op, const kiln::ProblemSize &Size,
+                       const char *Config, kiln_kernel *Out) {
+  kiln::Kernel Kernel =
+      Op->Jit->specialize(Op->Op, Size, Config ? Config : "");
+  *Out = new kiln_kernel_s{std::move(Kernel)};
+  return KILN_OK;
+}
+
+} // namespace
+
 kiln_status kiln_op_specialize(kiln_op Op, int64_t M, int64_t N, int64_t K,
                                const char *Config, kiln_kernel *Out) {
   if (!Out)
@@ -187,10 +221,24 @@ kiln_status kiln_op_specialize(kiln_op Op, int64_t M, int64_t N, int64_t K,
   if (!Op)
     return nullArgument("kiln_op_specialize", "op");
   return guarded([&] {
-    kiln::Kernel Kernel =
-        Op->Jit->specialize(Op->Op, {M, N, K}, Config ? Config : "");
-    *Out = new kiln_kernel_s{std::move(Kernel)};
-    return KILN_OK;
+    return specialize(
+        Op, gemmArgument("kiln_op_specialize", Op->Op.signature(), M, N, K),
+        Config, Out);
+  });
+}
+
+kiln_status kiln_op_specialize_shape(kiln_op Op, const char *Shape,
+                                     const char *Config, kiln_kernel *Out) {
+  if (!Out)
+    return nullArgument("kiln_op_specialize_shape", "out");
+  *Out = nullptr;
+  if (!Op)
+    return nullArgument("kiln_op_specialize_shape", "op");
+  if (!Shape)
+    return nullArgument("kiln_op_specialize_shape", "shape");
+  return guarded([&] {
+    return specialize(Op, shapeArgument("kiln_op_specialize_shape", Shape),
+                      Config, Out);
   });
 }
 
@@ -208,31 +256,79 @@ kiln_status kiln_bundle_load(const char *Path, kiln_bundle *Out) {
 
 void kiln_bundle_destroy(kiln_bundle Bundle) { delete Bundle; }
 
-kiln_status kiln_bundle_kernel(kiln_bundle Bundle, const char *OpName,
-                               int64_t M, int64_t N, int64_t K,
-                               kiln_kernel *Out) {
+namespace {
+
+kiln_status bundleKernel(const char *Fn, kiln_bundle Bundle,
+                         const char *OpName,
+                         const std::function<kiln::ProblemSize(
+                             const kiln::KernelSignature &)> &SizeOf,
+                         kiln_kernel *Out) {
   if (!Out)
-    return nullArgument("kiln_bundle_kernel", "out");
+    return nullArgument(Fn, "out");
   *Out = nullptr;
   if (!Bundle)
-    return nullArgument("kiln_bundle_kernel", "bundle");
+    return nullArgument(Fn, "bundle");
   if (!OpName)
-    return nullArgument("kiln_bundle_kernel", "op_name");
+    return nullArgument(Fn, "op_name");
   return guarded([&] {
-    auto Compiled = Bundle->B.find(OpName, {M, N, K});
-    if (!Compiled)
+    std::shared_ptr<const kiln::CompiledKernel> Any;
+    for (const auto &K : Bundle->B.kernels())
+      if (K->Signature.OpName == OpName)
+        Any = K;
+    if (!Any)
       return fail(KILN_ERROR_NOT_FOUND, std::string("the bundle has no "
                                                     "kernel of op '") +
                                             OpName + "'");
+    const kiln::KernelSignature &Sig = Any->Signature;
+    kiln::ProblemSize Size = SizeOf(Sig);
+    if (std::optional<std::string> Bad =
+            kiln::sizeSymbolProblem(Size, Sig.SizeSyms))
+      return fail(KILN_ERROR_INVALID_ARGUMENT, std::string(Fn) + ": op '" +
+                                                   OpName + "': " + *Bad);
+    Size = kiln::inSymbolOrder(Size, Sig.SizeSyms);
+    auto Compiled = Bundle->B.find(OpName, Size);
+    if (!Compiled)
+      return fail(KILN_ERROR_NOT_FOUND, std::string("the bundle has no "
+                                                    "kernel of op '") +
+                                            OpName + "' for " + Size.str());
     // The rule Jit::specialize and every launch apply.
+    kiln::GemmDims G = kiln::gemmDims(Compiled->Signature, Size);
     if (std::optional<kiln::SizeProblem> Bad =
-            kiln::checkProblemSize(Compiled->Shape.A, M, N, K))
+            kiln::checkProblemSize(Compiled->Shape.A, G.M, G.N, G.K))
       return fail(KILN_ERROR_INVALID_ARGUMENT,
-                  std::string("kiln_bundle_kernel: op '") + OpName +
+                  std::string(Fn) + ": op '" + OpName +
                       "': problem size: " + Bad->Message);
     *Out = new kiln_kernel_s{kiln::Kernel(Compiled)};
     return KILN_OK;
   });
+}
+
+} // namespace
+
+kiln_status kiln_bundle_kernel(kiln_bundle Bundle, const char *OpName,
+                               int64_t M, int64_t N, int64_t K,
+                               kiln_kernel *Out) {
+  return bundleKernel(
+      "kiln_bundle_kernel", Bundle, OpName,
+      [&](const kiln::KernelSignature &Sig) {
+        return gemmArgument("kiln_bundle_kernel", Sig, M, N, K);
+      },
+      Out);
+}
+
+kiln_status kiln_bundle_kernel_shape(kiln_bundle Bundle, const char *OpName,
+                                     const char *Shape, kiln_kernel *Out) {
+  if (!Shape) {
+    if (Out)
+      *Out = nullptr;
+    return nullArgument("kiln_bundle_kernel_shape", "shape");
+  }
+  return bundleKernel(
+      "kiln_bundle_kernel_shape", Bundle, OpName,
+      [&](const kiln::KernelSignature &) {
+        return shapeArgument("kiln_bundle_kernel_shape", Shape);
+      },
+      Out);
 }
 
 kiln_status kiln_kernel_launch(kiln_kernel Kernel, const kiln_tensor *Args,

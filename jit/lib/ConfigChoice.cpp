@@ -34,7 +34,7 @@ std::optional<ChosenConfig> fromTuningCache(const OpModel &Op,
   tuner::TuningCache Cache(Path);
   std::optional<tuner::TuningMatch> Match =
       Cache.lookup(opFingerprint(Op), tuner::deviceKeyOf(*In.Device),
-                   {In.Size.M, In.Size.N, In.Size.K},
+                   tuner::canonicalShape(In.Size),
                    tuner::acceptValidConfigs(Op, In.Target), Problems);
   addLines(Warnings, Problems);
   if (!Match)
@@ -55,9 +55,9 @@ std::optional<ChosenConfig> chooseConfig(const OpModel &Op,
     return C;
   tuner::DeviceModel Device = In.Device ? tuner::deviceModelFor(*In.Device)
                                         : tuner::nominalDevice(In.Target);
-  if (std::optional<KernelConfig> C =
-          tuner::modelBestConfig(Op, In.Target, In.Size.M, In.Size.N,
-                                 std::max<int64_t>(In.Size.K, 1), Device))
+  const GemmDims G = gemmDims(Op, In.Size);
+  if (std::optional<KernelConfig> C = tuner::modelBestConfig(
+          Op, In.Target, G.M, G.N, std::max<int64_t>(G.K, 1), Device))
     return ChosenConfig{*C, "cost model"};
   if (std::optional<KernelConfig> C = defaultConfig(Op, In.Target))
     return ChosenConfig{*C, "heuristic default"};

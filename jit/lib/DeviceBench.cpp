@@ -26,9 +26,9 @@ BenchResult failed(const std::string &Why) {
 
 } // namespace
 
-DeviceBench::DeviceBench(const OpModel &Op, const GemmSize &TheSize,
+DeviceBench::DeviceBench(const OpModel &Op, const ProblemSize &TheSize,
                          uint64_t Seed, int64_t L2Bytes)
-    : Driver(CudaDriver::instance()), Op(Op), Size(TheSize),
+    : Driver(CudaDriver::instance()), Op(Op), Size(gemmDims(Op, TheSize)),
       Problem(Driver, Op, TheSize, Seed) {
   if (L2Bytes > 0)
     Flush = std::make_unique<DeviceBuffer>(Driver, size_t(L2Bytes) * 2);

@@ -19,7 +19,7 @@ namespace kiln {
 struct GpuEvaluator::Impl {
   const CudaDriver &Driver = CudaDriver::instance();
   std::string FileName, Source;
-  GemmSize Size;
+  ProblemSize Size; ///< In the op's symbol order.
   tuner::DeviceModel Model;
   CompileCache *Cache;
   GpuEvaluatorOptions Options;
@@ -97,7 +97,7 @@ tuner::Measurement GpuEvaluator::Impl::measure(const OpModel &Op,
 
 GpuEvaluator::GpuEvaluator(const tuner::OpSearchSpace &TheSpace,
                            const std::string &FileName,
-                           const std::string &Source, const GemmSize &Size,
+                           const std::string &Source, const ProblemSize &Size,
                            const DeviceInfo &Device, CompileCache *Cache,
                            GpuEvaluatorOptions Options)
     : Space(TheSpace), P(std::make_unique<Impl>()) {
@@ -116,8 +116,8 @@ GpuEvaluator::GpuEvaluator(const tuner::OpSearchSpace &TheSpace,
     P->Options.Timing.MinReps = P->Options.Timing.MaxReps = 1;
     P->Options.FlushL2 = false;
   }
-  P->Predicted =
-      tuner::modelPrior(Space, Size.M, Size.N, Size.K, P->Model);
+  const GemmDims G = gemmDims(Space.op(), Size);
+  P->Predicted = tuner::modelPrior(Space, G.M, G.N, G.K, P->Model);
   int64_t L2 = P->Options.FlushL2 ? Device.L2CacheBytes : 0;
   if (!P->Options.WorkerCommand.empty()) {
     WorkerSetup W;
@@ -163,7 +163,7 @@ GpuEvaluator::evaluate(const std::vector<size_t> &Batch) {
       R.Config = Space.config(Batch[I]);
       R.ConfigSource = "tuner";
       R.ForEmulator = P->Driver.emulated();
-      R.TunedFor = {P->Size.M, P->Size.N, P->Size.K};
+      R.TunedFor = P->Size;
       R.Cache = P->Cache;
       KernelBuildResult B;
       try {
@@ -218,7 +218,7 @@ tuner::Measurement GpuEvaluator::measureConfig(const KernelConfig &Config,
   R.Config = Config;
   R.ConfigSource = "default";
   R.ForEmulator = P->Driver.emulated();
-  R.TunedFor = {P->Size.M, P->Size.N, P->Size.K};
+  R.TunedFor = P->Size;
   R.Cache = P->Cache;
   return P->measure(Space.op(), Config, Space.indexOf(Config),
                     buildKernel(Space.op(), R), Report);

@@ -7,11 +7,10 @@
 namespace kiln {
 
 GpuProblem::GpuProblem(const CudaDriver &Driver, const OpModel &TheOp,
-                       const GemmSize &TheSize, uint64_t Seed)
-    : Op(TheOp), Size(TheSize) {
+                       const ProblemSize &Named, uint64_t Seed)
+    : Op(TheOp), Size(gemmDims(TheOp, Named)) {
   std::string Error;
-  SymbolSizes Syms{{Op.MSym, Size.M}, {Op.NSym, Size.N}, {Op.KSym, Size.K}};
-  if (!makeParams(Op, Syms, Seed, Params, Error))
+  if (!makeParams(Op, Named, Seed, Params, Error))
     throw std::invalid_argument(Op.Name + ": " + Error);
   Buffers.reserve(Params.size());
   for (size_t I = 0; I < Params.size(); ++I) {

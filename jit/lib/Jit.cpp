@@ -165,20 +165,26 @@ Arch Jit::target() {
 }
 
 std::shared_ptr<const CompiledKernel>
-Jit::compile(const JitOp &Op, const GemmDims &Size, const std::string &Config) {
+Jit::compile(const JitOp &Op, const ProblemSize &Given,
+             const std::string &Config) {
   if (!Op.P)
     throw JitError(JitError::Kind::Op, "compile: the op was never loaded");
-  if (std::optional<SizeProblem> Bad = checkProblemSize(
-          Op.model().Params[Op.model().A].Type, Size.M, Size.N, Size.K))
+  const OpModel &Model = Op.model();
+  if (std::optional<std::string> Bad =
+          sizeSymbolProblem(Given, Model.SizeSyms))
+    throw JitError(JitError::Kind::Config,
+                   Op.name() + ": problem size " + Given.str() + ": " + *Bad);
+  const ProblemSize Size = inSymbolOrder(Given, Model.SizeSyms);
+  const GemmDims G = gemmDims(Model, Size);
+  if (std::optional<SizeProblem> Bad =
+          checkProblemSize(Model.Params[Model.A].Type, G.M, G.N, G.K))
     throw JitError(JitError::Kind::Config,
                    Op.name() + ": problem size: " + Bad->Message);
   Arch Target = target();
-  const OpModel &Model = Op.model();
   ChosenConfig Chosen;
   std::string ChoiceKey = Op.P->SourceHash + "/" + Op.name() + "/" +
                           std::string(archInfo(Target).Name) + "/" +
-                          std::to_string(Size.M) + "x" +
-                          std::to_string(Size.N) + "x" + std::to_string(Size.K);
+                          Size.str();
   std::optional<ChosenConfig> Remembered;
   if (Config.empty()) {
     std::lock_guard<std::mutex> Guard(S->Lock);
@@ -252,7 +258,7 @@ std::optional<DeviceInfo> Jit::device() {
   return S->queryDevice();
 }
 
-Kernel Jit::specialize(const JitOp &Op, const GemmDims &Size,
+Kernel Jit::specialize(const JitOp &Op, const ProblemSize &Size,
                        const std::string &Config) {
   Kernel K(compile(Op, Size, Config));
   if (CudaDriver::instance().available())

@@ -1,6 +1,7 @@
 //===- KernelBuild.cpp - From an op and a configuration to a kernel -------===//
 #include "kiln/Jit/KernelBuild.h"
 
+#include "kiln/Frontend/Sema.h"
 #include "kiln/Pipeline/Pipeline.h"
 #include "kiln/Runtime/EmuCompiler.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
@@ -12,6 +13,7 @@ KernelSignature signatureOf(const OpModel &Op) {
   KernelSignature Sig;
   Sig.OpName = Op.Name;
   Sig.MSym = Op.MSym, Sig.NSym = Op.NSym, Sig.KSym = Op.KSym;
+  Sig.SizeSyms = Op.SizeSyms.empty() ? sizeSymbols(Op) : Op.SizeSyms;
   for (size_t I = 0; I < Op.Params.size(); ++I) {
     const TensorParam &P = Op.Params[I];
     SignatureParam S;

@@ -122,9 +122,8 @@ int64_t toInt(const std::map<std::string, std::string> &F,
 
 std::string setupText(const WorkerSetup &S) {
   const TimingOptions &T = S.Timing;
-  return "file " + S.FileName + "\nop " + S.OpName + "\nM " +
-         std::to_string(S.Size.M) + "\nN " + std::to_string(S.Size.N) +
-         "\nK " + std::to_string(S.Size.K) + "\nseed " +
+  return "file " + S.FileName + "\nop " + S.OpName + "\nshape " +
+         S.Size.str() + "\nseed " +
          std::to_string(S.Seed) + "\nl2 " + std::to_string(S.L2Bytes) +
          "\nwarmup " + std::to_string(T.Warmup) + "\nmin_reps " +
          std::to_string(T.MinReps) + "\nmax_reps " +
@@ -216,7 +215,11 @@ int runMeasureWorker(int InFd, int OutFd) {
       Op = &O;
   if (!Op)
     return 2;
-  GemmSize Size{toInt(F, "M"), toInt(F, "N"), toInt(F, "K")};
+  std::string ShapeError;
+  std::optional<ProblemSize> Size =
+      parseProblemSize(F["shape"], ShapeError, {Op->KSym});
+  if (!Size)
+    return 2;
   TimingOptions Timing;
   Timing.Warmup = int(toInt(F, "warmup"));
   Timing.MinReps = int(toInt(F, "min_reps"));
@@ -226,7 +229,7 @@ int runMeasureWorker(int InFd, int OutFd) {
   try {
     const CudaDriver &Driver = CudaDriver::instance();
     PrimaryContext Context(Driver, 0);
-    DeviceBench Bench(*Op, Size, uint64_t(toInt(F, "seed")),
+    DeviceBench Bench(*Op, *Size, uint64_t(toInt(F, "seed")),
                       toInt(F, "l2"));
     // Ready: the parent's per-candidate timeout starts counting now.
     if (!writeFrame(OutFd, "ready\n"))

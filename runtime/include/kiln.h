@@ -93,9 +93,14 @@ kiln_status kiln_op_load_string(kiln_jit jit, const char *source,
                                 const char *op_name, kiln_op *out);
 void kiln_op_destroy(kiln_op op);
 
-/* config: NULL, or "block_m=128,stages=4" (must lie in the op's space). */
+/* config: NULL, or "block_m=128,stages=4" (must lie in the op's space).
+ * m, n, k: the GEMM's sizes, for an op that has no others. */
 kiln_status kiln_op_specialize(kiln_op op, int64_t m, int64_t n, int64_t k,
                                const char *config, kiln_kernel *out);
+/* The same with every size named by the op's symbols: "E=8,M=4096,N=4096,
+ * K=7168" (any order, each once). */
+kiln_status kiln_op_specialize_shape(kiln_op op, const char *shape,
+                                     const char *config, kiln_kernel *out);
 
 kiln_status kiln_bundle_load(const char *path, kiln_bundle *out);
 void kiln_bundle_destroy(kiln_bundle bundle);
@@ -103,6 +108,9 @@ void kiln_bundle_destroy(kiln_bundle bundle);
 kiln_status kiln_bundle_kernel(kiln_bundle bundle, const char *op_name,
                                int64_t m, int64_t n, int64_t k,
                                kiln_kernel *out);
+/* The same with named sizes ("E=8,M=4096,N=4096,K=7168"). */
+kiln_status kiln_bundle_kernel_shape(kiln_bundle bundle, const char *op_name,
+                                     const char *shape, kiln_kernel *out);
 
 /* stream: a CUstream (NULL: the legacy default stream). */
 kiln_status kiln_kernel_launch(kiln_kernel kernel, const kiln_tensor *args,

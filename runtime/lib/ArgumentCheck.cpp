@@ -1,6 +1,7 @@
 //===- ArgumentCheck.cpp - Launch arguments against an op's signature -----===//
 //
-// Reads M, N and K off A ([M, K]) and B ([N, K]), then checks every argument
+// Reads each size symbol off the first argument that has it as a whole
+// dimension (A and D first, then B, then the rest), then checks every argument
 // against the signature: count, dtype, rank, each extent, a non-null
 // address, 16-byte alignment of A and B (checkGemmProblem) and the element
 // alignment of the rest. The messages name the op, the argument's position
@@ -38,22 +39,21 @@ std::string hexAddress(CUdeviceptr P) {
   return Buf;
 }
 
-/// Binds Sym to its extent in argument P, unless an earlier one bound it.
-void bindSymbol(const KernelSignature &Sig, size_t P, const TensorArg &Arg,
-                const std::string &Sym, int64_t &Out) {
-  if (Out >= 0)
-    return;
+/// Binds every symbol argument P has as a whole dimension, unless an
+/// earlier argument bound it.
+void bindSymbols(const KernelSignature &Sig, size_t P, const TensorArg &Arg,
+                 ProblemSize &Size) {
   const SignatureParam &Param = Sig.Params[P];
   for (size_t D = 0; D < Param.Dims.size() && int(D) < Arg.Rank; ++D)
-    if (Param.Dims[D].Sym == Sym && Param.Dims[D].Divisor == 1) {
-      Out = Arg.Shape[D];
-      return;
-    }
+    if (!Param.Dims[D].Sym.empty() && Param.Dims[D].Divisor == 1 &&
+        !Size.find(Param.Dims[D].Sym))
+      Size.set(Param.Dims[D].Sym, Arg.Shape[D]);
 }
+
 
 } // namespace
 
-GemmDims checkArguments(const KernelSignature &Sig,
+ProblemSize checkArguments(const KernelSignature &Sig,
                         const GemmKernelShape &Shape, const TensorArg *Args,
                         size_t Count) {
   if (Count != Sig.Params.size())
@@ -81,32 +81,35 @@ GemmDims checkArguments(const KernelSignature &Sig,
                     "-byte elements");
   }
 
-  GemmDims Size{-1, -1, -1};
+  ProblemSize Bound;
   int64_t IA = paramIndex(Sig, ParamRole::A);
   int64_t IB = paramIndex(Sig, ParamRole::B);
   int64_t ID = paramIndex(Sig, ParamRole::D);
   if (IA < 0 || IB < 0 || ID < 0)
     fail(Sig, "the signature has no A, B or D parameter");
-  for (int64_t I : {IA, ID, IB}) {
-    bindSymbol(Sig, size_t(I), Args[I], Sig.MSym, Size.M);
-    bindSymbol(Sig, size_t(I), Args[I], Sig.NSym, Size.N);
-    bindSymbol(Sig, size_t(I), Args[I], Sig.KSym, Size.K);
-  }
+  for (int64_t I : {IA, ID, IB})
+    bindSymbols(Sig, size_t(I), Args[I], Bound);
+  for (size_t I = 0; I < Count; ++I)
+    bindSymbols(Sig, I, Args[I], Bound);
+  ProblemSize Size = inSymbolOrder(Bound, Sig.SizeSyms);
+  for (const std::string &Sym : Sig.SizeSyms)
+    if (!Size.find(Sym))
+      fail(Sig, "no argument gives the size " + Sym + ": " +
+                    describeSignature(Sig));
   for (size_t I = 0; I < Count; ++I) {
     const SignatureParam &P = Sig.Params[I];
     for (size_t D = 0; D < P.Dims.size(); ++D) {
-      int64_t Want = dimExtent(Sig, P.Dims[D], Size);
+      int64_t Want = dimExtent(P.Dims[D], Size);
       if (Args[I].Shape[D] != Want)
         fail(Sig, argName(Sig, I) + " has shape " + shapeText(Args[I]) +
-                      "; with " + Sig.MSym + "=" + std::to_string(Size.M) +
-                      ", " + Sig.NSym + "=" + std::to_string(Size.N) + ", " +
-                      Sig.KSym + "=" + std::to_string(Size.K) +
-                      " (from the A and B arguments) the op declares " +
+                      "; with " + Size.str() +
+                      " (from the arguments) the op declares " +
                       describeSignature(Sig));
     }
   }
-  if (auto Why = checkGemmProblem(Shape, Size.M, Size.N, Size.K, Args[IA].Data,
-                                  Args[IB].Data))
+  GemmDims G = gemmDims(Sig, Size);
+  if (auto Why =
+          checkGemmProblem(Shape, G.M, G.N, G.K, Args[IA].Data, Args[IB].Data))
     fail(Sig, *Why);
   // A gated kernel's up weight is read through its own tensor map.
   if (Shape.UpOperand >= 0) {

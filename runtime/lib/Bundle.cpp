@@ -24,19 +24,15 @@ Bundle::Bundle(std::vector<CompiledKernel> TheKernels) {
 }
 
 std::shared_ptr<const CompiledKernel> Bundle::find(const std::string &OpName,
-                                                   const GemmDims &Size) const {
-  auto LogDistance = [](int64_t A, int64_t B) {
-    return std::fabs(std::log2(double(std::max<int64_t>(A, 1)) /
-                               double(std::max<int64_t>(B, 1))));
-  };
+                                                   const ProblemSize &Size) const {
   std::shared_ptr<const CompiledKernel> Best;
   double BestDistance = 0;
   for (const auto &K : Kernels) {
     if (K->Signature.OpName != OpName)
       continue;
-    double D = LogDistance(Size.M, K->TunedFor.M) +
-               LogDistance(Size.N, K->TunedFor.N) +
-               LogDistance(Size.K, K->TunedFor.K);
+    double D = sizeDistance(Size, K->TunedFor);
+    if (std::isinf(D))
+      continue;
     if (!Best || D < BestDistance)
       Best = K, BestDistance = D;
   }

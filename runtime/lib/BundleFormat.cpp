@@ -9,6 +9,7 @@
 
 #include "kiln/Runtime/Sha256.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -40,11 +41,23 @@ std::string dimText(const SignatureDim &D) {
   return D.Divisor == 1 ? D.Sym : D.Sym + "/" + std::to_string(D.Divisor);
 }
 
+/// The symbols line's order: the GEMM roles, then the op's other sizes.
+std::vector<std::string> symbolLineOrder(const KernelSignature &S) {
+  std::vector<std::string> Out = {S.MSym, S.NSym, S.KSym};
+  for (const std::string &Sym : S.SizeSyms)
+    if (Sym != S.MSym && Sym != S.NSym && Sym != S.KSym)
+      Out.push_back(Sym);
+  return Out;
+}
+
 void writeKernel(std::ostream &OS, const CompiledKernel &K) {
   const KernelSignature &S = K.Signature;
   const GemmKernelShape &Sh = K.Shape;
-  OS << "kernel " << S.OpName << '\n'
-     << "symbols " << S.MSym << ' ' << S.NSym << ' ' << S.KSym << '\n';
+  const std::vector<std::string> Syms = symbolLineOrder(S);
+  OS << "kernel " << S.OpName << '\n' << "symbols";
+  for (const std::string &Sym : Syms)
+    OS << ' ' << Sym;
+  OS << '\n';
   for (const SignatureParam &P : S.Params) {
     OS << "param " << P.Name << ' ' << dtypeName(P.Type) << ' '
        << roleName(P.Role);
@@ -57,8 +70,10 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
   OS << "target " << K.Target << (K.Emulated ? " emu" : "") << '\n'
      << "config " << K.Config << '\n'
      << "config-source " << K.ConfigSource << '\n'
-     << "tuned-for " << K.TunedFor.M << ' ' << K.TunedFor.N << ' '
-     << K.TunedFor.K << '\n'
+     << "tuned-for";
+  for (const std::string &Sym : Syms)
+    OS << ' ' << K.TunedFor.at(Sym);
+  OS << '\n'
      << "shape tma " << (Sh.TmaWgmma ? 1 : 0) << " a " << dtypeName(Sh.A)
      << " b " << dtypeName(Sh.B) << " block " << Sh.BlockM << ' ' << Sh.BlockN
      << ' ' << Sh.BlockK << " cluster " << Sh.ClusterM << ' ' << Sh.ClusterN
@@ -168,7 +183,8 @@ SignatureDim parseDim(const ManifestReader &R, const KernelSignature &S,
   }
   size_t Slash = Word.find('/');
   D.Sym = Word.substr(0, Slash);
-  if (D.Sym != S.MSym && D.Sym != S.NSym && D.Sym != S.KSym)
+  if (std::find(S.SizeSyms.begin(), S.SizeSyms.end(), D.Sym) ==
+      S.SizeSyms.end())
     R.fail("dimension '" + Word + "' names no problem-size symbol");
   if (Slash != std::string::npos)
     D.Divisor = R.integer(Word.substr(Slash + 1), 1, int64_t(1) << 31);
@@ -182,9 +198,19 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   std::vector<std::string> W = R.expect("kernel");
   R.count(W, 2);
   S.OpName = W[1];
+  // "symbols M N K [OTHER...]": the GEMM roles, then the op's other sizes
+  // (bundles before named sizes have only the roles).
   W = R.expect("symbols");
-  R.count(W, 4);
+  if (W.size() < 4 || W.size() > 12)
+    R.fail("'symbols' takes the M, N and K symbols and at most 8 others");
   S.MSym = W[1], S.NSym = W[2], S.KSym = W[3];
+  const std::vector<std::string> Syms(W.begin() + 1, W.end());
+  S.SizeSyms.assign(Syms.begin() + 3, Syms.end());
+  S.SizeSyms.insert(S.SizeSyms.end(), Syms.begin(), Syms.begin() + 3);
+  for (size_t I = 0; I < Syms.size(); ++I)
+    if (std::find(Syms.begin(), Syms.begin() + I, Syms[I]) !=
+        Syms.begin() + I)
+      R.fail("size symbol '" + Syms[I] + "' listed twice");
   while (R.peek() == "param") {
     W = R.expect("param");
     if (W.size() < 5)
@@ -222,9 +248,13 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   R.expect("config-source");
   K.ConfigSource = R.rest();
   W = R.expect("tuned-for");
-  R.count(W, 4);
-  K.TunedFor = {R.integer(W[1], 1, INT32_MAX), R.integer(W[2], 1, INT32_MAX),
-                R.integer(W[3], 0, INT32_MAX)};
+  R.count(W, Syms.size() + 1);
+  ProblemSize Tuned;
+  for (size_t I = 0; I < Syms.size(); ++I)
+    Tuned.set(Syms[I], R.integer(W[I + 1], Syms[I] == S.KSym ? 0 : 1,
+                                 INT32_MAX));
+  for (const std::string &Sym : S.SizeSyms)
+    K.TunedFor.set(Sym, Tuned.at(Sym));
   W = R.expect("shape");
   // Optional trailing fields after the 18 every bundle has: "persistent 1"
   // for a persistent kernel, "split_k S" for a split-K one, "tma_store T"

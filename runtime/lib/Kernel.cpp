@@ -93,7 +93,8 @@ void Kernel::checkPointers(const TensorArg *Args, size_t Count) {
 
 void Kernel::launch(const TensorArg *Args, size_t Count, CUstream Stream) {
   const KernelSignature &Sig = Compiled->Signature;
-  GemmDims Size = checkArguments(Sig, Compiled->Shape, Args, Count);
+  GemmDims Size =
+      gemmDims(Sig, checkArguments(Sig, Compiled->Shape, Args, Count));
   prepare();
   checkPointers(Args, Count);
   size_t Next = 0;

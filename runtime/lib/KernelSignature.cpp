@@ -35,14 +35,13 @@ int64_t paramIndex(const KernelSignature &Sig, ParamRole Role) {
   return -1;
 }
 
-int64_t dimExtent(const KernelSignature &Sig, const SignatureDim &Dim,
-                  const GemmDims &Size) {
+int64_t dimExtent(const SignatureDim &Dim, const ProblemSize &Size) {
   if (Dim.Sym.empty())
     return Dim.Constant;
-  int64_t Extent = Dim.Sym == Sig.MSym   ? Size.M
-                   : Dim.Sym == Sig.NSym ? Size.N
-                                         : Size.K;
-  return (Extent + Dim.Divisor - 1) / Dim.Divisor; // a started block counts
+  std::optional<int64_t> Extent = Size.find(Dim.Sym);
+  if (!Extent)
+    return -1;
+  return (*Extent + Dim.Divisor - 1) / Dim.Divisor; // a started block counts
 }
 
 } // namespace kiln

@@ -40,7 +40,7 @@ void use(std::vector<CompiledKernel> Kernels) {
     describeSignature(K.Signature);
     for (const SignatureParam &P : K.Signature.Params)
       for (const SignatureDim &D : P.Dims)
-        dimExtent(K.Signature, D, K.TunedFor);
+        dimExtent(D, K.TunedFor);
   }
   std::string Bytes = serializeBundle(Kernels);
   std::vector<CompiledKernel> Again;

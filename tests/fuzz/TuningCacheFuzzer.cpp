@@ -45,8 +45,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
 
   const TuningEntry &First = C.Entries.front();
   std::vector<std::string> Warnings;
-  ProblemShape Other{First.Key.Shape.M / 2 + 1, First.Key.Shape.N,
-                     First.Key.Shape.K};
+  kiln::ProblemSize Other = First.Key.Shape;
+  const kiln::ProblemSize::Entry Head = Other.entries().front();
+  Other.set(Head.Sym, Head.Extent / 2 + 1);
   auto AcceptAll = [](const kiln::KernelConfig &) { return true; };
   if (!lookupTuning(C.Entries, First.Key.OpFingerprint, First.Key.Device,
                     First.Key.Shape, AcceptAll, Warnings))

@@ -49,7 +49,8 @@ std::string failure(const TensorArg *A, size_t N) {
 
 TEST_CASE("good arguments give the problem size", "[arguments]") {
   Args A;
-  GemmDims D = checkArguments(biasSignature(), GemmKernelShape(), A.V, 4);
+  GemmDims D = gemmDims(biasSignature(),
+                        checkArguments(biasSignature(), GemmKernelShape(), A.V, 4));
   CHECK(D == GemmDims{100, 130, 256});
 }
 
@@ -79,7 +80,7 @@ TEST_CASE("each kind of bad argument is named", "[arguments]") {
   A.V[2].Shape[0] = 129;
   CHECK_THAT(failure(A.V, 4),
              Catch::StartsWith("gemm_bias: argument 3 ('bias') has shape "
-                               "[129]; with M=100, N=130, K=256"));
+                               "[129]; with M=100,N=130,K=256"));
   A = Args();
   A.V[3].Shape[0] = 99; // D disagrees with A about M.
   CHECK_THAT(failure(A.V, 4), Catch::Contains("argument 4 ('d') has shape "
@@ -99,5 +100,5 @@ TEST_CASE("signatures print as the op declares them", "[arguments]") {
   CHECK(describeSignature(S) ==
         "gemm_bias(a: f8e4m3[M, K], b: f8e4m3[N, K], bias: f32[K / 128], d: "
         "bf16[M, N], scale: f32)");
-  CHECK(dimExtent(S, S.Params[2].Dims[0], {1, 2, 1024}) == 8);
+  CHECK(dimExtent(S.Params[2].Dims[0], mnkSize(1, 2, 1024)) == 8);
 }

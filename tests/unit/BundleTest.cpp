@@ -21,7 +21,7 @@ CompiledKernel kernelFor(int64_t M, const std::string &Cubin) {
   K.Target = "sm_90a";
   K.Config = "block_m=128,block_n=128";
   K.ConfigSource = "tuning cache (exact)";
-  K.TunedFor = {M, 2112, 7168};
+  K.TunedFor = mnkSize(M, 2112, 7168);
   K.Shape.ClusterM = 2;
   K.Shape.SmemBytes = 132352;
   K.Entry = "gemm_fp8";
@@ -65,7 +65,7 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   CHECK(K.Target == "sm_90a");
   CHECK(K.Config == In[0].Config);
   CHECK(K.ConfigSource == "tuning cache (exact)");
-  CHECK(K.TunedFor == GemmDims{64, 2112, 7168});
+  CHECK(K.TunedFor == mnkSize(64, 2112, 7168));
   CHECK(K.Shape.ClusterM == 2);
   CHECK(K.Shape.SmemBytes == 132352);
   CHECK_FALSE(K.Shape.Persistent); // written only when set: older bundles
@@ -110,11 +110,11 @@ TEST_CASE("damaged bundles are refused with the reason", "[bundle]") {
 
 TEST_CASE("find picks the exact shape, else the nearest", "[bundle]") {
   Bundle B({kernelFor(64, "small"), kernelFor(4096, "large")});
-  CHECK(B.find("gemm_fp8", {64, 2112, 7168})->Cubin == "small");
-  CHECK(B.find("gemm_fp8", {4096, 2112, 7168})->Cubin == "large");
-  CHECK(B.find("gemm_fp8", {100, 2112, 7168})->Cubin == "small");
-  CHECK(B.find("gemm_fp8", {3000, 2112, 7168})->Cubin == "large");
-  CHECK(B.find("other", {64, 2112, 7168}) == nullptr);
+  CHECK(B.find("gemm_fp8", mnkSize(64, 2112, 7168))->Cubin == "small");
+  CHECK(B.find("gemm_fp8", mnkSize(4096, 2112, 7168))->Cubin == "large");
+  CHECK(B.find("gemm_fp8", mnkSize(100, 2112, 7168))->Cubin == "small");
+  CHECK(B.find("gemm_fp8", mnkSize(3000, 2112, 7168))->Cubin == "large");
+  CHECK(B.find("other", mnkSize(64, 2112, 7168)) == nullptr);
 }
 
 TEST_CASE("Bundle::load reports unreadable files", "[bundle]") {
@@ -124,4 +124,24 @@ TEST_CASE("Bundle::load reports unreadable files", "[bundle]") {
   CHECK(Bundle::load(Path).kernels().size() == 1);
   CHECK_THROWS_WITH(Bundle::load(Dir.Path + "/missing.kbundle"),
                     Catch::Contains("missing.kbundle: cannot open"));
+}
+
+TEST_CASE("a bundle keeps an op's sizes besides M, N and K", "[bundle]") {
+  CompiledKernel K = kernelFor(64, "grouped");
+  K.Signature.SizeSyms = {"E", "M", "N", "K"};
+  K.Signature.Params[1].Dims = {{"E"}, {"N"}, {"K"}};
+  K.TunedFor = {{"E", 8}, {"M", 64}, {"N", 2112}, {"K", 7168}};
+  std::string Text = serializeBundle({K});
+  CHECK(Text.find("symbols M N K E\n") != std::string::npos);
+  CHECK(Text.find("tuned-for 64 2112 7168 8\n") != std::string::npos);
+  std::vector<CompiledKernel> Out = parseBundle(Text, "b.kbundle");
+  REQUIRE(Out.size() == 1);
+  CHECK(Out[0].Signature.SizeSyms == K.Signature.SizeSyms);
+  CHECK(Out[0].TunedFor.str() == "E=8,M=64,N=2112,K=7168");
+  CHECK(describeSignature(Out[0].Signature) ==
+        describeSignature(K.Signature));
+  // Chosen by every size; a shape without E names no kernel of the op.
+  Bundle B(Out);
+  CHECK(B.find("gemm_fp8", {{"E", 2}, {"M", 1}, {"N", 2}, {"K", 3}}));
+  CHECK(!B.find("gemm_fp8", mnkSize(64, 2112, 7168)));
 }

@@ -71,6 +71,24 @@ TEST_CASE("C API: specialize, inspect, bundle and launch", "[capi]") {
   CHECK(kiln_op_specialize(Op, 128, 256, 512, "block_m=100", &K) ==
         KILN_ERROR_INVALID_ARGUMENT);
   CHECK_THAT(kiln_last_error(), Catch::Contains("outside the tuning space"));
+  // Named sizes: every one of the op's, nothing else.
+  CHECK(kiln_op_specialize_shape(Op, "M=128,N=256", nullptr, &K) ==
+        KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_THAT(kiln_last_error(),
+             Catch::Contains("missing size K (the op's sizes are M, N, K)"));
+  CHECK(kiln_op_specialize_shape(Op, "M=128,N=256,K=512,E=2", nullptr, &K) ==
+        KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_THAT(kiln_last_error(), Catch::Contains("unknown size 'E'"));
+  CHECK(kiln_op_specialize_shape(Op, "M=128,N=256,K=", nullptr, &K) ==
+        KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_THAT(kiln_last_error(),
+             Catch::Contains("kiln_op_specialize_shape: shape "
+                             "'M=128,N=256,K=': size K must be a positive"));
+  CHECK(kiln_op_specialize_shape(Op, nullptr, nullptr, &K) ==
+        KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE(kiln_op_specialize_shape(Op, "K=512,N=256,M=128", "block_n=64",
+                                   &K) == KILN_OK);
+  kiln_kernel_destroy(K);
   REQUIRE(kiln_op_specialize(Op, 128, 256, 512, "block_n=64", &K) == KILN_OK);
   // The kernel outlives its op and jit.
   kiln_op_destroy(Op);
@@ -125,7 +143,7 @@ TEST_CASE("C API: bundles load and choose kernels", "[capi]") {
   C.Target = "sm_80";
   C.Config = "block_m=64";
   C.ConfigSource = "heuristic default";
-  C.TunedFor = {64, 64, 64};
+  C.TunedFor = kiln::mnkSize(64, 64, 64);
   C.Entry = "g";
   C.Cubin = "not really a cubin";
   std::string Path = Dir.Path + "/b.kbundle";
@@ -135,6 +153,11 @@ TEST_CASE("C API: bundles load and choose kernels", "[capi]") {
   kiln_kernel K = nullptr;
   CHECK(kiln_bundle_kernel(B, "h", 64, 64, 64, &K) == KILN_ERROR_NOT_FOUND);
   REQUIRE(kiln_bundle_kernel(B, "g", 100, 64, 64, &K) == KILN_OK);
+  kiln_kernel_destroy(K);
+  CHECK(kiln_bundle_kernel_shape(B, "g", "M=100,N=64", &K) ==
+        KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_THAT(kiln_last_error(), Catch::Contains("missing size K"));
+  REQUIRE(kiln_bundle_kernel_shape(B, "g", "M=100,N=64,K=64", &K) == KILN_OK);
   kiln_bundle_destroy(B);
   CHECK(std::string(kiln_kernel_config(K)) == "block_m=64");
   kiln_kernel_destroy(K);

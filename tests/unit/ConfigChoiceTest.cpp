@@ -69,7 +69,7 @@ TEST_CASE("the tuning cache wins, exact before nearest", "[config-choice]") {
 
   ConfigChoiceInputs In;
   In.Target = Arch::SM90a;
-  In.Size = {4096, 2112, 7168};
+  In.Size = mnkSize(4096, 2112, 7168);
   In.Device = h200Info();
   In.TuningCache = Path;
   std::string W, E;
@@ -79,7 +79,7 @@ TEST_CASE("the tuning cache wins, exact before nearest", "[config-choice]") {
   CHECK(C->Config == unusual());
   CHECK(W == "");
 
-  In.Size = {2048, 2112, 7168};
+  In.Size = mnkSize(2048, 2112, 7168);
   C = chooseConfig(Op, In, W, E);
   REQUIRE(C);
   CHECK(C->Source == "tuning cache (nearest: M=4096,N=2112,K=7168)");
@@ -107,7 +107,7 @@ TEST_CASE("an entry outside the op's space is refused with a warning",
   REQUIRE(tuner::TuningCache(Path).store({entryFor(Op, {64, 64, 64}, Outside)},
                                          Warnings, Error));
   ConfigChoiceInputs In;
-  In.Size = {64, 64, 64};
+  In.Size = mnkSize(64, 64, 64);
   In.Device = h200Info();
   In.TuningCache = Path;
   std::string W, E;
@@ -135,7 +135,7 @@ TEST_CASE("with no configuration on the target, the reason",
   REQUIRE(Ops.size() == 1);
   ConfigChoiceInputs In;
   In.Target = Arch::SM89;
-  In.Size = {64, 64, 64};
+  In.Size = mnkSize(64, 64, 64);
   In.TuningCache = "";
   std::string W, E;
   CHECK_FALSE(chooseConfig(Ops[0], In, W, E));

@@ -175,7 +175,7 @@ TEST_CASE("Numeric: FP8 encoding matches the templates' software codec",
 
 TEST_CASE("HostTensor: random inputs are seeded and in range", "[interpret]") {
   OpModel Op = loadExample("gemm_fp8.kiln");
-  SymbolSizes S{{"M", 3}, {"N", 5}, {"K", 7}};
+  ProblemSize S{{"M", 3}, {"N", 5}, {"K", 7}};
   std::vector<HostTensor> P1, P2, P3;
   std::string Error;
   REQUIRE(makeParams(Op, S, 42, P1, Error));

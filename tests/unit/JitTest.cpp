@@ -48,20 +48,20 @@ TEST_CASE("an op loads, specializes and is cached in process", "[jit]") {
   CHECK(
       describeSignature(Op.signature()).rfind("gemm_fp8(A: f8e4m3[M, K]", 0) ==
       0);
-  std::shared_ptr<const CompiledKernel> K = J.compile(Op, {4096, 2112, 7168});
+  std::shared_ptr<const CompiledKernel> K = J.compile(Op, mnkSize(4096, 2112, 7168));
   CHECK(K->Cubin.compare(0, 4,
                          "\x7f"
                          "ELF") == 0);
   CHECK(K->Target == "sm_90a");
   CHECK(K->Entry == "gemm_fp8");
   CHECK(K->Shape.TmaWgmma);
-  CHECK(K->TunedFor == GemmDims{4096, 2112, 7168});
+  CHECK(K->TunedFor == mnkSize(4096, 2112, 7168));
   CHECK_FALSE(K->ConfigSource.empty());
   // The same configuration again: the same kernel object, no compile.
-  CHECK(J.compile(Op, {4096, 2112, 7168}) == K);
+  CHECK(J.compile(Op, mnkSize(4096, 2112, 7168)) == K);
 
   std::shared_ptr<const CompiledKernel> Given =
-      J.compile(Op, {64, 2112, 7168}, "block_n=64");
+      J.compile(Op, mnkSize(64, 2112, 7168), "block_n=64");
   CHECK(Given->Config.find("block_n=64") != std::string::npos);
   CHECK(Given->ConfigSource == "given");
   CHECK(Given->Shape.BlockN == 64);
@@ -81,16 +81,16 @@ TEST_CASE("JIT errors carry their location", "[jit]") {
              Catch::Equals("f.kiln: no op named 'nope'"));
   JitOp Op = J.loadString(Text, "", "f.kiln");
   CHECK_THAT(jitError([&] {
-               J.compile(Op, {64, 64, 64}, "block_m=96");
+               J.compile(Op, mnkSize(64, 64, 64), "block_m=96");
              }),
              Catch::Contains("f.kiln:") &&
                  Catch::Contains("block_m=96 is outside the tuning space"));
   CHECK_THAT(jitError([&] {
-               J.compile(Op, {64, 64, 64}, "blockm=64");
+               J.compile(Op, mnkSize(64, 64, 64), "blockm=64");
              }),
              Catch::Contains("unknown tuning parameter 'blockm'"));
   CHECK_THAT(jitError([&] {
-               J.compile(Op, {0, 64, 64});
+               J.compile(Op, mnkSize(0, 64, 64));
              }),
              Catch::Contains("sizes must satisfy M >= 1"));
 }

@@ -116,7 +116,7 @@ TEST_CASE("tuning cache: merge keeps the faster entry and is order-free",
 
   std::vector<TuningEntry> Merged = mergeEntries({Slow, Other}, {Fast});
   REQUIRE(Merged.size() == 2);
-  CHECK(Merged[0].Key.Shape == ProblemShape{128, 4096, 4096}); // Sorted.
+  CHECK(Merged[0].Key.Shape == mnkSize(128, 4096, 4096)); // Sorted.
   CHECK(Merged[1].MedianUs == 150);
   CHECK(Merged[1].Config.BlockM == 256);
 
@@ -193,7 +193,7 @@ TEST_CASE("tuning cache: a corrupt or truncated file is skipped and kept",
       REQUIRE(Warnings.size() == 1);
       CHECK(Warnings[0].find(Path) == 0);
       CHECK(Warnings[0].find(C.Expect) != std::string::npos);
-      auto Match = Cache.lookup(Fp, kiln::test::h200(), {4096, 4096, 4096},
+      auto Match = Cache.lookup(Fp, kiln::test::h200(), mnkSize(4096, 4096, 4096),
                                 nullptr, Warnings);
       CHECK(bool(Match) == (C.Kept > 0));
 
@@ -232,8 +232,8 @@ TEST_CASE("tuning cache: one stray byte loses one entry, not the file",
   std::vector<std::string> Warnings;
   std::vector<TuningEntry> Kept = Cache.entries(Warnings);
   REQUIRE(Kept.size() == 2);
-  CHECK(Kept[0].Key.Shape.M == 1024);
-  CHECK(Kept[1].Key.Shape.M == 4096);
+  CHECK(Kept[0].Key.Shape.at("M") == 1024);
+  CHECK(Kept[1].Key.Shape.at("M") == 4096);
   REQUIRE_FALSE(Warnings.empty());
   CHECK(Warnings[0].find("kept 2 complete entries, lost 1") !=
         std::string::npos);
@@ -354,43 +354,43 @@ TEST_CASE("tuning cache: lookup, exact then nearest, within the op's space",
   std::vector<std::string> Warnings;
 
   auto M =
-      lookupTuning(Entries, Fp, Dev, {4096, 4096, 4096}, nullptr, Warnings);
+      lookupTuning(Entries, Fp, Dev, mnkSize(4096, 4096, 4096), nullptr, Warnings);
   REQUIRE(M);
   CHECK(M->Exact);
   CHECK(M->Distance == 0);
 
   // 2048: |log2| distance 1 to both 1024 and 4096 in M; the smaller shape
   // wins the tie. The other device's exact 2048 entry is not used.
-  M = lookupTuning(Entries, Fp, Dev, {2048, 4096, 4096}, nullptr, Warnings);
+  M = lookupTuning(Entries, Fp, Dev, mnkSize(2048, 4096, 4096), nullptr, Warnings);
   REQUIRE(M);
   CHECK(!M->Exact);
-  CHECK(M->TunedShape == ProblemShape{1024, 4096, 4096});
+  CHECK(M->TunedShape == mnkSize(1024, 4096, 4096));
   CHECK(M->Distance == Approx(1.0));
 
   // K = 1024 is 2 away from K = 4096 and 1 from K = 512.
-  M = lookupTuning(Entries, Fp, Dev, {4096, 4096, 1024}, nullptr, Warnings);
+  M = lookupTuning(Entries, Fp, Dev, mnkSize(4096, 4096, 1024), nullptr, Warnings);
   REQUIRE(M);
-  CHECK(M->TunedShape == ProblemShape{4096, 4096, 512});
-  CHECK(shapeDistance({3000, 5000, 7}, {3000, 5000, 7}) == 0);
-  CHECK(shapeDistance({1, 2, 4}, {4, 2, 1}) == Approx(4.0));
+  CHECK(M->TunedShape == mnkSize(4096, 4096, 512));
+  CHECK(sizeDistance(mnkSize(3000, 5000, 7), mnkSize(3000, 5000, 7)) == 0);
+  CHECK(sizeDistance(mnkSize(1, 2, 4), mnkSize(4, 2, 1)) == Approx(4.0));
 
   // Configurations outside the space are rejected with a warning; the next
   // nearest acceptable entry answers.
   Entries[2].Config.BlockM = 64;
   auto Accept = [](const KernelConfig &C) { return C.BlockM == 128; };
-  M = lookupTuning(Entries, Fp, Dev, {4096, 4096, 1024}, Accept, Warnings);
+  M = lookupTuning(Entries, Fp, Dev, mnkSize(4096, 4096, 1024), Accept, Warnings);
   REQUIRE(M);
-  CHECK(M->TunedShape == ProblemShape{4096, 4096, 4096});
+  CHECK(M->TunedShape == mnkSize(4096, 4096, 4096));
   REQUIRE(Warnings.size() == 1);
   CHECK(Warnings[0].find("not in the op's space") != std::string::npos);
   CHECK(Warnings[0].find("M=4096,N=4096,K=512") != std::string::npos);
 
   // Nothing on this op and device, or nothing acceptable: nullopt.
   Warnings.clear();
-  CHECK(!lookupTuning(Entries, std::string(64, 'e'), Dev, {64, 64, 64}, nullptr,
+  CHECK(!lookupTuning(Entries, std::string(64, 'e'), Dev, mnkSize(64, 64, 64), nullptr,
                       Warnings));
   auto None = [](const KernelConfig &) { return false; };
-  CHECK(!lookupTuning(Entries, Fp, Dev, {64, 64, 64}, None, Warnings));
+  CHECK(!lookupTuning(Entries, Fp, Dev, mnkSize(64, 64, 64), None, Warnings));
   CHECK(Warnings.size() == 3);
 
   // Through the file.
@@ -398,9 +398,9 @@ TEST_CASE("tuning cache: lookup, exact then nearest, within the op's space",
   TuningCache Cache(Dir.Path + "/t.toml");
   std::string Error;
   REQUIRE(Cache.store(Entries, Warnings, Error));
-  M = Cache.lookup(Fp, Dev, {2048, 4096, 4096}, nullptr, Warnings);
+  M = Cache.lookup(Fp, Dev, mnkSize(2048, 4096, 4096), nullptr, Warnings);
   REQUIRE(M);
-  CHECK(M->TunedShape == ProblemShape{1024, 4096, 4096});
+  CHECK(M->TunedShape == mnkSize(1024, 4096, 4096));
 }
 
 TEST_CASE("tuning cache: lookup against an op's real space", "[tuning-cache]") {
@@ -428,7 +428,7 @@ TEST_CASE("tuning cache: lookup against an op's real space", "[tuning-cache]") {
   TuningEntry Out = makeEntry(Fp, 4096, 4096, 4096 * 2, 80);
   Out.Config = Outside;
   std::vector<std::string> Warnings;
-  auto M = lookupTuning({In, Out}, Fp, kiln::test::h200(), {4096, 4096, 8192},
+  auto M = lookupTuning({In, Out}, Fp, kiln::test::h200(), mnkSize(4096, 4096, 8192),
                         Accept, Warnings);
   REQUIRE(M);
   CHECK(!M->Exact);
@@ -436,17 +436,29 @@ TEST_CASE("tuning cache: lookup against an op's real space", "[tuning-cache]") {
   CHECK(Warnings.size() == 1);
 }
 
-TEST_CASE("tuning cache: shapes", "[tuning-cache]") {
+TEST_CASE("tuning cache: shapes are named sizes in canonical order",
+          "[tuning-cache]") {
   std::string Error;
-  auto S = parseProblemShape("K=3,M=1,N=2", Error);
+  auto S = parseProblemSize("K=3,M=1,top_k=8,N=2,E=4", Error);
   REQUIRE(S);
-  CHECK(S->str() == "M=1,N=2,K=3");
-  CHECK(!parseProblemShape("M=1,N=2", Error));
-  CHECK(Error.find("lacks K") != std::string::npos);
-  CHECK(!parseProblemShape("M=1,N=2,K=0", Error));
-  CHECK(!parseProblemShape("M=1,N=2,K=3,M=4", Error));
-  CHECK(!parseProblemShape("M=1,N=2,X=3", Error));
-  CHECK(!parseProblemShape("M=1,N=2,K", Error));
+  CHECK(canonicalShape(*S).str() == "E=4,top_k=8,M=1,N=2,K=3");
+  // Written and read back in that order, whatever order it was stored in.
+  TuningEntry E = kiln::test::makeEntry(std::string(64, 'a'), 1, 2, 3, 10);
+  E.Key.Shape = *S;
+  std::string Text = serializeTuningCache({E});
+  CHECK(Text.find("shape = { E = 4, top_k = 8, M = 1, N = 2, K = 3 }") !=
+        std::string::npos);
+  TuningCacheContents C = parseTuningCache(Text, "t.toml");
+  REQUIRE(C.Entries.size() == 1);
+  CHECK(C.Entries[0].Key.Shape == *S);
+  CHECK(C.Entries[0].Key.Shape.str() == "E=4,top_k=8,M=1,N=2,K=3");
+  // A lookup only matches entries with the same size symbols.
+  std::vector<std::string> Warnings;
+  CHECK(!lookupTuning(C.Entries, E.Key.OpFingerprint, E.Key.Device,
+                      mnkSize(1, 2, 3), nullptr, Warnings));
+  CHECK(lookupTuning(C.Entries, E.Key.OpFingerprint, E.Key.Device,
+                     {{"E", 8}, {"top_k", 8}, {"M", 1}, {"N", 2}, {"K", 3}},
+                     nullptr, Warnings));
 }
 
 TEST_CASE("tuning cache: default path", "[tuning-cache]") {

@@ -35,7 +35,7 @@ inline tuner::TuningEntry makeEntry(const std::string &Fingerprint, int64_t M,
                                     int64_t N, int64_t K, double Us = 100.0) {
   tuner::TuningEntry E;
   E.Key.OpFingerprint = Fingerprint;
-  E.Key.Shape = {M, N, K};
+  E.Key.Shape = mnkSize(M, N, K);
   E.Key.Device = h200();
   E.OpName = "gemm_fp8";
   E.Config.BlockM = 128;

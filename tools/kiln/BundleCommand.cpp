@@ -75,24 +75,21 @@ int runBundle(const Args &A) {
   Options.UseCompileCache = !P.has("--no-cache");
   // Each shape once: a repeated shape would be a second, identical kernel.
   for (size_t I = 0; I < Shapes.size(); ++I) {
-    GemmSize S = parseShapeArg(Shapes[I], Op);
-    for (size_t J = 0; J < I; ++J) {
-      GemmSize Prev = parseShapeArg(Shapes[J], Op);
-      if (Prev.M == S.M && Prev.N == S.N && Prev.K == S.K)
+    ProblemSize S = parseShapeArg(Shapes[I], Op);
+    for (size_t J = 0; J < I; ++J)
+      if (parseShapeArg(Shapes[J], Op) == S)
         throw UsageError("--shape " + Shapes[I] + " is given twice (also " +
                          "--shape " + Shapes[J] + ")");
-    }
   }
   Jit J(Options);
   std::vector<CompiledKernel> Kernels;
   try {
     JitOp Loaded = J.loadString(File->Text, Op.Name, File->Path);
     for (const std::string &Text : Shapes) {
-      GemmSize S = parseShapeArg(Text, Op);
-      CompiledKernel K = *J.compile(Loaded, {S.M, S.N, S.K}, Config);
-      K.TunedFor = {S.M, S.N, S.K};
-      std::cout << "kiln: " << Op.Name << " " << Op.MSym << "=" << S.M << ","
-                << Op.NSym << "=" << S.N << "," << Op.KSym << "=" << S.K << ": "
+      ProblemSize S = parseShapeArg(Text, Op);
+      CompiledKernel K = *J.compile(Loaded, S, Config);
+      K.TunedFor = S;
+      std::cout << "kiln: " << Op.Name << " " << S.str() << ": "
                 << K.Config << " (" << K.ConfigSource << "), " << K.Cubin.size()
                 << (K.Emulated ? " B emulator module\n" : " B cubin\n");
       Kernels.push_back(std::move(K));

@@ -78,9 +78,9 @@ EntryFilter EntryFilter::fromArgs(const ParsedArgs &P) {
   F.OpName = P.get("--op");
   if (std::optional<std::string> S = P.get("--shape")) {
     std::string Error;
-    F.Shape = tuner::parseProblemShape(*S, Error);
+    F.Shape = parseProblemSize(*S, Error);
     if (!F.Shape)
-      throw UsageError("--shape: " + Error);
+      throw UsageError("--shape " + *S + ": " + Error);
   }
   return F;
 }
@@ -106,9 +106,7 @@ std::string entryJson(const tuner::TuningEntry &E) {
   const tuner::TuningKey &K = E.Key;
   std::string S = "{\"op\": " + jsonString(E.OpName) +
                   ", \"op_fingerprint\": " + jsonString(K.OpFingerprint) +
-                  ", \"shape\": {\"M\": " + std::to_string(K.Shape.M) +
-                  ", \"N\": " + std::to_string(K.Shape.N) +
-                  ", \"K\": " + std::to_string(K.Shape.K) + "}";
+                  ", \"shape\": " + shapeJson(K.Shape);
   S += ", \"device\": {\"name\": " + jsonString(K.Device.Name) +
        ", \"compute_capability\": " + jsonString(K.Device.ComputeCapability) +
        ", \"sm_count\": " + std::to_string(K.Device.SmCount) +

@@ -35,7 +35,7 @@ readUsableTuningCache(const std::string &Path, bool MustExist);
 struct EntryFilter {
   std::string FingerprintPrefix, DeviceName;
   std::optional<std::string> OpName;
-  std::optional<tuner::ProblemShape> Shape;
+  std::optional<ProblemSize> Shape;
 
   /// Reads the filters from P; throws UsageError for a bad --shape.
   static EntryFilter fromArgs(const ParsedArgs &P);

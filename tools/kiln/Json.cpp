@@ -9,6 +9,14 @@
 
 namespace kiln::cli {
 
+std::string shapeJson(const ProblemSize &Size) {
+  std::string Out = "{";
+  for (const ProblemSize::Entry &E : Size.entries())
+    Out += (Out.size() > 1 ? ", " : "") + jsonString(E.Sym) + ": " +
+           std::to_string(E.Extent);
+  return Out + "}";
+}
+
 std::string jsonString(const std::string &S) { return quotedString(S); }
 
 std::string textNumber(double V) {

@@ -7,9 +7,14 @@
 #ifndef KILN_TOOLS_KILN_JSON_H
 #define KILN_TOOLS_KILN_JSON_H
 
+#include "kiln/Support/ProblemSize.h"
+
 #include <string>
 
 namespace kiln::cli {
+
+/// {"E": 8, "M": 4096, ...}: a problem size as a JSON object, in its order.
+std::string shapeJson(const ProblemSize &Size);
 
 /// S as a JSON string literal, with quotes, backslashes and control
 /// characters escaped.

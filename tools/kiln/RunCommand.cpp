@@ -87,11 +87,12 @@ constexpr int64_t MaxWork = int64_t(1) << 34;
 constexpr int64_t MaxElements = int64_t(1) << 27;
 
 /// --shape for the interpreter, whose limits are tighter than the GPU's.
-GemmSize parseRunShape(const std::string &Text, const OpModel &Op,
-                       bool Interpret) {
-  GemmSize S = parseShapeArg(Text, Op, /*AllowEmptyK=*/true);
+ProblemSize parseRunShape(const std::string &Text, const OpModel &Op,
+                          bool Interpret) {
+  ProblemSize Size = parseShapeArg(Text, Op, /*AllowEmptyK=*/true);
   if (!Interpret)
-    return S;
+    return Size;
+  GemmDims S = gemmDims(Op, Size);
   auto TooBig = [](int64_t X, int64_t Y) {
     return Y > 0 && X > MaxElements / Y;
   };
@@ -100,7 +101,7 @@ GemmSize parseRunShape(const std::string &Text, const OpModel &Op,
     throw UsageError("--shape " + Text +
                      ": too large for the interpreter (limits: M*N*K <= "
                      "2^34, every operand <= 2^27 elements)");
-  return S;
+  return Size;
 }
 
 int64_t parseReps(const std::optional<std::string> &S, int64_t Default) {
@@ -173,12 +174,13 @@ int runRun(const Args &A) {
   if (!File)
     return ExitInputError;
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
-  GemmSize Size = parseRunShape(*P.get("--shape"), Op, Interpret);
+  const ProblemSize Named = parseRunShape(*P.get("--shape"), Op, Interpret);
+  const GemmSize Size = gemmDims(Op, Named);
   if (!Interpret) {
     GpuRunRequest Req;
     Req.File = &*File;
     Req.Op = &Op;
-    Req.Size = Size;
+    Req.Size = Named;
     Req.Seed = Seed;
     Req.Sets = P.getAll("--set");
     Req.Arch = P.get("--arch");
@@ -193,7 +195,7 @@ int runRun(const Args &A) {
   std::string Source;
   ConfigChoiceInputs Choice;
   Choice.Target = Target;
-  Choice.Size = {Size.M, Size.N, Size.K};
+  Choice.Size = Named;
   std::optional<KernelConfig> Resolved =
       resolveConfig(*File, Op, Target, P.getAll("--set"), Source, &Choice);
   if (!Resolved)
@@ -202,8 +204,7 @@ int runRun(const Args &A) {
 
   std::vector<HostTensor> Params;
   std::string Error;
-  SymbolSizes Syms{{Op.MSym, Size.M}, {Op.NSym, Size.N}, {Op.KSym, Size.K}};
-  if (!makeParams(Op, Syms, Seed, Params, Error)) {
+  if (!makeParams(Op, Named, Seed, Params, Error)) {
     std::cerr << "kiln: error: " << Op.Name << ": " << Error << '\n';
     return ExitInputError;
   }
@@ -233,9 +234,7 @@ int runRun(const Args &A) {
 
   KernelConfig Shown = Config;
   Shown.BlockK = effectiveBlockK(Op, Config);
-  std::string ShapeText = Op.MSym + "=" + std::to_string(Size.M) + "," +
-                          Op.NSym + "=" + std::to_string(Size.N) + "," +
-                          Op.KSym + "=" + std::to_string(Size.K);
+  std::string ShapeText = Named.str();
   CheckView View;
   View.C = &C;
   View.Out = Op.Params[size_t(Op.D)].Type;
@@ -247,9 +246,8 @@ int runRun(const Args &A) {
       C.Pass && (!Scales || Scales->Pass) && (!Amax || Amax->Pass);
   if (P.has("--json")) {
     std::cout << "{\"op\": \"" << Op.Name << "\", \"mode\": \"interpret\", "
-              << "\"shape\": {\"" << Op.MSym << "\": " << Size.M << ", \""
-              << Op.NSym << "\": " << Size.N << ", \"" << Op.KSym
-              << "\": " << Size.K << "}, \"config\": \"" << Shown.str()
+              << "\"shape\": " << shapeJson(Named)
+              << ", \"config\": \"" << Shown.str()
               << "\", \"config_source\": " << jsonString(Source)
               << ", \"seed\": " << Seed;
     if (SaveDir)

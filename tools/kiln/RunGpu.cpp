@@ -52,7 +52,7 @@ struct Timing {
 
 int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   const OpModel &Op = *Req.Op;
-  const GemmSize &Size = Req.Size;
+  const GemmSize Size = gemmDims(Op, Req.Size);
   DeviceInfo Device = queryDevice(Driver, 0);
   std::string DeviceTarget = Device.target();
   std::optional<Arch> Target = parseArch(DeviceTarget);
@@ -69,7 +69,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   std::string Source;
   ConfigChoiceInputs Choice;
   Choice.Target = *Target;
-  Choice.Size = {Size.M, Size.N, Size.K};
+  Choice.Size = Req.Size;
   Choice.Device = Device;
   std::optional<KernelConfig> Config =
       resolveConfig(*Req.File, Op, *Target, Req.Sets, Source, &Choice);
@@ -83,7 +83,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   Request.Target = *Target;
   Request.Config = *Config;
   Request.ConfigSource = Source;
-  Request.TunedFor = {Size.M, Size.N, Size.K};
+  Request.TunedFor = Req.Size;
   Request.Cache = &Cache;
   Request.ForEmulator = Device.Emulated;
   KernelBuildResult Built = buildKernel(Op, Request);
@@ -102,7 +102,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   const GemmKernelShape &Shape = Built.Kernel.Shape;
 
   PrimaryContext Ctx(Driver, 0);
-  GpuProblem Problem(Driver, Op, Size, Req.Seed);
+  GpuProblem Problem(Driver, Op, Req.Size, Req.Seed);
   Kernel K(std::make_shared<const CompiledKernel>(Built.Kernel));
   K.prepare();
   CUstream Stream = nullptr;
@@ -179,9 +179,8 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
               << "\"device\": " << jsonString(Device.Name);
     if (Device.Emulated)
       std::cout << ", \"emulator_seed\": " << Driver.emulatorSeed();
-    std::cout << ", \"arch\": \"" << ArchName << "\", \"shape\": {\"" << Op.MSym
-              << "\": " << Size.M << ", \"" << Op.NSym << "\": " << Size.N
-              << ", \"" << Op.KSym << "\": " << Size.K << "}, \"config\": \""
+    std::cout << ", \"arch\": \"" << ArchName
+              << "\", \"shape\": " << shapeJson(Req.Size) << ", \"config\": \""
               << Config->str()
               << "\", \"config_source\": " << jsonString(Source)
               << ", \"seed\": " << Req.Seed << ", \"compile_cache_hit\": "
@@ -228,8 +227,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
     else
       std::cout << "op      " << Op.Name << " on GPU 0 (" << Device.Name << ", "
                 << ArchName << ")\n";
-    std::cout << "shape   " << Op.MSym << "=" << Size.M << "," << Op.NSym << "="
-              << Size.N << "," << Op.KSym << "=" << Size.K << "\n"
+    std::cout << "shape   " << Req.Size.str() << "\n"
               << "config  " << Config->str() << "  (" << Source << ")\n"
               << "seed    " << Req.Seed << "\n"
               << "launch  grid " << Dims.GridX

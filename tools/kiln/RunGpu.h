@@ -21,7 +21,7 @@ namespace kiln::cli {
 struct GpuRunRequest {
   const LoadedFile *File = nullptr;
   const OpModel *Op = nullptr;
-  GemmSize Size;
+  ProblemSize Size; ///< In the op's symbol order.
   uint64_t Seed = 1;
   std::vector<std::string> Sets;   ///< --set values.
   std::optional<std::string> Arch; ///< --arch, checked against the device.

@@ -3,19 +3,19 @@
 #define KILN_TOOLS_KILN_SHAPEARG_H
 
 #include "kiln/Frontend/OpModel.h"
-#include "kiln/Interpreter/Execute.h"
 
 #include <string>
 
 namespace kiln::cli {
 
-/// Parses "M=..,N=..,K=.." by the op's own symbols: every size given once,
-/// a positive integer (K may be 0 with AllowEmptyK: D = epilogue(0)), and a
-/// size every entry point accepts (checkProblemSize: "too large" beyond the
-/// kernels' 32-bit indexing, K aligned to 16 bytes of A). Throws UsageError
-/// naming the problem.
-GemmSize parseShapeArg(const std::string &Text, const OpModel &Op,
-                       bool AllowEmptyK = false);
+/// Parses "E=..,M=..,N=..,K=.." by the op's own size symbols
+/// (OpModel::SizeSyms): every size given once, a positive integer (K may be
+/// 0 with AllowEmptyK: D = epilogue(0)), and a size every entry point
+/// accepts (checkProblemSize: "too large" beyond the kernels' 32-bit
+/// indexing, K aligned to 16 bytes of A). The result is in the op's symbol
+/// order. Throws UsageError naming the problem.
+ProblemSize parseShapeArg(const std::string &Text, const OpModel &Op,
+                          bool AllowEmptyK = false);
 
 } // namespace kiln::cli
 

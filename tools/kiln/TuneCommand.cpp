@@ -108,12 +108,13 @@ void printFirstFailures(const tuner::TuneResult &R,
 }
 
 bool storeWinner(const std::string &Path, const OpModel &Op,
-                 const GemmSize &Size, const DeviceInfo &Device,
+                 const ProblemSize &Named, const DeviceInfo &Device,
                  const Winner &W, const std::string &Strategy,
                  size_t Evaluations) {
   tuner::TuningEntry E;
   E.Key.OpFingerprint = opFingerprint(Op);
-  E.Key.Shape = {Size.M, Size.N, Size.K};
+  E.Key.Shape = tuner::canonicalShape(Named);
+  const GemmDims Size = gemmDims(Op, Named);
   E.Key.Device = tuner::deviceKeyOf(Device);
   E.OpName = Op.Name;
   E.Config = W.Config;
@@ -193,7 +194,8 @@ int runTune(const Args &A) {
   if (!File)
     return ExitInputError;
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
-  GemmSize Size = parseShapeArg(*P.get("--shape"), Op);
+  const ProblemSize Named = parseShapeArg(*P.get("--shape"), Op);
+  const GemmSize Size = gemmDims(Op, Named);
 
   const CudaDriver &Driver = CudaDriver::instance();
   bool HaveGpu = Driver.available() && Driver.deviceCount() > 0;
@@ -260,7 +262,7 @@ int runTune(const Args &A) {
   // The configuration kiln would use untuned: the cost model's choice.
   ConfigChoiceInputs Choice;
   Choice.Target = Target;
-  Choice.Size = {Size.M, Size.N, Size.K};
+  Choice.Size = Named;
   Choice.Device = Device;
   Choice.TuningCache = "";
   std::string ChoiceWarnings, ChoiceError;
@@ -283,7 +285,7 @@ int runTune(const Args &A) {
       O.CandidateTimeout = CandidateTimeout;
       O.WorkerCommand = {selfExecutable(), "__measure-worker"};
       auto G = std::make_unique<GpuEvaluator>(Space, File->Path, File->Text,
-                                              Size, *Device, &*Compile, O);
+                                              Named, *Device, &*Compile, O);
       GpuEval = G.get();
       Eval = std::move(G);
     } else {
@@ -296,9 +298,7 @@ int runTune(const Args &A) {
   }
 
   if (!S.Json && !S.Quiet)
-    std::cerr << "kiln tune: " << Op.Name << " " << Op.MSym << "=" << Size.M
-              << "," << Op.NSym << "=" << Size.N << "," << Op.KSym << "="
-              << Size.K << " on " << DeviceName << " (" << ArchName
+    std::cerr << "kiln tune: " << Op.Name << " " << Named.str() << " on " << DeviceName << " (" << ArchName
               << "), backend " << Backend << ", "
               << countText(Space.validSize(), "configuration", "configurations")
               << "\n";
@@ -370,12 +370,12 @@ int runTune(const Args &A) {
 
   bool Stored = false;
   if (Gpu && !CachePath.empty())
-    Stored = storeWinner(CachePath, Op, Size, *Device, W, S.Strategy,
+    Stored = storeWinner(CachePath, Op, Named, *Device, W, S.Strategy,
                          R.History.size());
 
   TuneOutcome O;
   O.Op = &Op;
-  O.Size = Size;
+  O.Size = Named;
   O.DeviceName = DeviceName;
   O.ArchName = ArchName;
   O.Backend = Backend;

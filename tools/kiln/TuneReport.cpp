@@ -13,8 +13,7 @@ void printJson(const TuneOutcome &O, std::ostream &OS) {
   for (const auto &[Kind, N] : O.Failures)
     Failed += N;
   OS << "{\"op\": " << jsonString(O.Op->Name)
-     << ", \"shape\": {\"M\": " << O.Size.M << ", \"N\": " << O.Size.N
-     << ", \"K\": " << O.Size.K << "}, \"device\": " << jsonString(O.DeviceName)
+     << ", \"shape\": " << shapeJson(O.Size) << ", \"device\": " << jsonString(O.DeviceName)
      << ", \"arch\": \"" << O.ArchName << "\", \"backend\": \"" << O.Backend
      << "\", \"emulated\": " << (O.Emulated ? "true" : "false")
      << ", \"strategy\": " << jsonString(O.Search.Strategy)
@@ -45,8 +44,7 @@ void printJson(const TuneOutcome &O, std::ostream &OS) {
 
 void printText(const TuneOutcome &O, std::ostream &OS) {
   const OpModel &Op = *O.Op;
-  OS << "op        " << Op.Name << " " << Op.MSym << "=" << O.Size.M << ","
-     << Op.NSym << "=" << O.Size.N << "," << Op.KSym << "=" << O.Size.K
+  OS << "op        " << Op.Name << " " << O.Size.str()
      << " on " << O.DeviceName << " (" << O.ArchName << ")\n"
      << "space     " << O.Declared << " declared, " << O.Constrained
      << " satisfy the constraints, " << O.Valid << " run on " << O.ArchName

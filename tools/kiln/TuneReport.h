@@ -18,7 +18,7 @@ namespace kiln::cli {
 /// The result of tuning an op for a shape.
 struct TuneOutcome {
   const OpModel *Op = nullptr;
-  GemmSize Size;
+  ProblemSize Size; ///< In the op's symbol order.
   std::string DeviceName, ArchName, Backend;
   SearchArgs Search;
   uint64_t Declared = 0;

@@ -18,70 +18,20 @@
 
 namespace kiln::tuner {
 
-std::string ProblemShape::str() const {
-  return "M=" + std::to_string(M) + ",N=" + std::to_string(N) +
-         ",K=" + std::to_string(K);
-}
-
-bool ProblemShape::operator==(const ProblemShape &O) const {
-  return M == O.M && N == O.N && K == O.K;
-}
-
-bool ProblemShape::operator<(const ProblemShape &O) const {
-  return std::tie(M, N, K) < std::tie(O.M, O.N, O.K);
-}
-
-std::optional<ProblemShape> parseProblemShape(std::string_view Text,
-                                              std::string &Error) {
-  ProblemShape S;
-  bool Seen[3] = {false, false, false};
-  size_t Pos = 0;
-  while (true) {
-    size_t Comma = Text.find(',', Pos);
-    std::string_view Part = Text.substr(
-        Pos, Comma == std::string_view::npos ? Text.npos : Comma - Pos);
-    size_t Eq = Part.find('=');
-    if (Eq == std::string_view::npos) {
-      Error = "expected NAME=VALUE in the shape, got '" + std::string(Part) +
-              "' (write M=..,N=..,K=..)";
-      return std::nullopt;
-    }
-    std::string_view Name = Part.substr(0, Eq), Value = Part.substr(Eq + 1);
-    int Slot = Name == "M" ? 0 : Name == "N" ? 1 : Name == "K" ? 2 : -1;
-    if (Slot < 0) {
-      Error = "unknown size '" + std::string(Name) +
-              "' in the shape (the sizes are M, N and K)";
-      return std::nullopt;
-    }
-    if (Seen[Slot]) {
-      Error = "size '" + std::string(Name) + "' given twice in the shape";
-      return std::nullopt;
-    }
-    Seen[Slot] = true;
-    int64_t V = 0;
-    bool Ok = !Value.empty() && Value.size() <= 18;
-    for (char C : Value)
-      Ok = Ok && C >= '0' && C <= '9';
-    if (Ok)
-      for (char C : Value)
-        V = V * 10 + (C - '0');
-    if (!Ok || V <= 0) {
-      Error = "size " + std::string(Name) +
-              " must be a positive integer, got '" + std::string(Value) + "'";
-      return std::nullopt;
-    }
-    (Slot == 0 ? S.M : Slot == 1 ? S.N : S.K) = V;
-    if (Comma == std::string_view::npos)
-      break;
-    Pos = Comma + 1;
-  }
-  for (int I = 0; I < 3; ++I)
-    if (!Seen[I]) {
-      Error = std::string("the shape lacks ") + "MNK"[I] +
-              " (write M=..,N=..,K=..)";
-      return std::nullopt;
-    }
-  return S;
+ProblemSize canonicalShape(const ProblemSize &Shape) {
+  std::vector<ProblemSize::Entry> Others;
+  for (const ProblemSize::Entry &E : Shape.entries())
+    if (E.Sym != "M" && E.Sym != "N" && E.Sym != "K")
+      Others.push_back(E);
+  std::sort(Others.begin(), Others.end(),
+            [](const auto &A, const auto &B) { return A.Sym < B.Sym; });
+  ProblemSize Out;
+  for (const ProblemSize::Entry &E : Others)
+    Out.set(E.Sym, E.Extent);
+  for (const char *Role : {"M", "N", "K"})
+    if (std::optional<int64_t> E = Shape.find(Role))
+      Out.set(Role, *E);
+  return Out;
 }
 
 static auto tieDevice(const DeviceKey &D) {
@@ -201,8 +151,11 @@ static bool finiteAtLeast(double V, double Min) {
 std::string validateEntry(const TuningEntry &E) {
   if (E.Key.OpFingerprint.empty())
     return "op_fingerprint is empty";
-  if (E.Key.Shape.M <= 0 || E.Key.Shape.N <= 0 || E.Key.Shape.K <= 0)
-    return "shape sizes must be positive (" + E.Key.Shape.str() + ")";
+  if (E.Key.Shape.empty())
+    return "the shape has no sizes";
+  for (const ProblemSize::Entry &S : E.Key.Shape.entries())
+    if (S.Extent <= 0)
+      return "shape sizes must be positive (" + E.Key.Shape.str() + ")";
   if (E.Key.Device.Name.empty())
     return "device name is empty";
   if (E.Key.Device.ComputeCapability.empty())
@@ -255,8 +208,10 @@ std::string auditEntry(const TuningEntry &E) {
       !Digits(std::string_view(CC).substr(Dot + 1)))
     return "device compute_capability '" + CC +
            "' is not of the form MAJOR.MINOR (such as 9.0)";
-  double Flops = 2.0 * double(E.Key.Shape.M) * double(E.Key.Shape.N) *
-                 double(E.Key.Shape.K);
+  GemmDims G = gemmDims(E.Key.Shape, "M", "N", "K");
+  if (G.M < 0 || G.N < 0 || G.K < 0)
+    return {};
+  double Flops = 2.0 * double(G.M) * double(G.N) * double(G.K);
   double Implied = Flops / (E.MedianUs * 1e-6) / 1e12;
   if (std::fabs(E.Tflops - Implied) > 1e-3 * Implied)
     return "tflops " + std::to_string(E.Tflops) +

@@ -19,17 +19,10 @@
 
 namespace kiln::tuner {
 
-double shapeDistance(const ProblemShape &A, const ProblemShape &B) {
-  auto Term = [](int64_t X, int64_t Y) {
-    return std::fabs(std::log2(double(X)) - std::log2(double(Y)));
-  };
-  return Term(A.M, B.M) + Term(A.N, B.N) + Term(A.K, B.K);
-}
-
 std::optional<TuningMatch> lookupTuning(const std::vector<TuningEntry> &Entries,
                                         const std::string &Fingerprint,
                                         const DeviceKey &Device,
-                                        const ProblemShape &Shape,
+                                        const ProblemSize &Shape,
                                         const ConfigAcceptor &Accept,
                                         std::vector<std::string> &Warnings) {
   // Candidates on this op and device, best first: the exact shape, then by
@@ -37,8 +30,11 @@ std::optional<TuningMatch> lookupTuning(const std::vector<TuningEntry> &Entries,
   // list that was not canonicalized may hold several).
   std::vector<std::pair<double, const TuningEntry *>> Candidates;
   for (const TuningEntry &E : Entries)
-    if (E.Key.OpFingerprint == Fingerprint && E.Key.Device == Device)
-      Candidates.push_back({shapeDistance(Shape, E.Key.Shape), &E});
+    if (E.Key.OpFingerprint == Fingerprint && E.Key.Device == Device) {
+      double D = sizeDistance(Shape, E.Key.Shape);
+      if (!std::isinf(D)) // Another set of sizes: not this op's problem.
+        Candidates.push_back({D, &E});
+    }
   auto Before = [&](const auto &A, const auto &B) {
     bool ExactA = A.second->Key.Shape == Shape;
     bool ExactB = B.second->Key.Shape == Shape;
@@ -123,7 +119,7 @@ TuningCache::entries(std::vector<std::string> &Warnings) const {
 
 std::optional<TuningMatch>
 TuningCache::lookup(const std::string &Fingerprint, const DeviceKey &Device,
-                    const ProblemShape &Shape, const ConfigAcceptor &Accept,
+                    const ProblemSize &Shape, const ConfigAcceptor &Accept,
                     std::vector<std::string> &Warnings) const {
   return lookupTuning(entries(Warnings), Fingerprint, Device, Shape, Accept,
                       Warnings);

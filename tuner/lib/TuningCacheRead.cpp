@@ -16,6 +16,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -93,6 +94,29 @@ private:
       Out = N->as_floating_point()->get();
     else
       return fail(N, "'" + Prefix + Name + "' must be a number");
+    return true;
+  }
+
+  /// The shape table: every key a size symbol with an integer extent.
+  bool getShape(const toml::table &In, ProblemSize &Out) {
+    ProblemSize Read;
+    for (const auto &[Key, Node] : In) {
+      std::string Name(Key.str());
+      bool Ident = !Name.empty() && Name.size() <= 64 &&
+                   (std::isalpha(static_cast<unsigned char>(Name[0])) ||
+                    Name[0] == '_');
+      for (char C : Name)
+        Ident = Ident && (std::isalnum(static_cast<unsigned char>(C)) ||
+                          C == '_');
+      if (!Ident)
+        return fail(&Node, "'shape." + Name + "' is not a size symbol");
+      if (!Node.is_integer())
+        return fail(&Node, "'shape." + Name + "' must be an integer");
+      Read.set(Name, Node.as_integer()->get());
+    }
+    if (Read.empty())
+      return fail(&In, "'shape' has no sizes");
+    Out = canonicalShape(Read);
     return true;
   }
 
@@ -192,9 +216,7 @@ std::optional<TuningEntry> EntryReader::read(std::vector<std::string> &Notes) {
   bool Ok = getString(T, "", "op", E.OpName) &&
             getString(T, "", "op_fingerprint", E.Key.OpFingerprint) &&
             (Shape = getTable(T, "shape")) &&
-            getInt(*Shape, "shape.", "M", E.Key.Shape.M) &&
-            getInt(*Shape, "shape.", "N", E.Key.Shape.N) &&
-            getInt(*Shape, "shape.", "K", E.Key.Shape.K) && readConfig(E) &&
+            getShape(*Shape, E.Key.Shape) && readConfig(E) &&
             getNumber(T, "", "median_us", E.MedianUs) &&
             getNumber(T, "", "tflops", E.Tflops) &&
             (Error = getTable(T, "error")) &&
@@ -227,7 +249,6 @@ std::optional<TuningEntry> EntryReader::read(std::vector<std::string> &Notes) {
               {"op", "op_fingerprint", "shape", "config", "knobs", "median_us",
                "tflops", "error", "search", "device", "provenance"},
               Notes);
-  noteUnknown(*Shape, "shape.", {"M", "N", "K"}, Notes);
   noteUnknown(*Error, "error.", {"max_abs", "max_rel"}, Notes);
   noteUnknown(*Search, "search.", {"strategy", "evaluations"}, Notes);
   noteUnknown(*Device, "device.",

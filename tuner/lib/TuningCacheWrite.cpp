@@ -50,9 +50,15 @@ std::string serializeTuningEntry(const TuningEntry &E) {
   std::string S = "[[entry]]\n";
   S += "op = " + quote(E.OpName) + "\n";
   S += "op_fingerprint = " + quote(K.OpFingerprint) + "\n";
-  S += "shape = { M = " + std::to_string(K.Shape.M) +
-       ", N = " + std::to_string(K.Shape.N) +
-       ", K = " + std::to_string(K.Shape.K) + " }\n";
+  S += "shape = {";
+  bool First = true;
+  const ProblemSize Shape = canonicalShape(K.Shape);
+  for (const ProblemSize::Entry &D : Shape.entries()) {
+    S += std::string(First ? " " : ", ") + D.Sym + " = " +
+         std::to_string(D.Extent);
+    First = false;
+  }
+  S += " }\n";
   S += "config = " + quote(E.Config.str()) + "\n";
   S += "median_us = " + number(E.MedianUs) + "\n";
   S += "tflops = " + number(E.Tflops) + "\n";

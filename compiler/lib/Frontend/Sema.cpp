@@ -11,6 +11,7 @@
 #include "SemaInternal.h"
 #include "kiln/Frontend/Suggest.h"
 
+#include <algorithm>
 #include <set>
 
 namespace kiln {
@@ -301,10 +302,26 @@ bool analyzeOp(OpSema &S) {
   if (S.Failed)
     return false;
   checkTuneSpace(S);
+  S.Model.SizeSyms = sizeSymbols(S.Model);
   return !S.Failed;
 }
 
 } // namespace
+
+std::vector<std::string> sizeSymbols(const OpModel &Op) {
+  std::vector<std::string> Out;
+  auto Role = [&](const std::string &Sym) {
+    return Sym == Op.MSym || Sym == Op.NSym || Sym == Op.KSym;
+  };
+  for (const TensorParam &P : Op.Params)
+    for (const ShapeDim &D : P.Shape)
+      if (!D.Sym.empty() && !Role(D.Sym) &&
+          std::find(Out.begin(), Out.end(), D.Sym) == Out.end())
+        Out.push_back(D.Sym);
+  for (const std::string *Sym : {&Op.MSym, &Op.NSym, &Op.KSym})
+    Out.push_back(*Sym);
+  return Out;
+}
 
 std::vector<OpModel> analyze(const Module &M, DiagnosticEngine &Diags) {
   std::vector<OpModel> Models;

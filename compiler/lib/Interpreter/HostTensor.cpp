@@ -39,7 +39,7 @@ double HostTensor::get(int64_t I) const { return decodeBits(Type, bits(I)); }
 
 void HostTensor::set(int64_t I, double V) { setBits(I, encodeBits(Type, V)); }
 
-bool paramShapes(const OpModel &Op, const SymbolSizes &Sizes,
+bool paramShapes(const OpModel &Op, const ProblemSize &Sizes,
                  std::vector<std::vector<int64_t>> &Shapes,
                  std::string &Error) {
   Shapes.clear();
@@ -56,14 +56,14 @@ bool paramShapes(const OpModel &Op, const SymbolSizes &Sizes,
         Shape.push_back(D.Constant);
         continue;
       }
-      auto It = Sizes.find(D.Sym);
-      if (It == Sizes.end()) {
+      std::optional<int64_t> Extent = Sizes.find(D.Sym);
+      if (!Extent) {
         Error = "no size for '" + D.Sym + "' (used by '" + P.Name + "')";
         return false;
       }
       // `K / 128` holds one entry per started block: the extent rounds up
       // (ragged K and N have a partial last block).
-      Shape.push_back((It->second + D.Divisor - 1) / D.Divisor);
+      Shape.push_back((*Extent + D.Divisor - 1) / D.Divisor);
     }
     Shapes.push_back(std::move(Shape));
   }
@@ -94,7 +94,7 @@ void fillRandom(HostTensor &T, std::mt19937_64 &Rng) {
     T.set(0, 1.0);
 }
 
-bool makeParams(const OpModel &Op, const SymbolSizes &Sizes, uint64_t Seed,
+bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
                 std::vector<HostTensor> &Params, std::string &Error) {
   std::vector<std::vector<int64_t>> Shapes;
   if (!paramShapes(Op, Sizes, Shapes, Error))

@@ -13,6 +13,7 @@
 
 #include "kiln/Frontend/DType.h"
 #include "kiln/Frontend/SourceLoc.h"
+#include "kiln/Support/ProblemSize.h"
 
 #include <cstdint>
 #include <map>
@@ -172,6 +173,10 @@ struct OpModel {
   int A = -1, B = -1, D = -1;      ///< Indices into Params.
   /// Symbol names of the problem sizes (as the user wrote them in A and D).
   std::string MSym, NSym, KSym;
+  /// Every size symbol of the op: the others (first use in declaration
+  /// order), then MSym, NSym, KSym. A ProblemSize for the op names exactly
+  /// these.
+  std::vector<std::string> SizeSyms;
   /// The epilogue tree; k-independent factors of the reduction (per-tensor,
   /// per-row, per-column scales) have been moved here by sema.
   std::unique_ptr<EpiExpr> Epilogue;
@@ -185,6 +190,17 @@ struct OpModel {
   std::optional<OutputQuant> Quant;
   TuneSpace Space;
 };
+
+/// The GEMM roles of Size by Op's symbols.
+inline GemmDims gemmDims(const OpModel &Op, const ProblemSize &Size) {
+  return gemmDims(Size, Op.MSym, Op.NSym, Op.KSym);
+}
+
+/// A ProblemSize of Op from its GEMM roles (an op with no other sizes).
+inline ProblemSize opSize(const OpModel &Op, int64_t M, int64_t N,
+                               int64_t K) {
+  return ProblemSize{{Op.MSym, M}, {Op.NSym, N}, {Op.KSym, K}};
+}
 
 /// The useful FLOPs of Op at M x N x K: 2 M N K per reduction (a gated op
 /// has two).

@@ -27,6 +27,10 @@ namespace kiln {
 /// treat Diags.hasErrors() as failure of the whole file.
 std::vector<OpModel> analyze(const Module &M, DiagnosticEngine &Diags);
 
+/// Op's size symbols (OpModel::SizeSyms): the ones that are no GEMM role in
+/// order of first use, then MSym, NSym, KSym.
+std::vector<std::string> sizeSymbols(const OpModel &Op);
+
 /// Above this many points before constraints, a tune block is rejected (the
 /// tuner enumerates the product).
 constexpr uint64_t MaxDeclaredSpace = uint64_t(1) << 20;

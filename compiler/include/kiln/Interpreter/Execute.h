@@ -27,9 +27,8 @@
 
 namespace kiln {
 
-struct GemmSize {
-  int64_t M = 0, N = 0, K = 0;
-};
+/// The GEMM roles of a problem (kiln/Support/ProblemSize.h).
+using GemmSize = GemmDims;
 
 /// The float64 reference: D's values (row-major M x N) before rounding.
 std::vector<double> referenceGemm(const OpModel &Op,

@@ -37,13 +37,10 @@ struct HostTensor {
   void set(int64_t I, double V);
 };
 
-/// The problem size: the values of the op's symbols (MSym, NSym, KSym).
-using SymbolSizes = std::map<std::string, int64_t>;
-
 /// The concrete shape of every parameter of Op. Fails (setting Error) when a
 /// symbol is missing, a dimension does not divide evenly, or a parameter's
 /// type is not supported on the host.
-bool paramShapes(const OpModel &Op, const SymbolSizes &Sizes,
+bool paramShapes(const OpModel &Op, const ProblemSize &Sizes,
                  std::vector<std::vector<int64_t>> &Shapes, std::string &Error);
 
 /// Fills T with seeded random values, exactly representable in its type and
@@ -53,7 +50,7 @@ void fillRandom(HostTensor &T, std::mt19937_64 &Rng);
 
 /// Zero-initialized tensors for every parameter of Op, the inputs filled by
 /// fillRandom from one generator seeded with Seed (in declaration order).
-bool makeParams(const OpModel &Op, const SymbolSizes &Sizes, uint64_t Seed,
+bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
                 std::vector<HostTensor> &Params, std::string &Error);
 
 } // namespace kiln

@@ -31,7 +31,7 @@ struct ChosenConfig {
 
 struct ConfigChoiceInputs {
   Arch Target = Arch::SM90a;
-  GemmDims Size;
+  ProblemSize Size; ///< In the op's symbol order.
   /// The GPU the kernel runs on, when there is one.
   std::optional<DeviceInfo> Device;
   /// The tuning cache file: nullopt for the default one, "" for none.

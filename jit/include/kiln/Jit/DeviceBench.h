@@ -35,7 +35,7 @@ class DeviceBench {
 public:
   /// Uploads Op's seeded inputs for Size in the current context, makes a
   /// stream and (L2Bytes > 0) an L2 flush buffer of twice that size.
-  DeviceBench(const OpModel &Op, const GemmSize &Size, uint64_t Seed,
+  DeviceBench(const OpModel &Op, const ProblemSize &Size, uint64_t Seed,
               int64_t L2Bytes);
   ~DeviceBench();
   DeviceBench(const DeviceBench &) = delete;

@@ -66,7 +66,7 @@ public:
   /// Space's op must come from Source (its .kiln text, named FileName), for
   /// diagnostics. A context must be current; inputs are uploaded now.
   GpuEvaluator(const tuner::OpSearchSpace &Space, const std::string &FileName,
-               const std::string &Source, const GemmSize &Size,
+               const std::string &Source, const ProblemSize &Size,
                const DeviceInfo &Device, CompileCache *Cache,
                GpuEvaluatorOptions Options);
   ~GpuEvaluator() override;

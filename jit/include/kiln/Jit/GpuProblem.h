@@ -37,8 +37,8 @@ public:
   /// Makes and uploads the inputs (in the current context); the reference
   /// rows are computed at the first check(). Throws std::invalid_argument
   /// (sizes the host cannot hold) or CudaError.
-  GpuProblem(const CudaDriver &Driver, const OpModel &Op, const GemmSize &Size,
-             uint64_t Seed);
+  GpuProblem(const CudaDriver &Driver, const OpModel &Op,
+             const ProblemSize &Size, uint64_t Seed);
 
   /// The launch arguments, in the op's parameter order.
   const std::vector<TensorArg> &args() const { return Args; }

@@ -101,16 +101,17 @@ public:
   /// and there is no GPU.
   Arch target();
 
-  /// Compiles Op for Size. Config ("block_m=128,stages=4", the --set form)
-  /// overrides the chosen configuration; it must lie in the op's space.
-  /// Throws JitError.
+  /// Compiles Op for Size, which names each of the op's sizes
+  /// ({{"M", 4096}, {"N", 4096}, {"K", 7168}}). Config ("block_m=128,
+  /// stages=4", the --set form) overrides the chosen configuration; it must
+  /// lie in the op's space. Throws JitError.
   std::shared_ptr<const CompiledKernel> compile(const JitOp &Op,
-                                                const GemmDims &Size,
+                                                const ProblemSize &Size,
                                                 const std::string &Config = "");
 
   /// compile() wrapped in a Kernel, prepared (module loaded) when a GPU is
   /// present so that launches do no setup.
-  Kernel specialize(const JitOp &Op, const GemmDims &Size,
+  Kernel specialize(const JitOp &Op, const ProblemSize &Size,
                     const std::string &Config = "");
 
   /// GPU Options.Device's facts; nullopt without a driver or that GPU.

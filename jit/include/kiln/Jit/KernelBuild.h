@@ -34,7 +34,7 @@ struct KernelBuildRequest {
   Arch Target = Arch::SM90a;
   KernelConfig Config;
   std::string ConfigSource;
-  GemmDims TunedFor;
+  ProblemSize TunedFor;
   CompileCache *Cache = nullptr; ///< Null: compile without the disk cache.
   /// Also build the module kiln's emulator runs (the kernel's image then);
   /// NVRTC still compiles the CUDA for Target (resources, registers).

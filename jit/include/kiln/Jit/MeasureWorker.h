@@ -25,7 +25,7 @@ namespace kiln {
 /// What a worker needs to build its DeviceBench.
 struct WorkerSetup {
   std::string FileName, Source, OpName;
-  GemmSize Size;
+  ProblemSize Size;
   uint64_t Seed = 1;
   int64_t L2Bytes = 0; ///< 0: no L2 flush.
   TimingOptions Timing;

@@ -64,11 +64,12 @@ public:
     return Kernels;
   }
   /// The kernel of op OpName for Size: the one tuned for exactly Size, else
-  /// the one whose tuned shape is nearest (smallest sum over M, N, K of
-  /// |log2(size / tuned)|, ties to the first in the file). Null when the
-  /// bundle has no kernel of that op.
+  /// the one whose tuned shape is nearest (sizeDistance: the smallest sum
+  /// over the op's size symbols of |log2(size / tuned)|, ties to the first
+  /// in the file). Null when the bundle has no kernel of that op for Size's
+  /// symbols.
   std::shared_ptr<const CompiledKernel> find(const std::string &OpName,
-                                             const GemmDims &Size) const;
+                                             const ProblemSize &Size) const;
 
 private:
   std::vector<std::shared_ptr<const CompiledKernel>> Kernels;

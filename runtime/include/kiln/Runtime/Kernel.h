@@ -40,9 +40,9 @@ struct TensorArg {
 /// and Shape's launch rules (checkGemmProblem). Throws std::invalid_argument:
 /// "gemm_fp8: argument 2 ('b') has dtype bf16; the op declares f8e4m3".
 /// Allocates nothing unless it throws.
-GemmDims checkArguments(const KernelSignature &Sig,
-                        const GemmKernelShape &Shape, const TensorArg *Args,
-                        size_t Count);
+ProblemSize checkArguments(const KernelSignature &Sig,
+                           const GemmKernelShape &Shape, const TensorArg *Args,
+                           size_t Count);
 
 class Kernel {
 public:

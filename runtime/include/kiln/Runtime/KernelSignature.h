@@ -12,6 +12,7 @@
 
 #include "kiln/Frontend/DType.h"
 #include "kiln/Runtime/LaunchPlan.h"
+#include "kiln/Support/ProblemSize.h"
 
 #include <cstdint>
 #include <string>
@@ -24,7 +25,7 @@ enum class ParamRole { A, B, D, Operand };
 
 /// One dimension of a parameter: `Sym / Divisor` (rounded up: a started
 /// block counts), or Constant when Sym is
-/// empty. Sym is one of the signature's M, N and K symbols.
+/// empty. Sym is one of the signature's size symbols.
 struct SignatureDim {
   std::string Sym;
   int64_t Divisor = 1;
@@ -40,16 +41,11 @@ struct SignatureParam {
 
 struct KernelSignature {
   std::string OpName;
+  /// The GEMM roles' size symbols.
   std::string MSym = "M", NSym = "N", KSym = "K";
+  /// Every size symbol of the op, in its order (the roles' among them).
+  std::vector<std::string> SizeSyms = {"M", "N", "K"};
   std::vector<SignatureParam> Params; ///< Declaration order.
-};
-
-/// A problem size.
-struct GemmDims {
-  int64_t M = 0, N = 0, K = 0;
-  bool operator==(const GemmDims &O) const {
-    return M == O.M && N == O.N && K == O.K;
-  }
 };
 
 /// One op compiled for one target and configuration: everything a launch
@@ -59,7 +55,7 @@ struct CompiledKernel {
   std::string Target;       ///< "sm_90a"
   std::string Config;       ///< KernelConfig::str()
   std::string ConfigSource; ///< "tuning cache", "cost model", "--set", ...
-  GemmDims TunedFor;        ///< The shape the configuration was chosen for.
+  ProblemSize TunedFor; ///< The shape the configuration was chosen for.
   GemmKernelShape Shape;
   std::string Entry; ///< The kernel's symbol in the cubin.
   /// The image: a cubin, or (Emulated) a module for kiln's emulator.
@@ -73,9 +69,13 @@ std::string describeSignature(const KernelSignature &Sig);
 /// The index of the first parameter with Role, or -1.
 int64_t paramIndex(const KernelSignature &Sig, ParamRole Role);
 
-/// The extent of Dim for problem Size.
-int64_t dimExtent(const KernelSignature &Sig, const SignatureDim &Dim,
-                  const GemmDims &Size);
+/// The extent of Dim for problem Size (-1 when Size lacks its symbol).
+int64_t dimExtent(const SignatureDim &Dim, const ProblemSize &Size);
+
+/// The GEMM roles of Size by Sig's symbols.
+inline GemmDims gemmDims(const KernelSignature &Sig, const ProblemSize &Size) {
+  return gemmDims(Size, Sig.MSym, Sig.NSym, Sig.KSym);
+}
 
 } // namespace kiln
 

@@ -87,24 +87,21 @@ std::optional<Arch> archForComputeCapability(const std::string &CC);
 struct TuningMatch {
   TuningEntry Entry;
   bool Exact = false;      ///< Entry.Key.Shape is the shape asked for.
-  ProblemShape TunedShape; ///< The shape the entry was tuned for.
-  double Distance = 0;     ///< shapeDistance(asked, TunedShape); 0 if exact.
+  ProblemSize TunedShape; ///< The shape the entry was tuned for.
+  double Distance = 0;    ///< sizeDistance(asked, TunedShape); 0 if exact.
 };
-
-/// The nearest-shape distance: |log2(A.M/B.M)| + |log2(A.N/B.N)| +
-/// |log2(A.K/B.K)|; 0 only for equal shapes.
-double shapeDistance(const ProblemShape &A, const ProblemShape &B);
 
 /// Looks up Entries for (Fingerprint, Device, Shape): the entry of exactly
 /// Shape if there is one that Accept takes, else the entry of the nearest
-/// tuned shape (shapeDistance; ties: the smaller (M, N, K), lexicographic)
+/// tuned shape of the same size symbols (sizeDistance: the sum of
+/// |log2(asked / tuned)| over the sizes; ties: the smaller shape)
 /// that Accept takes. Each entry Accept refuses is skipped with a warning
 /// appended to Warnings. nullopt when nothing fits: the caller falls back to
 /// the cost model.
 std::optional<TuningMatch> lookupTuning(const std::vector<TuningEntry> &Entries,
                                         const std::string &Fingerprint,
                                         const DeviceKey &Device,
-                                        const ProblemShape &Shape,
+                                        const ProblemSize &Shape,
                                         const ConfigAcceptor &Accept,
                                         std::vector<std::string> &Warnings);
 
@@ -131,7 +128,7 @@ public:
   /// lookupTuning over entries().
   std::optional<TuningMatch> lookup(const std::string &Fingerprint,
                                     const DeviceKey &Device,
-                                    const ProblemShape &Shape,
+                                    const ProblemSize &Shape,
                                     const ConfigAcceptor &Accept,
                                     std::vector<std::string> &Warnings) const;
 

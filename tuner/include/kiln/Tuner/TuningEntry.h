@@ -10,6 +10,7 @@
 #ifndef KILN_TUNER_TUNINGENTRY_H
 #define KILN_TUNER_TUNINGENTRY_H
 
+#include "kiln/Support/ProblemSize.h"
 #include "kiln/Target/KernelConfig.h"
 
 #include <cstdint>
@@ -24,21 +25,10 @@ struct DeviceInfo;
 
 namespace kiln::tuner {
 
-/// A GEMM problem: D is M x N, the reduction is K deep.
-struct ProblemShape {
-  int64_t M = 0, N = 0, K = 0;
-
-  /// "M=4096,N=7168,K=2048" (the form --shape takes).
-  std::string str() const;
-  bool operator==(const ProblemShape &O) const;
-  bool operator!=(const ProblemShape &O) const { return !(*this == O); }
-  bool operator<(const ProblemShape &O) const;
-};
-
-/// Parses "M=..,N=..,K=.." (any order, each exactly once, each a positive
-/// decimal integer). nullopt with Error naming the bad part otherwise.
-std::optional<ProblemShape> parseProblemShape(std::string_view Text,
-                                              std::string &Error);
+/// Shape's entries in the cache's canonical order: the sizes that are no
+/// GEMM role (M, N, K) sorted by name, then M, N, K. A cache key's shape is
+/// the op's named sizes (kiln/Support/ProblemSize.h) in this order.
+ProblemSize canonicalShape(const ProblemSize &Shape);
 
 /// The device facts a measurement depends on. Entries are only used on a
 /// device whose key is equal in every field.
@@ -62,7 +52,7 @@ DeviceKey deviceKeyOf(const DeviceInfo &D);
 /// What an entry answers: op fingerprint x shape x device.
 struct TuningKey {
   std::string OpFingerprint; ///< Opaque; see kiln/Tuner/OpFingerprint.h.
-  ProblemShape Shape;
+  ProblemSize Shape;
   DeviceKey Device;
 
   bool operator==(const TuningKey &O) const;
