@@ -35,7 +35,8 @@ static_assert(KILN_BF16 == int(kiln::DType::BF16) &&
                   KILN_F8E5M2 == int(kiln::DType::F8E5M2) &&
                   KILN_F32 == int(kiln::DType::F32) &&
                   KILN_F4E2M1 == int(kiln::DType::F4E2M1) &&
-                  KILN_UE8M0 == int(kiln::DType::UE8M0),
+                  KILN_UE8M0 == int(kiln::DType::UE8M0) &&
+                  KILN_I32 == int(kiln::DType::I32),
               "kiln_dtype mirrors kiln::DType");
 
 namespace {
@@ -345,7 +346,7 @@ kiln_status kiln_kernel_launch(kiln_kernel Kernel, const kiln_tensor *Args,
     kiln::TensorArg Converted[MaxLaunchArgs];
     for (size_t I = 0; I < Count; ++I) {
       const kiln_tensor &T = Args[I];
-      if (T.dtype < KILN_BF16 || T.dtype > KILN_UE8M0)
+      if (T.dtype < KILN_BF16 || T.dtype > KILN_I32)
         return fail(KILN_ERROR_INVALID_ARGUMENT,
                     "kiln_kernel_launch: argument " + std::to_string(I + 1) +
                         " has an unknown dtype (" + std::to_string(T.dtype) +

@@ -53,6 +53,7 @@ GemmKernelShape kernelShapeOf(const OpModel &Op, const KernelConfig &Config,
       Index += I != Op.A && I != Op.B && I != Op.D;
     Shape.UpOperand = Index;
   }
+  Shape.Grouped = Op.Group.has_value();
   return Shape;
 }
 

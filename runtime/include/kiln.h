@@ -56,7 +56,8 @@ typedef enum kiln_dtype {
   KILN_F8E5M2 = 3,
   KILN_F32 = 4,
   KILN_F4E2M1 = 5,
-  KILN_UE8M0 = 6 /* power-of-two block scales: 2^(e - 127), 0xFF NaN */
+  KILN_UE8M0 = 6, /* power-of-two block scales: 2^(e - 127), 0xFF NaN */
+  KILN_I32 = 7    /* index tensors (a grouped GEMM's expert of each row) */
 } kiln_dtype;
 
 /* A tensor argument: a device address (CUdeviceptr), its element type and

@@ -82,7 +82,7 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
      << (Sh.SplitK > 1 ? " split_k " + std::to_string(Sh.SplitK) : "")
      << (Sh.TmaStore ? " tma_store " + std::string(dtypeName(Sh.D)) : "")
      << (Sh.UpOperand >= 0 ? " up_proj " + std::to_string(Sh.UpOperand) : "")
-     << '\n'
+     << (Sh.Grouped ? " grouped 1" : "") << '\n'
      << "entry " << K.Entry << '\n'
      << "cubin " << K.Cubin.size() << ' ' << sha256Hex(K.Cubin) << '\n'
      << "end\n";
@@ -259,16 +259,20 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   // Optional trailing fields after the 18 every bundle has: "persistent 1"
   // for a persistent kernel, "split_k S" for a split-K one, "tma_store T"
   // (D's dtype) for a TMA-store one, "up_proj I" (the up weight's operand
-  // index) for a gated one (earlier bundles' lines have none).
+  // index) for a gated one, "grouped 1" for a grouped GEMM (earlier
+  // bundles' lines have none).
   size_t Fields = 18;
-  bool Persistent = false, TmaStore = false;
+  bool Persistent = false, TmaStore = false, Grouped = false;
   int64_t SplitK = 1, UpOperand = -1;
   DType D = DType::BF16;
   while (W.size() >= Fields + 2 &&
          (W[Fields] == "persistent" || W[Fields] == "split_k" ||
-          W[Fields] == "tma_store" || W[Fields] == "up_proj")) {
+          W[Fields] == "tma_store" || W[Fields] == "up_proj" ||
+          W[Fields] == "grouped")) {
     if (W[Fields] == "persistent") {
       Persistent = R.integer(W[Fields + 1], 0, 1) == 1;
+    } else if (W[Fields] == "grouped") {
+      Grouped = R.integer(W[Fields + 1], 0, 1) == 1;
     } else if (W[Fields] == "split_k") {
       SplitK = R.integer(W[Fields + 1], 1, 16);
     } else if (W[Fields] == "up_proj") {
@@ -301,6 +305,7 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   Sh.SplitK = SplitK;
   Sh.TmaStore = TmaStore;
   Sh.UpOperand = UpOperand;
+  Sh.Grouped = Grouped;
   Sh.D = D;
   W = R.expect("entry");
   R.count(W, 2);

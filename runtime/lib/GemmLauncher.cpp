@@ -8,6 +8,7 @@
 #include "kiln/Runtime/GemmLauncher.h"
 
 #include <algorithm>
+#include <climits>
 
 #include "kiln/Runtime/Sha256.h"
 
@@ -149,7 +150,7 @@ GemmLauncher::GemmLauncher(const CudaDriver &Driver, const std::string &Cubin,
   }
   // ABI order: (tma_A, tma_B | A, B), D, M, N, K, operands..., a split-K
   // kernel's workspace, a TMA-store kernel's tma_D, and a gated kernel's
-  // tma_U last.
+  // tma_U last; a grouped kernel's E last (none of the three).
   if (Shape.TmaWgmma) {
     Params.push_back(&TmaA);
     Params.push_back(&TmaB);
@@ -174,20 +175,24 @@ GemmLauncher::GemmLauncher(const CudaDriver &Driver, const std::string &Cubin,
     if (Shape.TmaWgmma) // the mma.sync kernel reads it through its pointer
       Params.push_back(&TmaU);
   }
+  if (Shape.Grouped)
+    Params.push_back(&E32);
 }
 
 void GemmLauncher::encodeTensorMaps(CUdeviceptr A, CUdeviceptr B, CUdeviceptr U,
-                                    int64_t M, int64_t N, int64_t K) {
+                                    int64_t M, int64_t N, int64_t K,
+                                    int64_t Experts) {
   if (HaveMaps && A == MapA && B == MapB && U == MapU && M == MapM &&
-      N == MapN && K == MapK)
+      N == MapN && K == MapK && Experts == MapE)
     return;
   HaveMaps = false;
   encodeTensorMap(Driver, tensorMapForA(Shape, M, K), A, TmaA);
-  encodeTensorMap(Driver, tensorMapForB(Shape, N, K), B, TmaB);
+  // A grouped GEMM's B: every expert's [N, K] weight, one [E * N, K] map.
+  encodeTensorMap(Driver, tensorMapForB(Shape, Experts * N, K), B, TmaB);
   if (Shape.UpOperand >= 0) // the up weight is B's shape and type
     encodeTensorMap(Driver, tensorMapForB(Shape, N, K), U, TmaU);
   HaveMaps = true;
-  MapA = A, MapB = B, MapU = U, MapM = M, MapN = N, MapK = K;
+  MapA = A, MapB = B, MapU = U, MapM = M, MapN = N, MapK = K, MapE = Experts;
 }
 
 void GemmLauncher::prepareWorkspace(size_t Bytes, int64_t Tiles,
@@ -216,15 +221,22 @@ void GemmLauncher::prepareWorkspace(size_t Bytes, int64_t Tiles,
 
 void GemmLauncher::launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr D,
                           int64_t M, int64_t N, int64_t K,
-                          const CUdeviceptr *Operands, CUstream Stream) {
+                          const CUdeviceptr *Operands, CUstream Stream,
+                          int64_t Experts) {
   if (auto Why = checkGemmProblem(Shape, M, N, K, A, B))
     throw std::invalid_argument(*Why);
+  if (!Shape.Grouped)
+    Experts = 1;
+  else if (Experts < 1 || Experts * N > INT32_MAX)
+    throw std::invalid_argument(
+        "a grouped GEMM needs 1 <= E and E * N < 2^31, got E = " +
+        std::to_string(Experts) + ", N = " + std::to_string(N));
   const CUdeviceptr U =
       Shape.UpOperand >= 0 ? Operands[size_t(Shape.UpOperand)] : 0;
   if (Shape.UpOperand >= 0 && U % 16 != 0)
     throw std::invalid_argument("the up weight must be 16-byte aligned");
   if (Shape.TmaWgmma)
-    encodeTensorMaps(A, B, U, M, N, K);
+    encodeTensorMaps(A, B, U, M, N, K, Experts);
   if (Shape.TmaStore && !(HaveMapD && D == MapD && M == MapDM && N == MapDN)) {
     HaveMapD = false;
     if (tmaStoreUsable(Shape, N, D))
@@ -235,7 +247,7 @@ void GemmLauncher::launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr D,
     MapD = D, MapDM = M, MapDN = N;
   }
   PtrA = A, PtrB = B, PtrD = D;
-  M32 = int32_t(M), N32 = int32_t(N), K32 = int32_t(K);
+  M32 = int32_t(M), N32 = int32_t(N), K32 = int32_t(K), E32 = int32_t(Experts);
   for (size_t I = 0; I < NumOperands; ++I)
     OperandValues[I] = Operands[I];
   if (int64_t Bytes = splitKWorkspaceBytes(Shape, M, N); Bytes > 0)

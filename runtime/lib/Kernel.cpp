@@ -93,8 +93,13 @@ void Kernel::checkPointers(const TensorArg *Args, size_t Count) {
 
 void Kernel::launch(const TensorArg *Args, size_t Count, CUstream Stream) {
   const KernelSignature &Sig = Compiled->Signature;
-  GemmDims Size =
-      gemmDims(Sig, checkArguments(Sig, Compiled->Shape, Args, Count));
+  const ProblemSize Problem =
+      checkArguments(Sig, Compiled->Shape, Args, Count);
+  GemmDims Size = gemmDims(Sig, Problem);
+  // A grouped GEMM's number of experts: B's leading dimension.
+  int64_t Experts = 1;
+  if (Compiled->Shape.Grouped)
+    Experts = Args[IndexB].Shape[0];
   prepare();
   checkPointers(Args, Count);
   size_t Next = 0;
@@ -102,7 +107,7 @@ void Kernel::launch(const TensorArg *Args, size_t Count, CUstream Stream) {
     if (Sig.Params[I].Role == ParamRole::Operand)
       Operands[Next++] = Args[I].Data;
   Launcher->launch(Args[IndexA].Data, Args[IndexB].Data, Args[IndexD].Data,
-                   Size.M, Size.N, Size.K, Operands.get(), Stream);
+                   Size.M, Size.N, Size.K, Operands.get(), Stream, Experts);
 }
 
 } // namespace kiln

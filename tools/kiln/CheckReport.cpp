@@ -49,6 +49,16 @@ void printCheckText(std::ostream &OS, const CheckView &V) {
        << V.OutName
        << " are NaN/inf (D was filled with NaN before the launch: unwritten "
           "elements stay NaN)\n";
+  if (V.PaddingRows) {
+    OS << "padding " << (V.PaddingWritten ? "FAIL" : "PASS") << "  ";
+    if (V.PaddingWritten)
+      OS << V.PaddingWritten << " elements of " << V.PaddingRows
+         << " padding rows of " << V.OutName
+         << " were written (padding rows must keep their contents)\n";
+    else
+      OS << "the " << V.PaddingRows << " padding rows of " << V.OutName
+         << " kept their contents\n";
+  }
 }
 
 void printScalesText(std::ostream &OS, const Comparison &C, DType Type,
@@ -99,6 +109,9 @@ std::string checkJson(const CheckView &V) {
   S += ", \"elements_checked\": " + std::to_string(C.Checked);
   S += ", \"failures\": " + std::to_string(C.Failures);
   S += ", \"nonfinite\": " + std::to_string(V.NonFiniteAll);
+  if (V.PaddingRows)
+    S += ", \"padding_rows\": " + std::to_string(V.PaddingRows) +
+         ", \"padding_written\": " + std::to_string(V.PaddingWritten);
   S += ", \"rtol\": " + jsonNumber(C.Tol.Rtol);
   S += ", \"atol\": " + jsonNumber(C.Tol.Atol);
   S += ", \"max_abs\": " + jsonNumber(C.MaxAbs);

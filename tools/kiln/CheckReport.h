@@ -28,6 +28,8 @@ struct CheckView {
   const std::vector<int64_t> *Rows = nullptr;
   /// NaN/inf elements in all of D (the rows not compared included).
   int64_t NonFiniteAll = 0;
+  /// A grouped op's padding rows and the elements of them written.
+  int64_t PaddingRows = 0, PaddingWritten = 0;
   bool Pass = false;
 };
 

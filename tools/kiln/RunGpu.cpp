@@ -170,7 +170,10 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   View.N = Size.N;
   View.Rows = &Problem.rows();
   View.NonFiniteAll = Checked.NonFinite;
-  View.Pass = Checked.C.Pass && Checked.NonFinite == 0; // Pass adds the rest
+  View.PaddingRows = Checked.PaddingRows;
+  View.PaddingWritten = Checked.PaddingWritten;
+  View.Pass = Checked.C.Pass && Checked.NonFinite == 0 &&
+              Checked.PaddingWritten == 0; // Pass adds the rest
   LaunchDims Dims = launchDims(Shape, Size.M, Size.N, Device.SmCount);
   std::string ArchName(archInfo(*Target).Name);
   if (Req.Json) {

@@ -49,7 +49,12 @@ Value Generator::emit(const EpiExpr &E) {
   case K::Load: {
     SmallVector<Value> Indices;
     for (EpiIndex I : E.Indices)
-      Indices.push_back(Epilogue->getArgument(I == EpiIndex::M ? 1 : 2));
+      Indices.push_back(
+          I == EpiIndex::G
+              ? B.create<mlir::kiln::GroupOfOp>(
+                    L, ParamValues[Op.Group->Param], Epilogue->getArgument(1))
+                    .getResult()
+              : Value(Epilogue->getArgument(I == EpiIndex::M ? 1 : 2)));
     return B.create<mlir::kiln::LoadOp>(L, ParamValues[E.Param], Indices);
   }
   case K::Add:
@@ -111,7 +116,7 @@ OwningOpRef<ModuleOp> Generator::run() {
     for (const KScale &S : Op.KScales)
       Scales.push_back(mlir::kiln::KScaleAttr::get(
           &Ctx, OperandOf[size_t(S.Param)], S.Row == EpiIndex::N, S.HasRow,
-          S.RowDiv, S.KDiv, S.KDim));
+          S.RowDiv, S.KDiv, S.KDim, S.Grouped));
     KScales = B.getArrayAttr(Scales);
   }
   mlir::kiln::OutQuantAttr Quant;
@@ -124,9 +129,13 @@ OwningOpRef<ModuleOp> Generator::run() {
     Up = mlir::kiln::UpProjAttr::get(
         &Ctx, OperandOf[size_t(Op.Up->Param)],
         Op.Up->Scale >= 0 ? OperandOf[size_t(Op.Up->Scale)] : -1);
-  auto Gemm = B.create<mlir::kiln::GemmOp>(loc(Op.Loc), ParamValues[Op.A],
-                                           ParamValues[Op.B], ParamValues[Op.D],
-                                           Operands, KScales, Quant, Up);
+  mlir::kiln::GroupsAttr Groups;
+  if (Op.Group)
+    Groups = mlir::kiln::GroupsAttr::get(
+        &Ctx, OperandOf[size_t(Op.Group->Param)], Op.Group->Align);
+  auto Gemm = B.create<mlir::kiln::GemmOp>(
+      loc(Op.Loc), ParamValues[Op.A], ParamValues[Op.B], ParamValues[Op.D],
+      Operands, KScales, Quant, Up, Groups);
   Location L = Gemm.getLoc();
   SmallVector<Type> EpiArgs = {B.getF32Type(), B.getIndexType(),
                                B.getIndexType()};

@@ -62,6 +62,8 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
     Names.push_back(Fresh("tma_" + Op.Params[Op.D].Name));
   if (Op.Up && Sm90) // the mma.sync kernel reads the up weight's pointer
     Names.push_back(Fresh("tma_" + Op.Params[Op.Up->Param].Name));
+  if (Op.Group) // a grouped kernel's number of experts, its last parameter
+    Names.push_back(Fresh(Op.Group->ESym));
   // The kernel's first two locals: the block scales of A's and B's side
   // (kiln::gemm::KScale or NoKScale), numbered right after the parameters;
   // a gated op's up-weight scale is the third.
@@ -75,6 +77,8 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
     Names.push_back(Fresh("quant_" + Op.Params[Op.Quant->Scale].Name));
   else if (Op.Up)
     Names.push_back(Fresh("no_quant"));
+  if (Op.Group) // kiln::gemm::ContiguousGroups, after the scales
+    Names.push_back(Fresh("groups"));
   return Names;
 }
 

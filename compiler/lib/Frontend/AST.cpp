@@ -249,7 +249,9 @@ void printAST(const Module &M, std::ostream &OS) {
        << (Op.HasSyntaxErrors ? " (has syntax errors)" : "") << '\n';
     for (const ParamDecl &P : Op.Params)
       OS << "    " << (P.IsOutput ? "out " : "in ") << P.Name << " : "
-         << P.TypeName << shapeToString(P.Shape) << at(P.Range.Begin) << '\n';
+         << P.TypeName << shapeToString(P.Shape)
+         << (P.GroupAlign ? " grouped " + std::to_string(P.GroupAlign) : "")
+         << at(P.Range.Begin) << '\n';
     for (const ComputeStmt &S : Op.Computes) {
       OS << "    compute " << exprToString(*S.Lhs) << " =" << at(S.AssignLoc)
          << '\n';

@@ -35,12 +35,16 @@
 
 namespace kiln::sema {
 
-/// An index expression of the form `Var` or `Var / Div`.
+/// An index expression of the form `Var` or `Var / Div`, or a grouped
+/// GEMM's expert of row m, `eid[m]` (Group: the index tensor; Var is then
+/// "eid[m]", so its extent, E, is bound like an index's).
 struct IndexUse {
   std::string Var;
   int64_t Div = 1;
   SourceRange Range;
+  int Group = -1;
   bool isPlain(const std::string &V) const { return Var == V && Div == 1; }
+  bool isGroup() const { return Group >= 0; }
 };
 
 /// A tensor element inside the reduction that depends on k.
@@ -92,6 +96,8 @@ private:
       const std::vector<std::pair<KScale, const KFactor *>> &Scales);
   bool checkOperandLayout(const KFactor &F, const std::string &Row,
                           const char *Role, const char *Advice);
+  bool parseGroupIndex(const Expr &E, IndexUse &U);
+  bool checkGrouping();
   void checkOperandTypes(const KFactor &A, const KFactor &B);
 
   // SemaEpilogue.cpp: everything outside the reduction.

@@ -18,6 +18,7 @@ constexpr DTypeInfo Infos[] = {
     {DType::F32, "f32", 32, "float"},
     {DType::F4E2M1, "f4e2m1", 4, "kiln::f4e2m1x2"},
     {DType::UE8M0, "ue8m0", 8, "kiln::ue8m0"},
+    {DType::I32, "i32", 32, "int32_t"},
 };
 const DTypeInfo &info(DType T) {
   for (const DTypeInfo &I : Infos)
@@ -31,6 +32,7 @@ std::string_view dtypeName(DType T) { return info(T).Name; }
 unsigned dtypeBits(DType T) { return info(T).Bits; }
 std::string_view dtypeCudaName(DType T) { return info(T).Cuda; }
 bool isFloat8(DType T) { return T == DType::F8E4M3 || T == DType::F8E5M2; }
+bool isIndexType(DType T) { return T == DType::I32; }
 
 std::optional<DType> parseDType(std::string_view Name) {
   for (const DTypeInfo &I : Infos)

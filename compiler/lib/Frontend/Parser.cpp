@@ -304,6 +304,20 @@ bool Parser::parseParam(OpDecl &Op) {
       return false;
     }
   }
+  // `grouped G`: a contextual word (a statement `grouped[...] = ...` or
+  // `grouped = ...` assigns a tensor of that name).
+  if (is(TokenKind::Ident) && tok().Text == "grouped" &&
+      !peekTok().is(TokenKind::LBracket) && !peekTok().is(TokenKind::Assign)) {
+    const Token &Word = take();
+    if (!is(TokenKind::Int)) {
+      errorExpected("expected the group alignment (an integer number of "
+                    "rows) after 'grouped'");
+      return false;
+    }
+    const Token &Align = take();
+    P.GroupAlign = Align.IntValue;
+    P.GroupRange = {Word.loc(), Align.Range.End};
+  }
   P.Range = {Kw.loc(), prevTok().Range.End};
   Op.Params.push_back(std::move(P));
   return true;

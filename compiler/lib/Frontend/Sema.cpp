@@ -148,10 +148,16 @@ void checkParam(OpSema &S, const ParamDecl &D) {
     S.error(D.TypeRange, "unknown dtype '" + D.TypeName + "'" +
                              didYouMean(D.TypeName, dtypeNames()) +
                              " (kiln's dtypes are bf16, f16, f8e4m3, f8e5m2, "
-                             "f32 and, for block scales, ue8m0)");
+                             "f32, ue8m0 for block scales and i32 for index "
+                             "tensors)");
     Valid = false;
   } else if (*T == DType::F4E2M1) {
     S.error(D.TypeRange, "f4e2m1 is reserved for a later release");
+    Valid = false;
+  } else if (*T == DType::I32 && D.IsOutput) {
+    S.error(D.TypeRange, "output '" + D.Name +
+                             "' is i32, an index type; an op's output is "
+                             "bf16, f16, f32, f8e4m3 or f8e5m2");
     Valid = false;
   } else if (*T == DType::UE8M0 && D.IsOutput && D.Name != S.QuantScaleName) {
     S.error(D.TypeRange, "output '" + D.Name +
@@ -175,6 +181,21 @@ void checkParam(OpSema &S, const ParamDecl &D) {
     if (!Dim.Sym.empty())
       checkEmittedName(S, Dim.Sym, Dim.Range, "a size name");
     P.Shape.push_back({Dim.Sym, Dim.Divisor, Dim.Constant});
+  }
+  if (D.GroupAlign != 0) {
+    const int64_t G = D.GroupAlign;
+    if (!T || *T != DType::I32 || D.IsOutput || D.Shape.size() != 1) {
+      S.error(D.GroupRange, "'grouped' marks an index tensor, an i32 input "
+                            "of rank 1 ('in eid : i32[M] grouped 128'); '" +
+                                D.Name + "' is not one");
+      Valid = false;
+    } else if (G < 1 || G > (int64_t(1) << 20) || (G & (G - 1)) != 0) {
+      S.error(D.GroupRange, "group alignment " + std::to_string(G) +
+                                " must be a power of two (rows), at most "
+                                "2^20");
+      Valid = false;
+    }
+    P.GroupAlign = G;
   }
   S.ParamByName[D.Name] = int(S.Model.Params.size());
   S.Model.Params.push_back(std::move(P));

@@ -154,6 +154,10 @@ bool ComputeChecker::resolveNames(const Expr &E) {
     }
     for (const ExprPtr &Idx : E.Args) {
       const Expr *Var = Idx.get();
+      if (Var->K == Expr::Kind::Subscript) { // eid[m]
+        Ok &= resolveNames(*Var);
+        continue;
+      }
       if (Var->K == Expr::Kind::Binary && Var->Op == Expr::OpKind::Div)
         Var = Var->Args[0].get();
       if (Var->K == Expr::Kind::Name && !InScope(Var->Name)) {
@@ -217,13 +221,28 @@ bool ComputeChecker::checkOperandLayout(const KFactor &F,
                                         const std::string &Row,
                                         const char *Role, const char *Advice) {
   const std::vector<IndexUse> &U = F.Uses;
+  const bool IsB = std::string(Role) == "B";
   if (U.size() == 2 && U[0].isPlain(Row) && U[1].isPlain(KIdx))
+    return true;
+  // A grouped GEMM's weights: B[eid[m], n, k], one [N, K] matrix per expert.
+  if (IsB && U.size() == 3 && U[0].isGroup() && U[1].isPlain(Row) &&
+      U[2].isPlain(KIdx))
     return true;
   std::string Shape = "[" + Row + ", " + KIdx + "]";
   std::string Msg =
       roleName(Role, F.Param) + " must be indexed " + Shape + " (K contiguous)";
+  if (IsB)
+    Msg += ", or [" + (M.Group ? M.Params[M.Group->Param].Name : "eid") +
+           "[" + MIdx + "], " + Row + ", " + KIdx +
+           "] for one weight per expert";
   if (U.size() == 2 && U[0].isPlain(KIdx) && U[1].isPlain(Row))
     Msg += std::string(": ") + Advice;
+  else if (!IsB)
+    for (const IndexUse &Use : U)
+      if (Use.isGroup()) {
+        Msg += ": the expert index selects B's weight, not rows of A";
+        break;
+      }
   S.error(F.E->Range, Msg);
   return false;
 }
@@ -330,7 +349,7 @@ bool ComputeChecker::checkSum(const Expr &Sum) {
   checkOperandTypes(*A, *B);
 
   for (const KFactor *F : {A, B})
-    for (unsigned I = 0; I < 2; ++I)
+    for (unsigned I = 0; I < F->Uses.size(); ++I)
       Ok &= bindIndex(F->Uses[I], F->Param, I, /*NeedSymbol=*/true);
   if (!Ok)
     return false;
@@ -477,6 +496,16 @@ bool ComputeChecker::checkBlockScale(const KFactor &F, KScale &Out) {
   bool SeenK = false;
   for (unsigned I = 0; I < F.Uses.size(); ++I) {
     const IndexUse &U = F.Uses[I];
+    if (U.isGroup()) {
+      if (I != 0) {
+        S.error(U.Range, "the expert index must be the first index of '" +
+                             T.Name + "', like '" + T.Name + "[" + U.Var +
+                             ", " + NIdx + " / 128, " + KIdx + " / 128]'");
+        return false;
+      }
+      Scale.Grouped = true;
+      continue;
+    }
     if (U.Var == KIdx) {
       if (SeenK) {
         S.error(U.Range,
@@ -496,6 +525,14 @@ bool ComputeChecker::checkBlockScale(const KFactor &F, KScale &Out) {
     Scale.HasRow = true;
     Scale.Row = U.Var == MIdx ? EpiIndex::M : EpiIndex::N;
     Scale.RowDiv = U.Div;
+  }
+  if (Scale.Grouped && Scale.HasRow && Scale.Row == EpiIndex::M) {
+    S.error(F.E->Range, "block scale '" + T.Name +
+                            "' has an expert index and a row of A ('" +
+                            MIdx + "'): a per-expert block scale belongs to "
+                            "B's side, indexed by '" + NIdx + "' or by '" +
+                            KIdx + "' only");
+    return false;
   }
   bool Consistent = true;
   for (unsigned I = 0; I < F.Uses.size(); ++I)
@@ -536,12 +573,55 @@ bool ComputeChecker::assignBlockScales(
     M.KScales.push_back(Sc);
     return true;
   };
+  // A per-expert scale is B's side, with or without a row.
   for (const auto &[Sc, F] : Scales)
-    if (Sc.HasRow && !Take(Sc, F, Sc.Row == EpiIndex::N ? 1 : 0))
+    if ((Sc.HasRow || Sc.Grouped) &&
+        !Take(Sc, F, Sc.Grouped || Sc.Row == EpiIndex::N ? 1 : 0))
       return false;
   for (const auto &[Sc, F] : Scales)
-    if (!Sc.HasRow && !Take(Sc, F, Side[0] ? 1 : 0))
+    if (!Sc.HasRow && !Sc.Grouped && !Take(Sc, F, Side[0] ? 1 : 0))
       return false;
+  return true;
+}
+
+/// A grouped GEMM: the expert index is used by B (whose leading dimension
+/// is then the number of experts, a symbol of its own).
+bool ComputeChecker::checkGrouping() {
+  if (!M.Group)
+    return true;
+  const TensorParam &B = M.Params[M.B];
+  const TensorParam &Index = M.Params[M.Group->Param];
+  if (B.Shape.size() != 3) {
+    S.error(S.ParamDecls[M.Group->Param]->Range,
+            "'" + Index.Name + "' selects an expert for each row, but B '" +
+                B.Name + "' has no expert dimension: declare it [E, " +
+                M.NSym + ", " + M.KSym + "] and index it '" + B.Name + "[" +
+                Index.Name + "[" + MIdx + "], " + NIdx + ", " + KIdx + "]'");
+    S.note(S.ParamDecls[M.B]->Range,
+           "'" + S.describeParam(M.B) + "' is declared here");
+    return false;
+  }
+  const std::string &E = B.Shape[0].Sym;
+  if (E == M.MSym || E == M.NSym || E == M.KSym) {
+    S.error(S.ParamDecls[M.B]->Range,
+            "'" + B.Name + "' makes the number of experts the size '" + E +
+                "', one of the GEMM's M, N and K: give it a symbol of its "
+                "own, like [E, " +
+                M.NSym + ", " + M.KSym + "]");
+    return false;
+  }
+  M.Group->ESym = E;
+  // Not yet: the gated (SwiGLU) and quantized-output forms of a grouped
+  // GEMM, which the fused MoE layer builds on.
+  if (M.Up || M.Quant) {
+    S.error(S.ParamDecls[M.Group->Param]->Range,
+            std::string("a grouped GEMM with ") +
+                (M.Up ? "a gated epilogue (two weights)"
+                      : "a quantized output (quantize(...))") +
+                " is not supported yet: kiln groups plain and "
+                "block-scaled GEMMs with an elementwise epilogue");
+    return false;
+  }
   return true;
 }
 
@@ -604,6 +684,7 @@ void ComputeChecker::run(const ComputeStmt &Stmt) {
   }
   SumOk = SumOk && checkQuantScale();
   std::unique_ptr<EpiExpr> Epi = convert(*R);
+  SumOk = SumOk && Epi && checkGrouping();
   if (Epi && SumOk && !S.Failed)
     M.Epilogue = std::move(Epi);
 }

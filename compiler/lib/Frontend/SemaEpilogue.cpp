@@ -97,6 +97,14 @@ std::unique_ptr<EpiExpr> ComputeChecker::convertLoad(const Expr &E) {
     S.note(S.ParamDecls[P]->TypeRange, "'" + T.Name + "' is declared here");
     return nullptr;
   }
+  if (isIndexType(T.Type)) {
+    S.error(E.Range, "'" + T.Name +
+                         "' is an index tensor (i32): it selects an expert, "
+                         "as in 'B[" + T.Name + "[" + MIdx + "], " + NIdx +
+                         ", " + (KIdx.empty() ? std::string("k") : KIdx) +
+                         "]', and is not a value");
+    return nullptr;
+  }
   if (!checkRank(E, P))
     return nullptr;
 
@@ -110,6 +118,24 @@ std::unique_ptr<EpiExpr> ComputeChecker::convertLoad(const Expr &E) {
   for (unsigned I = 0; I < E.Args.size(); ++I) {
     const Expr &Idx = *E.Args[I];
     const Expr *Var = &Idx;
+    if (Idx.K == Expr::Kind::Subscript) { // a per-expert operand, s[eid[m]]
+      IndexUse U;
+      if (I != 0) {
+        S.error(Idx.Range, "the expert index must be the first index of '" +
+                               T.Name + "', like '" + T.Name + "[" +
+                               (M.Group ? M.Params[M.Group->Param].Name
+                                        : std::string("eid")) +
+                               "[" + MIdx + "], " + NIdx + "]'");
+        Ok = false;
+        continue;
+      }
+      if (parseGroupIndex(Idx, U) &&
+          bindIndex(U, P, I, /*NeedSymbol=*/true))
+        Load->Indices.push_back(EpiIndex::G);
+      else
+        Ok = false;
+      continue;
+    }
     if (Idx.K == Expr::Kind::Binary && Idx.Op == Expr::OpKind::Div)
       Var = Idx.Args[0].get();
     if (Var->K != Expr::Kind::Name) {

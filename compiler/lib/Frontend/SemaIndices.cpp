@@ -54,6 +54,8 @@ bool ComputeChecker::checkRank(const Expr &E, int P) {
 
 bool ComputeChecker::parseIndex(const Expr &E, IndexUse &U) {
   U.Range = E.Range;
+  if (E.K == Expr::Kind::Subscript)
+    return parseGroupIndex(E, U);
   if (E.K == Expr::Kind::Name) {
     U.Var = E.Name;
     return true;
@@ -71,6 +73,61 @@ bool ComputeChecker::parseIndex(const Expr &E, IndexUse &U) {
                        "'; use an index ('m') or an index divided by a "
                        "constant block size ('k / 128')");
   return false;
+}
+
+/// `eid[m]`: the expert of row m, read from an i32 index tensor declared
+/// `in eid : i32[M] grouped G` (OpModel::Group).
+bool ComputeChecker::parseGroupIndex(const Expr &E, IndexUse &U) {
+  const int P = S.findParam(E.Name);
+  if (P < 0) {
+    S.unknownTensor(E);
+    return false;
+  }
+  const TensorParam &T = M.Params[P];
+  const std::string Form = "'" + T.Name + "[" + MIdx + "]'";
+  auto Declared = [&] {
+    S.note(S.ParamDecls[P]->Range,
+           "'" + S.describeParam(P) + "' is declared here");
+  };
+  if (!isIndexType(T.Type)) {
+    S.error(E.Range, "'" + T.Name + "' is " + std::string(dtypeName(T.Type)) +
+                         ": only an i32 index tensor can index a dimension "
+                         "(a grouped GEMM's expert of each row, like 'eid[" +
+                         MIdx + "]')");
+    Declared();
+    return false;
+  }
+  if (T.IsOutput || T.Shape.size() != 1 || E.Args.size() != 1 ||
+      E.Args[0]->K != Expr::Kind::Name || E.Args[0]->Name != MIdx) {
+    S.error(E.Range, "index tensor '" + T.Name +
+                         "' gives the expert of each row of A and D: an "
+                         "input of rank 1, indexed " +
+                         Form);
+    Declared();
+    return false;
+  }
+  if (T.GroupAlign == 0) {
+    S.error(S.ParamDecls[P]->Range,
+            "index tensor '" + T.Name +
+                "' must say how its groups are aligned, like 'in " + T.Name +
+                " : i32[" + M.MSym + "] grouped 128' (each expert's rows "
+                "start at a multiple of 128)");
+    return false;
+  }
+  if (M.Group && M.Group->Param != P) {
+    S.error(E.Range, "a second index tensor '" + T.Name +
+                         "': a grouped GEMM has one expert per row, from '" +
+                         M.Params[M.Group->Param].Name + "'");
+    return false;
+  }
+  IndexUse Row{MIdx, 1, E.Args[0]->Range};
+  if (!bindIndex(Row, P, 0, /*NeedSymbol=*/true))
+    return false;
+  if (!M.Group)
+    M.Group = GroupIndex{P, "", T.GroupAlign};
+  U.Var = T.Name + "[" + MIdx + "]";
+  U.Group = P;
+  return true;
 }
 
 void ComputeChecker::unknownIndex(const std::string &Name, SourceRange Range,

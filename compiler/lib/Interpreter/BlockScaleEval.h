@@ -20,29 +20,54 @@
 namespace kiln {
 
 /// Scale S at row Row of its side's operand and K index K.
+/// The scale of (Row, K) for expert Expert (a grouped scale's leading
+/// index; ignored otherwise).
 inline double kScaleAt(const KScale &S, const std::vector<HostTensor> &Params,
-                       int64_t Row, int64_t K) {
+                       int64_t Row, int64_t K, int64_t Expert = 0) {
   const HostTensor &T = Params[size_t(S.Param)];
+  const size_t Lead = S.Grouped ? 1 : 0; // the expert dimension
+  int64_t Base = 0;
+  if (S.Grouped) {
+    assert(Expert >= 0 && Expert < T.Shape[0] && "expert out of range");
+    Base = Expert * (T.numElements() / T.Shape[0]);
+  }
   if (!S.HasRow)
-    return T.get(K / S.KDiv);
+    return T.get(Base + K / S.KDiv);
+  // KDim counts the expert dimension; the table below it is 2-D.
+  const size_t KDim = S.KDim - Lead;
   int64_t Idx[2];
-  Idx[S.KDim] = K / S.KDiv;
-  Idx[1 - S.KDim] = Row / S.RowDiv;
-  assert(Idx[0] < T.Shape[0] && Idx[1] < T.Shape[1] && "scale out of range");
-  return T.get(Idx[0] * T.Shape[1] + Idx[1]);
+  Idx[KDim] = K / S.KDiv;
+  Idx[1 - KDim] = Row / S.RowDiv;
+  assert(Idx[0] < T.Shape[Lead] && Idx[1] < T.Shape[Lead + 1] &&
+         "scale out of range");
+  return T.get(Base + Idx[0] * T.Shape[Lead + 1] + Idx[1]);
 }
 
 /// The side's scale for every (row, K block of Block elements): Rows x
 /// ceil(K / Block) values, all 1 when Side is null.
 inline std::vector<double> kScaleTable(const KScale *Side,
                                        const std::vector<HostTensor> &Params,
-                                       int64_t Rows, int64_t K, int64_t Block) {
+                                       int64_t Rows, int64_t K, int64_t Block,
+                                       int64_t Expert = 0) {
   int64_t Blocks = (K + Block - 1) / Block;
   std::vector<double> V(size_t(Rows * Blocks), 1.0);
   if (Side)
     for (int64_t R = 0; R < Rows; ++R)
       for (int64_t B = 0; B < Blocks; ++B)
-        V[size_t(R * Blocks + B)] = kScaleAt(*Side, Params, R, B * Block);
+        V[size_t(R * Blocks + B)] =
+            kScaleAt(*Side, Params, R, B * Block, Expert);
+  return V;
+}
+
+/// kScaleTable of a B-side scale for each expert (one table when the scale
+/// is not grouped: every expert shares it).
+inline std::vector<std::vector<double>>
+expertScaleTables(const KScale *Side, const std::vector<HostTensor> &Params,
+                  int64_t Experts, int64_t Rows, int64_t K, int64_t Block) {
+  std::vector<std::vector<double>> V;
+  const int64_t Tables = Side && Side->Grouped ? Experts : 1;
+  for (int64_t E = 0; E < Tables; ++E)
+    V.push_back(kScaleTable(Side, Params, Rows, K, Block, E));
   return V;
 }
 

@@ -18,11 +18,14 @@
 namespace kiln {
 
 /// Row-major offset of E's load (Param[Indices]) at output (M, N).
+/// Expert: a grouped op's expert of row M (EpiIndex::G).
 inline int64_t epilogueLoadOffset(const EpiExpr &E, const HostTensor &T,
-                                  int64_t M, int64_t N) {
+                                  int64_t M, int64_t N, int64_t Expert) {
   int64_t Off = 0;
   for (size_t D = 0; D < E.Indices.size(); ++D) {
-    int64_t I = E.Indices[D] == EpiIndex::M ? M : N;
+    int64_t I = E.Indices[D] == EpiIndex::M   ? M
+                : E.Indices[D] == EpiIndex::N ? N
+                                              : Expert;
     assert(I < T.Shape[D] && "epilogue load out of range");
     Off = Off * T.Shape[D] + I;
   }
@@ -33,9 +36,10 @@ inline int64_t epilogueLoadOffset(const EpiExpr &E, const HostTensor &T,
 /// projection Up), computed in Real.
 template <class Real>
 Real evalEpilogue(const EpiExpr &E, Real Acc, int64_t M, int64_t N,
-                  const std::vector<HostTensor> &Params, Real Up = Real(0)) {
+                  const std::vector<HostTensor> &Params, Real Up = Real(0),
+                  int64_t Expert = 0) {
   auto Op = [&](size_t I) {
-    return evalEpilogue<Real>(*E.Operands[I], Acc, M, N, Params, Up);
+    return evalEpilogue<Real>(*E.Operands[I], Acc, M, N, Params, Up, Expert);
   };
   switch (E.K) {
   case EpiExpr::Kind::Acc:
@@ -46,7 +50,7 @@ Real evalEpilogue(const EpiExpr &E, Real Acc, int64_t M, int64_t N,
     return Real(E.Value);
   case EpiExpr::Kind::Load: {
     const HostTensor &T = Params[size_t(E.Param)];
-    return Real(T.get(epilogueLoadOffset(E, T, M, N))); // Exact decode.
+    return Real(T.get(epilogueLoadOffset(E, T, M, N, Expert))); // Exact.
   }
   case EpiExpr::Kind::Add:
     return Op(0) + Op(1);

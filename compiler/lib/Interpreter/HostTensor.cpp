@@ -5,6 +5,7 @@
 
 #include "kiln/Interpreter/Numeric.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace kiln {
@@ -94,6 +95,29 @@ void fillRandom(HostTensor &T, std::mt19937_64 &Rng) {
     T.set(0, 1.0);
 }
 
+void fillGroupedIndex(HostTensor &T, int64_t Experts, int64_t Align,
+                      std::mt19937_64 &Rng) {
+  const int64_t M = T.numElements();
+  const int64_t Chunks = M / Align; // a partial last chunk stays padding
+  for (int64_t I = 0; I < M; ++I)
+    T.set(I, -1.0);
+  // Chunks per expert: a mean share of them, at least one.
+  const int64_t Share = std::max<int64_t>(1, 2 * Chunks / std::max<int64_t>(
+                                                              1, Experts));
+  int64_t Chunk = 0;
+  for (int64_t E = 0; E < Experts && Chunk < Chunks; ++E) {
+    if (Rng() % 4 == 0)
+      continue; // an expert no row was routed to
+    const int64_t Count =
+        std::min<int64_t>(Chunks - Chunk, 1 + int64_t(Rng() % uint64_t(Share)));
+    // Its last chunk ends in padding rows (none when the run fills it).
+    const int64_t Rows = (Count - 1) * Align + 1 + int64_t(Rng() % uint64_t(Align));
+    for (int64_t R = 0; R < Rows; ++R)
+      T.set(Chunk * Align + R, double(E));
+    Chunk += Count;
+  }
+}
+
 bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
                 std::vector<HostTensor> &Params, std::string &Error) {
   std::vector<std::vector<int64_t>> Shapes;
@@ -103,7 +127,10 @@ bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
   Params.clear();
   for (size_t I = 0; I < Op.Params.size(); ++I) {
     Params.emplace_back(Op.Params[I].Type, Shapes[I]);
-    if (!Op.Params[I].IsOutput)
+    if (Op.Group && int(I) == Op.Group->Param)
+      fillGroupedIndex(Params.back(), Shapes[size_t(Op.B)][0], Op.Group->Align,
+                       Rng);
+    else if (!Op.Params[I].IsOutput)
       fillRandom(Params.back(), Rng);
   }
   return true;

@@ -12,7 +12,10 @@
 // ops.cuh's functions,
 // the rounding conversion to D's type (FP8 satfinite), and the M/N-predicated
 // store; a gated op computes the up weight's result the same way for the
-// epilogue. Raster order and clusters change which CTA computes a tile, never
+// epilogue. A grouped op's tile (OpModel::Group) multiplies by the weight
+// of the expert of its first row, stores only the rows of that expert (a
+// run's trailing padding rows are computed and dropped), and is skipped
+// when its first row is padding (templates/kiln/gemm/grouped.cuh). Raster order and clusters change which CTA computes a tile, never
 // its arithmetic, so they are not modelled.
 //
 //===----------------------------------------------------------------------===//
@@ -65,8 +68,10 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
   const int64_t Block = std::max<int64_t>(1, Resolved.Promote);
   const std::vector<double> ScaleA =
       kScaleTable(kScaleOfSide(Op, EpiIndex::M), Params, S.M, S.K, Block);
-  const std::vector<double> ScaleB =
-      kScaleTable(kScaleOfSide(Op, EpiIndex::N), Params, S.N, S.K, Block);
+  // A grouped op's B holds one [N, K] weight (and scale table) per expert.
+  const int64_t Experts = expertCount(Op, Params);
+  const std::vector<std::vector<double>> ScaleB = expertScaleTables(
+      kScaleOfSide(Op, EpiIndex::N), Params, Experts, S.N, S.K, Block);
   const std::optional<KScale> SU = upScaleOf(Op);
   const std::vector<double> ScaleU =
       Op.Up ? kScaleTable(SU ? &*SU : nullptr, Params, S.N, S.K, Block)
@@ -86,7 +91,9 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
   // B-side scales ScaleW, left in Result.
   auto TileResult = [&](const std::vector<float> &W,
                         const std::vector<double> &ScaleW, int64_t M0,
-                        int64_t N0, std::vector<float> &Result) {
+                        int64_t N0, int64_t Expert,
+                        std::vector<float> &Result) {
+    const size_t WBase = size_t(Expert * S.N * S.K);
     std::fill(Acc.begin(), Acc.end(), 0.0f);
     std::fill(Out.begin(), Out.end(), 0.0f);
     const int64_t RowsM = std::min(BM, S.M - M0);
@@ -106,7 +113,7 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
         for (int64_t J = 0; J < BK; ++J) {
           bool In = N0 + I < S.N && K0 + J < S.K;
           TileB[size_t(I * BK + J)] =
-              In ? W[size_t((N0 + I) * S.K + K0 + J)] : 0.0f;
+              In ? W[WBase + size_t((N0 + I) * S.K + K0 + J)] : 0.0f;
         }
       // The stage's MMAs, one K slice at a time. Rows and columns of the
       // tile outside D are computed by the kernel and never stored; they
@@ -141,27 +148,41 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
   };
 
   std::vector<float> Gate(size_t(BM * BN));
-  for (int64_t M0 = 0; M0 < S.M; M0 += BM)
+  for (int64_t M0 = 0; M0 < S.M; M0 += BM) {
+    // The tile's expert and its rows: all of them, or a grouped tile's
+    // leading rows of its first row's expert (none: a padding tile).
+    const int64_t Expert = rowExpert(Op, Params, M0);
+    if (Expert < 0)
+      continue;
+    int64_t RowsM = std::min(BM, S.M - M0);
+    if (Op.Group)
+      for (int64_t I = 1; I < RowsM; ++I)
+        if (rowExpert(Op, Params, M0 + I) != Expert) {
+          RowsM = I;
+          break;
+        }
+    const std::vector<double> &ScaleE =
+        ScaleB[ScaleB.size() > 1 ? size_t(Expert) : 0];
     for (int64_t N0 = 0; N0 < S.N; N0 += BN) {
-      const int64_t RowsM = std::min(BM, S.M - M0);
       const int64_t ColsN = std::min(BN, S.N - N0);
-      TileResult(B, ScaleB, M0, N0, Gate);
+      TileResult(B, ScaleE, M0, N0, Expert, Gate);
       if (Op.Up)
-        TileResult(U, ScaleU, M0, N0, UpResult);
+        TileResult(U, ScaleU, M0, N0, 0, UpResult);
       // The epilogue and the predicated store.
       for (int64_t I = 0; I < RowsM; ++I)
         for (int64_t J = 0; J < ColsN; ++J) {
           float V = Gate[size_t(I * BN + J)];
           if (Op.Epilogue)
-            V = evalEpilogue<float>(*Op.Epilogue, V, M0 + I, N0 + J, Params,
-                                    Op.Up ? UpResult[size_t(I * BN + J)]
-                                          : 0.0f);
+            V = evalEpilogue<float>(
+                *Op.Epilogue, V, M0 + I, N0 + J, Params,
+                Op.Up ? UpResult[size_t(I * BN + J)] : 0.0f, Expert);
           if (Op.Quant)
             Y[size_t((M0 + I) * S.N + N0 + J)] = V;
           else
             D.set((M0 + I) * S.N + N0 + J, double(V)); // from_float<TOut>
         }
     }
+  }
   if (Op.Quant)
     quantizeOutput(Op, Y, Params, S);
 }

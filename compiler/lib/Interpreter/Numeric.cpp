@@ -116,6 +116,8 @@ unsigned hostBytes(DType T) {
 }
 
 double decodeBits(DType T, uint32_t Bits) {
+  if (T == DType::I32)
+    return double(int32_t(Bits));
   if (T == DType::F32)
     return double(bitsFloat(Bits));
   if (T == DType::UE8M0)
@@ -125,6 +127,9 @@ double decodeBits(DType T, uint32_t Bits) {
 }
 
 uint32_t encodeBits(DType T, double X) {
+  if (T == DType::I32) // exact for the integers an index tensor holds
+    return uint32_t(int32_t(std::llround(
+        std::fmin(std::fmax(X, -2147483648.0), 2147483647.0))));
   if (T == DType::F32)
     return floatBits(float(X));
   if (T == DType::UE8M0) {
@@ -144,6 +149,8 @@ uint32_t encodeBits(DType T, double X) {
 }
 
 double maxFinite(DType T) {
+  if (T == DType::I32)
+    return 2147483647.0;
   if (T == DType::F32)
     return double(std::numeric_limits<float>::max());
   if (T == DType::UE8M0)

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace kiln {
 
@@ -42,7 +43,10 @@ std::vector<double> referenceGemmRows(const OpModel &Op,
                                       const GemmSize &S,
                                       const std::vector<int64_t> &Rows) {
   const HostTensor &TA = Params[size_t(Op.A)];
+  // B (and the up weight) holds one [N, K] weight per expert for a grouped
+  // op (expert e's starts at e * N * K), else the one.
   std::vector<double> B = decodeAll(Params[size_t(Op.B)]);
+  const int64_t Experts = expertCount(Op, Params);
   // A gated op's second reduction: its up weight and that weight's scales.
   std::vector<double> U;
   if (Op.Up)
@@ -54,17 +58,26 @@ std::vector<double> referenceGemmRows(const OpModel &Op,
   const int64_t Blocks = (S.K + Block - 1) / Block;
   const KScale *SA = kScaleOfSide(Op, EpiIndex::M);
   const KScale *SB = kScaleOfSide(Op, EpiIndex::N);
-  const std::vector<double> ScaleB = kScaleTable(SB, Params, S.N, S.K, Block);
+  const std::vector<std::vector<double>> ScaleB =
+      expertScaleTables(SB, Params, Experts, S.N, S.K, Block);
   const std::optional<KScale> SU = upScaleOf(Op);
-  const std::vector<double> ScaleU =
-      Op.Up ? kScaleTable(SU ? &*SU : nullptr, Params, S.N, S.K, Block)
-            : std::vector<double>();
+  const std::vector<std::vector<double>> ScaleU =
+      Op.Up ? expertScaleTables(SU ? &*SU : nullptr, Params, Experts, S.N, S.K,
+                                Block)
+            : std::vector<std::vector<double>>();
   // Rows are independent: each is computed by one thread, in the same order.
   parallelFor(int64_t(Rows.size()), 1, [&](int64_t Begin, int64_t End) {
     std::vector<double> Ar(size_t(S.K));
     for (int64_t R = Begin; R < End; ++R) {
       int64_t M = Rows[size_t(R)];
       assert(M >= 0 && M < S.M && "reference row out of range");
+      const int64_t Expert = rowExpert(Op, Params, M);
+      if (Expert < 0) { // padding: not computed
+        std::fill_n(&D[size_t(R) * size_t(S.N)], size_t(S.N),
+                    std::numeric_limits<double>::quiet_NaN());
+        continue;
+      }
+      const size_t Table = ScaleB.size() > 1 ? size_t(Expert) : 0;
       for (int64_t K = 0; K < S.K; ++K)
         Ar[size_t(K)] = TA.get(M * S.K + K);
       std::vector<double> ScaleA(size_t(Blocks), 1.0);
@@ -74,7 +87,7 @@ std::vector<double> referenceGemmRows(const OpModel &Op,
       // sum(k) A[M, k] * W[N, k] (times both sides' block scales).
       auto Reduce = [&](const std::vector<double> &W,
                         const std::vector<double> &ScaleW, int64_t N) {
-        const double *Wr = &W[size_t(N * S.K)];
+        const double *Wr = &W[size_t((Expert * S.N + N) * S.K)];
         double Sum = 0;
         if (Op.KScales.empty()) {
           for (int64_t K = 0; K < S.K; ++K)
@@ -87,12 +100,15 @@ std::vector<double> referenceGemmRows(const OpModel &Op,
         return Sum;
       };
       for (int64_t N = 0; N < S.N; ++N) {
-        const double Sum = Reduce(B, ScaleB, N);
-        const double Up = Op.Up ? Reduce(U, ScaleU, N) : 0.0;
+        const double Sum = Reduce(B, ScaleB[Table], N);
+        const double Up =
+            Op.Up ? Reduce(U, ScaleU[ScaleU.size() > 1 ? size_t(Expert) : 0],
+                           N)
+                  : 0.0;
         D[size_t(R) * size_t(S.N) + size_t(N)] =
-            Op.Epilogue
-                ? evalEpilogue<double>(*Op.Epilogue, Sum, M, N, Params, Up)
-                : Sum;
+            Op.Epilogue ? evalEpilogue<double>(*Op.Epilogue, Sum, M, N, Params,
+                                               Up, Expert)
+                        : Sum;
       }
     }
   });

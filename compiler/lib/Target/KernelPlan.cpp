@@ -84,6 +84,31 @@ bool checkPromotedAccumulators(const KernelPlan &P, const std::string &What,
                        " is too large to promote");
 }
 
+/// A grouped GEMM's tile holds rows of one expert: block_m divides the
+/// alignment of the runs. Its kernels do not yet split K, store with TMA or
+/// multicast A over a cluster of two along M (whose two CTAs could hold
+/// different experts).
+bool checkGrouped(const GemmTypes &T, const KernelConfig &C, std::string &Why) {
+  if (T.GroupAlign == 0)
+    return true;
+  if (T.GroupAlign % C.BlockM != 0)
+    return fail(Why, "block_m " + std::to_string(C.BlockM) +
+                         " does not divide the group alignment " +
+                         std::to_string(T.GroupAlign) +
+                         ": a tile would hold rows of two experts");
+  if (C.SplitK > 1)
+    return fail(Why, "a grouped GEMM does not split K yet (split_k " +
+                         std::to_string(C.SplitK) + ")");
+  if (C.Store == OutputStore::Tma)
+    return fail(Why, "a grouped GEMM stores with the threads, not TMA "
+                     "(store=tma): the rows of one expert end inside a tile");
+  if (C.ClusterM > 1)
+    return fail(Why, "a grouped GEMM does not multicast over cluster_m = " +
+                         std::to_string(C.ClusterM) +
+                         " yet: the two CTAs could hold different experts");
+  return true;
+}
+
 bool planSm90(const GemmTypes &T, const KernelConfig &C, const ArchInfo &AI,
               KernelPlan &P, std::string &Why) {
   int64_t Elem = dtypeBits(T.A) / 8;
@@ -244,7 +269,8 @@ bool planKernel(const GemmTypes &T, const KernelConfig &C, Arch Target,
   P.BlockK = R.BlockK;
   P.Promote = R.Promote;
   P.SplitK = C.SplitK;
-  if (!checkCommon(C, Why) || !checkPromote(T, R, Why))
+  if (!checkCommon(C, Why) || !checkPromote(T, R, Why) ||
+      !checkGrouped(T, C, Why))
     return false;
   bool Ok =
       AI.HasWgmmaTma ? planSm90(T, C, AI, P, Why) : planSm80(T, C, AI, P, Why);

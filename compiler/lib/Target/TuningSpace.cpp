@@ -100,6 +100,7 @@ GemmTypes gemmTypes(const OpModel &Op) {
   T.KScaleBlock = kScaleBlock(Op);
   T.QuantBlock = Op.Quant ? Op.Quant->Block : 0;
   T.Gated = Op.Up.has_value();
+  T.GroupAlign = Op.Group ? Op.Group->Align : 0;
   return T;
 }
 

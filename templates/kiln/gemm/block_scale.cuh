@@ -8,6 +8,9 @@
 // the scale of (row, K block); rows past the operand's end read as 0 (their
 // results are never stored) so no load leaves the tensor.
 //
+// A grouped GEMM's B-side scale has one such table per expert, [E, ...];
+// KScale::expert(e) is expert e's (gemm/grouped.cuh).
+//
 // NoKScale stands for an operand side without a block scale: its value is
 // exactly 1, so the product of the two sides is the other side's scale.
 //
@@ -22,6 +25,7 @@ namespace kiln::gemm {
 struct NoKScale {
   static constexpr bool kPresent = false;
   KILN_HD float at(int32_t, int32_t) const { return 1.0f; }
+  KILN_HD NoKScale expert(int32_t) const { return *this; }
 };
 
 /// The value of one stored scale.
@@ -64,6 +68,14 @@ struct KScale {
       return scale_value(KDim == 1 ? ptr[int64_t(rb) * k_blocks + kb]
                                    : ptr[int64_t(kb) * row_blocks + rb]);
     }
+  }
+
+  /// A grouped GEMM's per-expert scale ([E, ...] whose trailing dimensions
+  /// are this scale's): the table of expert E.
+  KILN_HD KScale expert(int32_t e) const {
+    KScale s = *this;
+    s.ptr += int64_t(e) * (HasRow ? int64_t(row_blocks) * k_blocks : k_blocks);
+    return s;
   }
 };
 

@@ -21,6 +21,10 @@
 //    counter block (the first split_k_counter_bytes) is zero at the first
 //    launch; each launch leaves it zero again. Launches that share a
 //    workspace must not run concurrently.
+//  * Grouped GEMMs (gemm/grouped.cuh, entry gemm_grouped): B is [E, N, K]
+//    (16-byte aligned); the ids [M] (i32) and E come in the groups argument.
+//    A tile of padding rows is skipped and padding rows of D are never
+//    written. No split-K or gated op.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -28,6 +32,7 @@
 #include "kiln/arch/smem.cuh"
 #include "kiln/gemm/config_sm80.cuh"
 #include "kiln/gemm/epilogue.cuh"
+#include "kiln/gemm/grouped.cuh"
 #include "kiln/gemm/mainloop_sm80_cp_async_mma.cuh"
 #include "kiln/gemm/promote_sm80.cuh"
 #include "kiln/gemm/quantize_sm80.cuh"
@@ -141,11 +146,11 @@ KILN_DEVICE void gate_accumulators(Accum<Cfg> &acc, int32_t M, int32_t N,
 }
 
 template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
-          class SU, class... Args>
+          class SU, class G, class... Args>
 KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
                            const typename Cfg::TB *U, TOut *D, int32_t M,
                            int32_t N, int32_t K, void *workspace, Quant quant,
-                           SA sa, SB sb, SU su, Args... args) {
+                           SA sa, SB sb, SU su, G groups, Args... args) {
   static_assert(Cfg::kPromote > 0 ||
                     (!SA::kPresent && !SB::kPresent && !SU::kPresent),
                 "kiln::sm80::gemm: block scales need FP32 promotion "
@@ -165,6 +170,13 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
   const int warp = threadIdx.x / 32;
   const int warp_m = warp / Cfg::kWarpsN, warp_n = warp % Cfg::kWarpsN;
   const int32_t m0 = tile.m * Cfg::kBM, n0 = tile.n * Cfg::kBN;
+  const int32_t expert = groups.expert(m0, M); // -1: a grouped padding tile
+  if (expert < 0)
+    return;
+  if constexpr (G::kPresent) { // expert's [N, K] weight and block scale
+    B += int64_t(expert) * N * K;
+    sb = groups.scale_b(sb, expert);
+  }
   const uint32_t smem = arch::dynamic_smem_aligned<128>();
   const int32_t wm0 = m0 + warp_m * Cfg::kWarpM,
                 wn0 = n0 + warp_n * Cfg::kWarpN;
@@ -203,7 +215,9 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
     store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, M, N, wm0,
                                                       wn0, args...);
   } else {
-    store_tile<Cfg, Epi>(acc, smem, D, M, N, wm0, wn0, args...);
+    // A grouped tile stores its expert's leading rows only.
+    const int32_t rows = gemm::rows_end<Cfg::kBM>(groups, expert, m0, M);
+    store_tile<Cfg, Epi>(acc, smem, D, rows, N, wm0, wn0, args...);
   }
 #endif
 }
@@ -221,7 +235,7 @@ KILN_DEVICE void gemm(const typename Cfg::TA *A, const typename Cfg::TB *B,
   static_assert(!Cfg::kGated, "kiln::sm80::gemm: a gated config needs "
                               "gemm_gated");
   gemm_impl<Cfg, Epi>(A, B, nullptr, D, M, N, K, nullptr, gemm::NoQuant(), sa,
-                      sb, gemm::NoKScale(), args...);
+                      sb, gemm::NoKScale(), gemm::NoGroups(), args...);
 }
 
 /// The split-K entry (Cfg::kSplitK > 1): as gemm, with the WORKSPACE of the
@@ -234,7 +248,7 @@ KILN_DEVICE void gemm_split_k(const typename Cfg::TA *A,
   static_assert(!Cfg::kGated, "kiln::sm80::gemm_split_k: a gated config "
                               "needs gemm_gated");
   gemm_impl<Cfg, Epi>(A, B, nullptr, D, M, N, K, workspace, gemm::NoQuant(), sa,
-                      sb, gemm::NoKScale(), args...);
+                      sb, gemm::NoKScale(), gemm::NoGroups(), args...);
 }
 
 /// The quantized-output entry (D[m, n] = quantize(x, ds), gemm/row_quant.cuh,
@@ -249,7 +263,7 @@ KILN_DEVICE void gemm_quant(const typename Cfg::TA *A,
   static_assert(Quant::kPresent && !Cfg::kGated,
                 "kiln::sm80::gemm_quant: a quantized output");
   gemm_impl<Cfg, Epi>(A, B, nullptr, D, M, N, K, workspace, quant, sa, sb,
-                      gemm::NoKScale(), args...);
+                      gemm::NoKScale(), gemm::NoGroups(), args...);
 }
 
 /// The gated entry (Cfg::kGated; SwiGLU's gate and up projections): as
@@ -264,7 +278,25 @@ gemm_gated(const typename Cfg::TA *A, const typename Cfg::TB *B,
            void *workspace, Quant quant, SA sa, SB sb, SU su, Args... args) {
   static_assert(Cfg::kGated, "kiln::sm80::gemm_gated: a gated config");
   gemm_impl<Cfg, Epi>(A, B, U, D, M, N, K, workspace, quant, sa, sb, su,
-                      args...);
+                      gemm::NoGroups(), args...);
+}
+
+/// The grouped entry (gemm/grouped.cuh; Mixture of Experts, contiguous
+/// layout): as gemm, with B [E, N, K], SB B's block scale (per expert if
+/// GROUPS says so) and GROUPS the ids of the rows. Padding rows of D are not
+/// written.
+template <class Cfg, auto Epi, class TOut, class SA, class SB, class G,
+          class... Args>
+KILN_DEVICE void gemm_grouped(const typename Cfg::TA *A,
+                              const typename Cfg::TB *B, TOut *D, int32_t M,
+                              int32_t N, int32_t K, SA sa, SB sb, G groups,
+                              Args... args) {
+  static_assert(G::kPresent && G::kAlign % Cfg::kBM == 0,
+                "kiln::sm80::gemm_grouped: BM must divide the group alignment");
+  static_assert(Cfg::kSplitK == 1 && !Cfg::kGated,
+                "kiln::sm80::gemm_grouped: no split-K or gated op");
+  gemm_impl<Cfg, Epi>(A, B, nullptr, D, M, N, K, nullptr, gemm::NoQuant(), sa,
+                      sb, gemm::NoKScale(), groups, args...);
 }
 
 } // namespace kiln::sm80

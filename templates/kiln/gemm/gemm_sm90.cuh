@@ -62,6 +62,11 @@
 //    halved under ClusterM == 2); a split-K workspace holds partial tiles of
 //    BM x 2*BN floats (gemm::split_k_workspace_bytes(tiles, kSplitK, BM,
 //    2 * BN)).
+//  * Grouped GEMMs (gemm/grouped.cuh, entry gemm_grouped): B is [E, N, K],
+//    its tensor map encoded as B's with rows = E * N; the ids [M] (i32) and
+//    E come in the groups argument. A tile of padding rows is skipped and
+//    padding rows of D are never written. No split-K, TMA store, gated op
+//    or ClusterM == 2 (the planner refuses them).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -73,6 +78,7 @@
 #include "kiln/arch/tma_sm90.cuh"
 #include "kiln/gemm/config_sm90.cuh"
 #include "kiln/gemm/epilogue.cuh"
+#include "kiln/gemm/grouped.cuh"
 #include "kiln/gemm/mainloop_sm90_tma_wgmma.cuh"
 #include "kiln/gemm/promote_sm90.cuh"
 #include "kiln/gemm/row_quant.cuh"
@@ -299,12 +305,13 @@ KILN_DEVICE void consume_tile(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc,
 /// have run ahead; a scheduler that interleaves them would need a cluster
 /// barrier between the two kinds.
 template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
-          class SU, class... Args>
+          class SU, class G, class... Args>
 KILN_DEVICE void
 gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
                 const TmaDescriptor &tma_b, const TmaDescriptor *tma_u,
                 const TmaDescriptor *tma_d, TOut *D, int32_t M, int32_t N,
-                int32_t K, Quant quant, SA sa, SB sb, SU su, Args... args) {
+                int32_t K, Quant quant, SA sa, SB sb, SU su, G groups,
+                Args... args) {
   if (threadIdx.x == 0)
     init_barriers(smem, false);
   if constexpr (Cfg::kClusterSize == 2)
@@ -325,9 +332,13 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
         const tile::TileAssignment t = tile::schedule_tile(
             pid, tiles_m, tiles_n, Cfg::kGroupM, Cfg::kRasterAlongN,
             Cfg::kClusterM, Cfg::kClusterN);
-        if (t.valid)
-          produce(smem, &tma_a, &tma_b, tma_u, t.m * Cfg::kBM, t.n * Cfg::kBN,
-                  ktiles, Cfg::kClusterSize == 2 && t.multicast, rank, pos);
+        // A grouped GEMM's padding tiles (expert -1) are skipped by both
+        // roles alike (they read the same ids).
+        const int32_t e = t.valid ? groups.expert(t.m * Cfg::kBM, M) : -1;
+        if (e >= 0)
+          produce(smem, &tma_a, &tma_b, tma_u, t.m * Cfg::kBM,
+                  groups.b_row0(e, t.n * Cfg::kBN, N), ktiles,
+                  Cfg::kClusterSize == 2 && t.multicast, rank, pos);
       }
     }
   } else {
@@ -337,14 +348,16 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
       const tile::TileAssignment t = tile::schedule_tile(
           pid, tiles_m, tiles_n, Cfg::kGroupM, Cfg::kRasterAlongN,
           Cfg::kClusterM, Cfg::kClusterN);
-      if (!t.valid)
-        continue;
       const int32_t m0 = t.m * Cfg::kBM, n0 = t.n * Cfg::kBN;
+      const int32_t e = t.valid ? groups.expert(m0, M) : -1;
+      if (e < 0)
+        continue;
       Accum<Cfg> acc;
       consume_tile(smem, acc, wg, ktiles, Cfg::kClusterSize == 2 && t.multicast,
-                   rank ^ 1, sa, sb, su, m0, n0, pos);
+                   rank ^ 1, sa, groups.scale_b(sb, e), su, m0, n0, pos);
+      const int32_t rows = gemm::rows_end<Cfg::kBM>(groups, e, m0, M);
       store_accumulators<Cfg, Epi>(staging, staging + gemm::kStagedBlockBytes,
-                                   tma_d, quant, acc, wg, D, M, N, m0, n0,
+                                   tma_d, quant, acc, wg, D, rows, N, m0, n0,
                                    args...);
     }
   }
@@ -355,14 +368,15 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
 }
 
 /// The kernel body with an optional split-K WORKSPACE and quantized output,
-/// and a gated op's up weight TMA_U with its scale SU (see the contract).
+/// a gated op's up weight TMA_U with its scale SU, and a grouped GEMM's
+/// GROUPS (gemm/grouped.cuh; see the contract).
 template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
-          class SU, class... Args>
+          class SU, class G, class... Args>
 KILN_DEVICE void
 gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
           const TmaDescriptor *tma_u, const TmaDescriptor *tma_d, TOut *D,
           int32_t M, int32_t N, int32_t K, void *workspace, Quant quant, SA sa,
-          SB sb, SU su, Args... args) {
+          SB sb, SU su, G groups, Args... args) {
   static_assert(Cfg::kPromote > 0 ||
                     (!SA::kPresent && !SB::kPresent && !SU::kPresent),
                 "kiln::sm90::gemm: block scales need FP32 promotion "
@@ -397,7 +411,7 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   }
   if constexpr (Cfg::kPersistent) {
     gemm_persistent<Cfg, Epi>(smem, tma_a, tma_b, tma_u, tma_d, D, M, N, K,
-                              quant, sa, sb, su, args...);
+                              quant, sa, sb, su, groups, args...);
     return;
   }
   const int32_t tiles_m = tile::ceil_div(M, Cfg::kBM),
@@ -419,6 +433,11 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
     return;
 
   const int32_t m0 = tile.m * Cfg::kBM, n0 = tile.n * Cfg::kBN;
+  // A grouped GEMM's padding tile. Grouped configs have ClusterM == 1, so
+  // the CTAs of a multicast pair share m0 and leave together.
+  const int32_t expert = groups.expert(m0, M);
+  if (expert < 0)
+    return;
   // Both CTAs of a cluster have the same blockIdx.y: the same K range.
   const gemm::KRange kr = gemm::cta_k_range<Cfg>(K, blockIdx.y);
   const int32_t ktiles = kr.end - kr.begin;
@@ -427,13 +446,13 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   if (wg == Cfg::kConsumers) {
     arch::setmaxnreg_dec<Cfg::kProducerRegs>();
     if (producer_thread)
-      produce(smem, &tma_a, &tma_b, tma_u, m0, n0, ktiles, multicast, rank, pos,
-              kr.begin);
+      produce(smem, &tma_a, &tma_b, tma_u, m0, groups.b_row0(expert, n0, N),
+              ktiles, multicast, rank, pos, kr.begin);
   } else {
     arch::setmaxnreg_inc<Cfg::kConsumerRegs>();
     Accum<Cfg> acc;
-    consume_tile(smem, acc, wg, ktiles, multicast, rank ^ 1, sa, sb, su, m0, n0,
-                 pos, kr.begin);
+    consume_tile(smem, acc, wg, ktiles, multicast, rank ^ 1, sa,
+                 groups.scale_b(sb, expert), su, m0, n0, pos, kr.begin);
     bool store = true;
     if constexpr (Cfg::kSplitK > 1) {
       // The consumer threads (0 .. 128 * kConsumers - 1) hold the tile.
@@ -447,8 +466,9 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
     }
     if (store) { // else another split finishes this tile
       const uint32_t staging = staging_in_ring(smem, wg);
+      const int32_t rows = gemm::rows_end<Cfg::kBM>(groups, expert, m0, M);
       store_accumulators<Cfg, Epi>(staging, tma_boxes_in_ring<Cfg>(staging),
-                                   tma_d, quant, acc, wg, D, M, N, m0, n0,
+                                   tma_d, quant, acc, wg, D, rows, N, m0, n0,
                                    args...);
     }
   }
@@ -475,7 +495,8 @@ KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   static_assert(!Cfg::kGated, "kiln::sm90::gemm: a gated config needs "
                               "gemm_gated and the up weight's tensor map");
   gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, nullptr, D, M, N, K, nullptr,
-                      gemm::NoQuant(), sa, sb, gemm::NoKScale(), args...);
+                      gemm::NoQuant(), sa, sb, gemm::NoKScale(), gemm::NoGroups(),
+                      args...);
 }
 
 /// The split-K entry (Cfg::kSplitK > 1): as gemm, with the WORKSPACE of the
@@ -491,7 +512,8 @@ KILN_DEVICE void gemm_split_k(const TmaDescriptor &tma_a,
   static_assert(!Cfg::kGated, "kiln::sm90::gemm_split_k: a gated config "
                               "needs gemm_gated");
   gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, nullptr, D, M, N, K, workspace,
-                      gemm::NoQuant(), sa, sb, gemm::NoKScale(), args...);
+                      gemm::NoQuant(), sa, sb, gemm::NoKScale(), gemm::NoGroups(),
+                      args...);
 }
 
 /// The TMA-store entry (Cfg::kTmaStore): as gemm_split_k (WORKSPACE null
@@ -506,7 +528,8 @@ gemm_tma_store(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
                               "needs gemm_gated_tma_store");
   gemm_impl<Cfg, Epi>(
       tma_a, tma_b, nullptr, tma_store_usable(D, N) ? &tma_d : nullptr, D, M, N,
-      K, workspace, gemm::NoQuant(), sa, sb, gemm::NoKScale(), args...);
+      K, workspace, gemm::NoQuant(), sa, sb, gemm::NoKScale(), gemm::NoGroups(),
+                      args...);
 }
 
 /// The quantized-output entry (D[m, n] = quantize(x, ds), gemm/row_quant.cuh):
@@ -523,7 +546,8 @@ KILN_DEVICE void gemm_quant(const TmaDescriptor &tma_a,
   static_assert(!Cfg::kGated, "kiln::sm90::gemm_quant: a gated config "
                               "needs gemm_gated");
   gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, nullptr, D, M, N, K, workspace,
-                      quant, sa, sb, gemm::NoKScale(), args...);
+                      quant, sa, sb, gemm::NoKScale(), gemm::NoGroups(),
+                      args...);
 }
 
 /// The quantized-output entry with TMA stores (Cfg::kTmaStore): gemm_quant
@@ -540,7 +564,8 @@ gemm_quant_tma_store(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
                 "config");
   gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr,
                       tma_store_usable(D, N) ? &tma_d : nullptr, D, M, N, K,
-                      workspace, quant, sa, sb, gemm::NoKScale(), args...);
+                      workspace, quant, sa, sb, gemm::NoKScale(), gemm::NoGroups(),
+                      args...);
 }
 
 /// The gated entry (Cfg::kGated; SwiGLU's gate and up projections): as
@@ -556,7 +581,7 @@ gemm_gated(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   static_assert(Cfg::kGated && !Cfg::kTmaStore,
                 "kiln::sm90::gemm_gated: a gated config, stored directly");
   gemm_impl<Cfg, Epi>(tma_a, tma_b, &tma_u, nullptr, D, M, N, K, workspace,
-                      quant, sa, sb, su, args...);
+                      quant, sa, sb, su, gemm::NoGroups(), args...);
 }
 
 /// The gated TMA-store entry: gemm_gated with TMA_D (as gemm_tma_store).
@@ -571,7 +596,29 @@ gemm_gated_tma_store(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
                 "kiln::sm90::gemm_gated_tma_store: a gated TMA-store config");
   gemm_impl<Cfg, Epi>(tma_a, tma_b, &tma_u,
                       tma_store_usable(D, N) ? &tma_d : nullptr, D, M, N, K,
-                      workspace, quant, sa, sb, su, args...);
+                      workspace, quant, sa, sb, su, gemm::NoGroups(), args...);
+}
+
+/// The grouped entry (gemm/grouped.cuh; Mixture of Experts, contiguous
+/// layout): as gemm, with TMA_B B's tensor map over all experts' weights
+/// seen as one [E * N, K] matrix (rows = E * N; box as gemm's), SB B's
+/// block scale (per expert if GROUPS says so) and GROUPS the ids of the
+/// rows. Padding rows of D are not written.
+template <class Cfg, auto Epi, class TOut, class SA, class SB, class G,
+          class... Args>
+KILN_DEVICE void gemm_grouped(const TmaDescriptor &tma_a,
+                              const TmaDescriptor &tma_b, TOut *D, int32_t M,
+                              int32_t N, int32_t K, SA sa, SB sb, G groups,
+                              Args... args) {
+  static_assert(G::kPresent && G::kAlign % Cfg::kBM == 0,
+                "kiln::sm90::gemm_grouped: BM must divide the group alignment");
+  static_assert(Cfg::kSplitK == 1 && !Cfg::kTmaStore && !Cfg::kGated &&
+                    Cfg::kClusterM == 1,
+                "kiln::sm90::gemm_grouped: no split-K, TMA store, gated op "
+                "or cluster_m = 2");
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, nullptr, D, M, N, K, nullptr,
+                      gemm::NoQuant(), sa, sb, gemm::NoKScale(), groups,
+                      args...);
 }
 
 } // namespace kiln::sm90

@@ -91,7 +91,11 @@ struct ParamDecl {
   std::string TypeName; ///< As written; sema resolves it.
   SourceRange TypeRange;
   std::vector<ShapeDimDecl> Shape; ///< Empty = rank 0.
-  SourceRange Range;               ///< The whole declaration.
+  /// `grouped G` after the shape (an index tensor whose runs of equal ids
+  /// start at multiples of G); 0 when absent.
+  int64_t GroupAlign = 0;
+  SourceRange GroupRange; ///< Of `grouped G`.
+  SourceRange Range;      ///< The whole declaration.
 };
 
 /// `D[m, n] = expr`.

@@ -41,11 +41,14 @@ struct TensorParam {
   DType Type = DType::F32;
   bool IsOutput = false;
   std::vector<ShapeDim> Shape;
+  /// An index tensor's `grouped G` (OpModel::Group): 0 when not declared.
+  int64_t GroupAlign = 0;
   SourceLoc Loc;
 };
 
-/// The GEMM index an epilogue operand is addressed by.
-enum class EpiIndex { M, N };
+/// The GEMM index an epilogue operand is addressed by: m, n, or G, the
+/// expert of row m in a grouped GEMM (`s[eid[m]]`, OpModel::Group).
+enum class EpiIndex { M, N, G };
 
 /// The fused epilogue: a tree over the fp32 accumulator (the reduction),
 /// constants and elementwise loads of other parameters.
@@ -134,6 +137,9 @@ struct TuneSpace {
 /// else (`s[k / 128]`); either index may come first.
 struct KScale {
   int Param = -1;             ///< Index into OpModel::Params.
+  /// A grouped GEMM's B-side scale, one per expert: a leading dimension
+  /// indexed by the expert of row m (`sb[eid[m], n / 128, k / 128]`).
+  bool Grouped = false;
   bool HasRow = false;        ///< Indexed by a row index besides k.
   EpiIndex Row = EpiIndex::M; ///< Which one: m (A's side) or n (B's).
   int64_t RowDiv = 1;         ///< `m / RowDiv`.
@@ -165,6 +171,19 @@ struct UpProjection {
   int Scale = -1; ///< Its block scale, indexed like B's; -1: none.
 };
 
+/// A grouped GEMM (Mixture-of-Experts; DeepGEMM's m-grouped contiguous
+/// layout): B is [E, N, K], one weight per expert, and row m of A and D
+/// uses expert Index[m], `B[eid[m], n, k]`. Rows come in runs of one
+/// expert, each run starting at a multiple of Align rows (`grouped Align`)
+/// and ending in padding rows up to the next multiple; an id outside
+/// [0, E) (-1 by convention) marks padding: the row is not computed and D
+/// keeps its contents there.
+struct GroupIndex {
+  int Param = -1;    ///< The i32[M] index tensor: index into OpModel::Params.
+  std::string ESym;  ///< The number of experts, B's leading dimension.
+  int64_t Align = 0; ///< Every run of one expert starts at a multiple.
+};
+
 /// A checked GEMM op: D[m, n] = epilogue(sum(k) A[m, k] * B[n, k]).
 struct OpModel {
   std::string Name;
@@ -188,6 +207,8 @@ struct OpModel {
   std::optional<UpProjection> Up;
   /// D quantized with per-row block scales (quantize(...)), if so.
   std::optional<OutputQuant> Quant;
+  /// A grouped GEMM's expert of each row, if B has one weight per expert.
+  std::optional<GroupIndex> Group;
   TuneSpace Space;
 };
 

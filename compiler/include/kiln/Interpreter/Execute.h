@@ -30,7 +30,9 @@ namespace kiln {
 /// The GEMM roles of a problem (kiln/Support/ProblemSize.h).
 using GemmSize = GemmDims;
 
-/// The float64 reference: D's values (row-major M x N) before rounding.
+/// The float64 reference: D's values (row-major M x N) before rounding. A
+/// grouped op's padding rows (rowExpert -1) are NaN: nothing is computed
+/// there.
 std::vector<double> referenceGemm(const OpModel &Op,
                                   const std::vector<HostTensor> &Params,
                                   const GemmSize &Size);
@@ -164,6 +166,37 @@ void quantizeOutput(const OpModel &Op, const std::vector<float> &Y,
 /// M * N * K <= 2^34 (the interpreter's limit), else an evenly spaced sample
 /// (first and last row included) of max(8, 2^31 / (N * K)) rows.
 std::vector<int64_t> checkedRows(const GemmSize &Size);
+
+/// A grouped op's (OpModel::Group) number of experts, B's leading extent;
+/// 1 for other ops.
+int64_t expertCount(const OpModel &Op, const std::vector<HostTensor> &Params);
+
+/// A grouped op's expert of row M: its index tensor's id when in [0, E),
+/// else -1 (a padding row, which the kernel does not compute and D keeps).
+/// 0 for other ops.
+int64_t rowExpert(const OpModel &Op, const std::vector<HostTensor> &Params,
+                  int64_t M);
+
+/// The rows Op computes: every row of [0, M), but a grouped op's padding.
+std::vector<int64_t> computedRows(const OpModel &Op,
+                                  const std::vector<HostTensor> &Params,
+                                  int64_t M);
+
+/// checkedRows over the rows Op computes (a grouped op's padding rows are
+/// never checked against the reference; their contents are not written).
+std::vector<int64_t> checkedRows(const OpModel &Op,
+                                 const std::vector<HostTensor> &Params,
+                                 const GemmSize &Size);
+
+/// A grouped op's padding rows of D ([M, N]), which must keep the 0xFF
+/// bytes D was filled with before the kernel (or interpreter) ran:
+/// Rows counts them and Written their elements that lost those bytes.
+struct PaddingCheck {
+  int64_t Rows = 0, Written = 0;
+};
+PaddingCheck checkPaddingRows(const OpModel &Op,
+                              const std::vector<HostTensor> &Params,
+                              const HostTensor &D, const GemmSize &Size);
 
 /// Rows Rows of D (a [M, N] tensor) as a [Rows.size(), N] tensor.
 HostTensor selectRows(const HostTensor &D, const std::vector<int64_t> &Rows);

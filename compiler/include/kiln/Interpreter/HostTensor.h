@@ -48,8 +48,17 @@ bool paramShapes(const OpModel &Op, const ProblemSize &Sizes,
 /// tensors uniform in [-2, 2) rounded to the type.
 void fillRandom(HostTensor &T, std::mt19937_64 &Rng);
 
+/// A grouped GEMM's index tensor T (rank 1, M rows) in the contiguous
+/// layout: runs of one expert in increasing expert order, each starting at
+/// a multiple of Align and ending in padding rows (-1) up to the next one,
+/// some experts without rows (about one in four), and -1 in every row past
+/// the last run.
+void fillGroupedIndex(HostTensor &T, int64_t Experts, int64_t Align,
+                      std::mt19937_64 &Rng);
+
 /// Zero-initialized tensors for every parameter of Op, the inputs filled by
-/// fillRandom from one generator seeded with Seed (in declaration order).
+/// fillRandom from one generator seeded with Seed (in declaration order); a
+/// grouped op's index tensor is filled by fillGroupedIndex.
 bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
                 std::vector<HostTensor> &Params, std::string &Error);
 

@@ -71,6 +71,9 @@ struct GemmTypes {
   /// A gated op (OpModel::Up): gate and up weights, one wgmma of
   /// 2 x block_n columns per K step.
   bool Gated = false;
+  /// A grouped GEMM (OpModel::Group): the rows every run of one expert
+  /// starts at a multiple of; 0 for an ungrouped op.
+  int64_t GroupAlign = 0;
 };
 
 /// Plans Config for Target. On failure returns false and sets Why to a

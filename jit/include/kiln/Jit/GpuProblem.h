@@ -4,7 +4,8 @@
 // random inputs (never zeros) uploaded once, the float64 reference of the
 // rows that are checked, D poisoned with 0xFF (NaN in every output type)
 // before a checked launch so unwritten elements are caught, and the check
-// of D against the reference with the per-dtype tolerance. Shared by
+// of D against the reference with the per-dtype tolerance. A grouped op's
+// padding rows are not compared: they must keep the poison bytes. Shared by
 // `kiln run` and the tuner's GPU backend.
 //
 //===----------------------------------------------------------------------===//
@@ -27,7 +28,10 @@ struct GpuCheck {
   Comparison C;
   /// A quantized output's scales and amax (compareQuantized).
   std::optional<Comparison> Scales, Amax;
-  int64_t NonFinite = 0; ///< NaN/inf elements anywhere in D.
+  int64_t NonFinite = 0; ///< NaN/inf elements in D's computed rows.
+  /// A grouped op's padding rows (not computed), and how many of their
+  /// elements the launch changed (they must keep the poison bytes).
+  int64_t PaddingRows = 0, PaddingWritten = 0;
   size_t RowsChecked = 0;
   bool Pass = false;
 };
@@ -65,6 +69,7 @@ private:
   std::vector<DeviceBuffer> Buffers;
   std::vector<TensorArg> Args;
   std::vector<int64_t> Rows;
+  std::vector<bool> Padding; ///< Per row of D: a grouped op's padding row.
   std::vector<double> Reference;
 };
 

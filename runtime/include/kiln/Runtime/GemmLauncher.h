@@ -88,8 +88,10 @@ public:
   /// problem with checkGemmProblem (std::invalid_argument with its sentence);
   /// encodes tensor maps when the shape or A/B changed since the last launch;
   /// then one cuLaunchKernelEx. Throws CudaError when the driver refuses.
+  /// A grouped kernel (Shape.Grouped) takes Experts, B's leading dimension.
   void launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr D, int64_t M, int64_t N,
-              int64_t K, const CUdeviceptr *Operands, CUstream Stream);
+              int64_t K, const CUdeviceptr *Operands, CUstream Stream,
+              int64_t Experts = 1);
 
   /// The grid, block, shared memory and cluster of an M x N launch.
   LaunchDims dims(int64_t M, int64_t N) const {
@@ -99,7 +101,7 @@ public:
 
 private:
   void encodeTensorMaps(CUdeviceptr A, CUdeviceptr B, CUdeviceptr U, int64_t M,
-                        int64_t N, int64_t K);
+                        int64_t N, int64_t K, int64_t Experts);
 
   const CudaDriver &Driver;
   GemmKernelShape Shape;
@@ -111,7 +113,7 @@ private:
   // The last problem the tensor maps were encoded for.
   bool HaveMaps = false;
   CUdeviceptr MapA = 0, MapB = 0;
-  int64_t MapM = 0, MapN = 0, MapK = 0;
+  int64_t MapM = 0, MapN = 0, MapK = 0, MapE = 0;
   // CUtensorMap is alignas(128) itself (the driver wants 64 at least); a
   // weaker alignas here is ill-formed, and clang rejects it.
   CUtensorMap TmaA{};
@@ -130,6 +132,7 @@ private:
   // sized once in the constructor.
   CUdeviceptr PtrA = 0, PtrB = 0, PtrD = 0;
   int32_t M32 = 0, N32 = 0, K32 = 0;
+  int32_t E32 = 1; ///< A grouped kernel's number of experts.
   std::vector<CUdeviceptr> OperandValues;
   std::vector<void *> Params;
   // Split-K: the workspace (grown on demand), the smaller ones it replaced,

@@ -44,6 +44,10 @@ struct GemmKernelShape {
   /// map (encoded as B's) is the kernel's last parameter. -1 otherwise. The
   /// MMA is 2 x BlockN wide, and so are split-K's partial tiles.
   int64_t UpOperand = -1;
+  /// A grouped GEMM (Mixture of Experts): B is [E, N, K] (its tensor map
+  /// over E * N rows) and the number of experts, an int32, is the kernel's
+  /// last parameter (templates/kiln/gemm/grouped.cuh).
+  bool Grouped = false;
 };
 
 /// The arguments of one cuTensorMapEncodeTiled call (rank 2).

@@ -137,6 +137,8 @@ inline unsigned __ballot_sync(unsigned Mask, int P,
                               kiln::emu::SourceLoc L = KILN_EMU_HERE) {
   return kiln_emu_api->VoteSync(kiln::emu::Vote::Ballot, Mask, P != 0, L);
 }
+/// The lowest set bit's position plus one, 0 for none (bfind/brev + clz).
+inline int __ffs(int X) { return __builtin_ffs(X); }
 inline int __any_sync(unsigned Mask, int P,
                       kiln::emu::SourceLoc L = KILN_EMU_HERE) {
   return int(kiln_emu_api->VoteSync(kiln::emu::Vote::Any, Mask, P != 0, L));

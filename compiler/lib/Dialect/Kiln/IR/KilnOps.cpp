@@ -82,7 +82,8 @@ LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
       return Op->emitOpError("k_scale operand ")
              << S.getOperand() << " is not an epilogue operand";
     auto T = cast<MemRefType>(EpilogueOperands[S.getOperand()].getType());
-    int64_t Rank = S.getHasRow() ? 2 : 1;
+    // A grouped scale has the expert as its leading dimension.
+    int64_t Rank = (S.getHasRow() ? 2 : 1) + (S.getGrouped() ? 1 : 0);
     if (T.getRank() != Rank || !(T.getElementType().isF32() ||
                                  T.getElementType().isUnsignedInteger(8)))
       return Op->emitOpError("k_scale operand ")
@@ -92,6 +93,9 @@ LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
         S.getRowDiv() <= 0)
       return Op->emitOpError("k_scale of operand ")
              << S.getOperand() << " needs k_dim < rank and positive divisors";
+    if (S.getGrouped() && !S.getNSide())
+      return Op->emitOpError("a grouped k_scale (one per expert) belongs to "
+                             "the n side");
     if (Side[S.getNSide()])
       return Op->emitOpError("two k_scales for the ")
              << (S.getNSide() ? "n" : "m") << " side";
@@ -100,9 +104,45 @@ LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
   return success();
 }
 
+/// A grouped GEMM (`groups`) has B [E, N, K] and an i32 [M] ids operand;
+/// only its ids are i32, and only its scales are grouped. Without `groups`,
+/// B is a matrix and nothing is per expert.
+LogicalResult verifyGroups(Operation *Op, GroupsAttr Groups, ArrayAttr Scales,
+                           MemRefType B, ValueRange EpilogueOperands) {
+  const int64_t Count = int64_t(EpilogueOperands.size());
+  if (Groups) {
+    if (B.getRank() != 3)
+      return Op->emitOpError("a grouped GEMM's b is [E, N, K], got ") << B;
+    const int64_t I = Groups.getOperand();
+    if (I < 0 || I >= Count)
+      return Op->emitOpError("groups operand ")
+             << I << " is not an epilogue operand";
+    auto T = cast<MemRefType>(EpilogueOperands[I].getType());
+    if (T.getRank() != 1 || !T.getElementType().isSignlessInteger(32))
+      return Op->emitOpError("groups operand ")
+             << I << " must be an i32 memref of rank 1, got " << T;
+    if (Groups.getAlign() <= 0)
+      return Op->emitOpError("groups align must be positive, got ")
+             << Groups.getAlign();
+  } else if (B.getRank() != 2) {
+    return Op->emitOpError("b of rank 3 needs a groups attribute");
+  }
+  for (auto [I, V] : llvm::enumerate(EpilogueOperands))
+    if (cast<MemRefType>(V.getType()).getElementType().isSignlessInteger(32) &&
+        !(Groups && int64_t(I) == Groups.getOperand()))
+      return Op->emitOpError("epilogue operand ")
+             << I << " is i32 but not the groups operand";
+  if (Scales && !Groups)
+    for (Attribute A : Scales)
+      if (cast<KScaleAttr>(A).getGrouped())
+        return Op->emitOpError("a grouped k_scale needs a groups attribute");
+  return success();
+}
+
 LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
                                MemRefType D, ValueRange EpilogueOperands,
-                               Region &Epilogue, bool Gated) {
+                               Region &Epilogue, bool Gated,
+                               GroupsAttr Groups) {
   Type TA = A.getElementType(), TB = B.getElementType();
   bool BothFp8 = isFp8(TA) && isFp8(TB);
   bool Same16 = TA == TB && (TA.isBF16() || TA.isF16());
@@ -130,22 +170,31 @@ LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
   // The epilogue is a per-element function of (acc, m, n) and the epilogue
   // operands: it may use nothing else from outside its region, and it loads
   // only at (m, n) coordinates.
+  // A grouped GEMM's epilogue may also index a per-expert operand by the
+  // expert of row m (kiln.group_of of its ids), as its first index.
   for (Operation &Inner : Body) {
     for (Value V : Inner.getOperands()) {
       bool Inside = V.getParentRegion() == &Epilogue;
       bool Operand = llvm::is_contained(EpilogueOperands, V);
-      if (!Inside && !(Operand && isa<LoadOp>(Inner)))
+      if (!Inside && !(Operand && isa<LoadOp, GroupOfOp>(Inner)))
         return Inner.emitOpError("in a GEMM epilogue may only use values of "
-                                 "the epilogue and, in kiln.load, its "
-                                 "epilogue operands");
+                                 "the epilogue and, in kiln.load or "
+                                 "kiln.group_of, its epilogue operands");
+    }
+    if (auto Group = dyn_cast<GroupOfOp>(Inner)) {
+      if (!Groups || Group.getIds() != EpilogueOperands[Groups.getOperand()])
+        return Group.emitOpError("reads the ids of the GEMM's groups only");
+      if (Group.getRow() != Body.getArgument(1))
+        return Group.emitOpError("in a GEMM epilogue takes its m argument");
     }
     if (auto Load = dyn_cast<LoadOp>(Inner)) {
       if (!llvm::is_contained(EpilogueOperands, Load.getTensor()))
         return Load.emitOpError("loads only from the GEMM's epilogue operands");
-      for (Value Index : Load.getIndices())
-        if (Index != Body.getArgument(1) && Index != Body.getArgument(2))
-          return Load.emitOpError(
-              "indices in a GEMM epilogue must be its m or n argument");
+      for (auto [I, Index] : llvm::enumerate(Load.getIndices()))
+        if (Index != Body.getArgument(1) && Index != Body.getArgument(2) &&
+            !(I == 0 && Index.getDefiningOp<GroupOfOp>()))
+          return Load.emitOpError("indices in a GEMM epilogue must be its m or "
+                                  "n argument, or first a kiln.group_of");
     }
   }
   return success();
@@ -156,21 +205,27 @@ LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
 LogicalResult GemmOp::verify() {
   if (failed(verifyKScales(*this, getKScalesAttr(), getOutQuantAttr(),
                            getUpProjAttr(), getB().getType(),
-                           getEpilogueOperands())))
+                           getEpilogueOperands())) ||
+      failed(verifyGroups(*this, getGroupsAttr(), getKScalesAttr(),
+                          getB().getType(), getEpilogueOperands())))
     return failure();
   return verifyGemmCommon(*this, getA().getType(), getB().getType(),
                           getD().getType(), getEpilogueOperands(),
-                          getEpilogue(), bool(getUpProjAttr()));
+                          getEpilogue(), bool(getUpProjAttr()),
+                          getGroupsAttr());
 }
 
 LogicalResult TiledGemmOp::verify() {
   if (failed(verifyKScales(*this, getKScalesAttr(), getOutQuantAttr(),
                            getUpProjAttr(), getB().getType(),
-                           getEpilogueOperands())))
+                           getEpilogueOperands())) ||
+      failed(verifyGroups(*this, getGroupsAttr(), getKScalesAttr(),
+                          getB().getType(), getEpilogueOperands())))
     return failure();
   if (failed(verifyGemmCommon(*this, getA().getType(), getB().getType(),
                               getD().getType(), getEpilogueOperands(),
-                              getEpilogue(), bool(getUpProjAttr()))))
+                              getEpilogue(), bool(getUpProjAttr()),
+                              getGroupsAttr())))
     return failure();
   KernelPlanAttr Plan = getPlanAttr();
   if (!Plan)

@@ -24,6 +24,8 @@ Type elementTypeOf(DType T, MLIRContext *Ctx) {
     return Type();
   case DType::UE8M0: // MLIR 19 has no E8M0 float type: its bits as ui8
     return IntegerType::get(Ctx, 8, IntegerType::Unsigned);
+  case DType::I32:
+    return IntegerType::get(Ctx, 32, IntegerType::Signless);
   }
   return Type();
 }
@@ -41,6 +43,8 @@ std::optional<DType> dtypeOf(Type T) {
     return DType::F8E5M2;
   if (T.isUnsignedInteger(8))
     return DType::UE8M0;
+  if (T.isSignlessInteger(32))
+    return DType::I32;
   return std::nullopt;
 }
 

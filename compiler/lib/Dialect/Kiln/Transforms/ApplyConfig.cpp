@@ -39,7 +39,7 @@ struct ApplyConfigPass
       auto Tiled = B.create<TiledGemmOp>(
           Op.getLoc(), Op.getA(), Op.getB(), Op.getD(),
           Op.getEpilogueOperands(), Op.getKScalesAttr(), Op.getOutQuantAttr(),
-          Op.getUpProjAttr(), Config, KernelPlanAttr());
+          Op.getUpProjAttr(), Op.getGroupsAttr(), Config, KernelPlanAttr());
       Tiled.getEpilogue().takeBody(Op.getEpilogue());
       Op.erase();
     }

@@ -5,6 +5,8 @@
 // kiln/epilogue/ops.cuh, and kiln.load to a row-major subscript of a restrict
 // pointer converted with kiln::to_float. Extents of loaded tensors are M or N
 // by the index that addresses each dimension (sema guarantees they agree).
+// A grouped GEMM's kiln.group_of is a subscript of its i32 ids; it is only
+// ever a load's first index, whose extent (E) no subscript needs.
 //
 //===----------------------------------------------------------------------===//
 #include "EpilogueToEmitC.h"
@@ -134,6 +136,13 @@ LogicalResult EpilogueEmitter::lower(Operation &Inner) {
     Value Element =
         B.create<emitc::SubscriptOp>(Loc, ElemType, Ptr, ValueRange{Index});
     Map.map(Load.getResult(), call(Loc, "kiln::to_float", {Element}));
+    return success();
+  }
+  if (auto Group = dyn_cast<GroupOfOp>(Inner)) { // (int32_t)ids[m]
+    Value Id = B.create<emitc::SubscriptOp>(
+        Loc, emitc::OpaqueType::get(B.getContext(), "int32_t"),
+        Map.lookup(Group.getIds()), ValueRange{Map.lookup(Group.getRow())});
+    Map.map(Group.getResult(), B.create<emitc::CastOp>(Loc, I32, Id));
     return success();
   }
   if (auto Yield = dyn_cast<YieldOp>(Inner)) {

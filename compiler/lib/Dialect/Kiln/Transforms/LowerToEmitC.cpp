@@ -8,6 +8,8 @@
 //                       epilogue operands..., [workspace], [tma_D], [tma_U])
 //                       (tma_U: a gated op's up weight, OpModel::Up)
 //   sm80_cp_async_mma: (const A*, const B*, D*, M, N, K, epilogue operands...)
+// A grouped GEMM's (kiln.groups: B [E, N, K]) adds `int32_t E`, the number
+// of experts, last, and calls gemm_grouped with the ids as groups.
 // Block scales are epilogue operands; both collectives take them, after K,
 // as kiln::gemm::KScale values (gemm/block_scale.cuh; NoKScale for none).
 //
@@ -92,7 +94,13 @@ std::string banner(func::FuncOp F, TiledGemmOp Op) {
                  (C.getSplitK() > 1
                       ? llvm::formatv(", split_k={0}", C.getSplitK()).str()
                       : std::string()) +
-                 (C.getTmaStore() ? ", store=tma" : ""))
+                 (C.getTmaStore() ? ", store=tma" : "") +
+                 (Op.getGroupsAttr()
+                      ? llvm::formatv("\n// grouped: B [E, N, K], rows in "
+                                      "runs of one expert aligned to {0}",
+                                      Op.getGroupsAttr().getAlign())
+                            .str()
+                      : std::string()))
       .str();
 }
 
@@ -116,9 +124,12 @@ Value kScaleArgument(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
       std::string Elem = cudaTypeName(
           cast<MemRefType>(Op.getEpilogueOperands()[Operand].getType())
               .getElementType());
+      // A grouped scale is one such table per expert: the kernel's
+      // KScale::expert(e) picks it; its dimensions follow the expert's.
       SmallVector<std::string> Args = {
           std::to_string(S.getRowDiv()), std::to_string(S.getKDiv()),
-          std::to_string(S.getKDim()), S.getHasRow() ? "true" : "false"};
+          std::to_string(S.getKDim() - (S.getGrouped() ? 1 : 0)),
+          S.getHasRow() ? "true" : "false"};
       if (Elem != "float")
         Args.push_back(Elem);
       std::string Type = "kiln::gemm::KScale<" + llvm::join(Args, ", ") + ">";
@@ -237,6 +248,46 @@ void gatedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
                                 Args, CallArgs, TemplateArgs);
 }
 
+/// The grouped entry's call: `kiln::sm90::gemm_grouped<Cfg, Epi>(tma_A,
+/// tma_B, D, M, N, K, scale_a, scale_b, groups, M, N, operands...)` (sm80:
+/// A and B pointers), groups being
+/// `kiln::gemm::make_contiguous_groups<Align, ScaleBGrouped>(ids, E)` with E
+/// the kernel's last argument.
+void groupedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
+                 unsigned EndOperands, bool Sm90, ArrayAttr TemplateArgs) {
+  MLIRContext *Ctx = B.getContext();
+  GroupsAttr G = Op.getGroupsAttr();
+  bool ScaleBGrouped = false;
+  if (ArrayAttr Scales = Op.getKScalesAttr())
+    for (Attribute A : Scales)
+      ScaleBGrouped |= cast<KScaleAttr>(A).getGrouped();
+  SmallVector<Value> Args(Entry->getArguments().begin(),
+                          Entry->getArguments().begin() + 6);
+  Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/false));
+  Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true));
+  SmallVector<std::string> GroupArgs = {std::to_string(G.getAlign()),
+                                        ScaleBGrouped ? "true" : "false"};
+  std::string Type =
+      "kiln::gemm::ContiguousGroups<" + llvm::join(GroupArgs, ", ") + ">";
+  Args.push_back(
+      B.create<emitc::CallOpaqueOp>(
+           Loc, TypeRange{emitc::OpaqueType::get(Ctx, Type)},
+           "kiln::gemm::make_contiguous_groups",
+           ValueRange{Entry->getArgument(6 + G.getOperand()),
+                      Entry->getArgument(Entry->getNumArguments() - 1)},
+           ArrayAttr(),
+           B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, GroupArgs[0]),
+                           emitc::OpaqueAttr::get(Ctx, GroupArgs[1])}))
+          .getResult(0));
+  Args.append({Entry->getArgument(3), Entry->getArgument(4)});
+  for (unsigned I = 6; I < EndOperands; ++I)
+    Args.push_back(Entry->getArgument(I));
+  B.create<emitc::CallOpaqueOp>(
+      Loc, TypeRange{},
+      Sm90 ? "kiln::sm90::gemm_grouped" : "kiln::sm80::gemm_grouped", Args,
+      ArrayAttr(), TemplateArgs);
+}
+
 LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   MLIRContext *Ctx = F.getContext();
   OpBuilder B(F);
@@ -288,6 +339,14 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   const bool Gated = bool(Op.getUpProjAttr());
   if (Gated && Sm90)
     Params.push_back(Opaque("const __grid_constant__ kiln::TmaDescriptor"));
+  // A grouped kernel's number of experts comes last (the planner refuses
+  // split-K, TMA stores and gated ops for it).
+  const bool Grouped = bool(Op.getGroupsAttr());
+  if (Grouped && (SplitK || TmaStore || Gated))
+    return Op.emitError("a grouped GEMM cannot be lowered with split-K, TMA "
+                        "stores or a gated epilogue");
+  if (Grouped)
+    Params.push_back(I32);
 
   auto Kernel = B.create<emitc::FuncOp>(Loc, F.getSymName(),
                                         FunctionType::get(Ctx, Params, {}));
@@ -307,7 +366,16 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   // K; the TMA-store entry takes D's tensor map after B's and a workspace
   // (a null one without split-K).
   unsigned EndOperands = Entry->getNumArguments() - (SplitK ? 1 : 0) -
-                         (TmaStore ? 1 : 0) - (Gated && Sm90 ? 1 : 0);
+                         (TmaStore ? 1 : 0) - (Gated && Sm90 ? 1 : 0) -
+                         (Grouped ? 1 : 0);
+  if (Grouped) {
+    groupedCall(B, Loc, Op, Entry, EndOperands, Sm90,
+                B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, configType(Op)),
+                                emitc::OpaqueAttr::get(Ctx, EpiName)}));
+    B.create<emitc::ReturnOp>(Loc, Value());
+    F.erase();
+    return success();
+  }
   if (Gated) {
     gatedCall(B, Loc, Op, Entry, EndOperands, Sm90, SplitK, TmaStore,
               B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, configType(Op)),

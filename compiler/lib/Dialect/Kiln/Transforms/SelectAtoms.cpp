@@ -71,6 +71,8 @@ struct SelectAtomsPass
       if (OutQuantAttr Q = Op.getOutQuantAttr())
         Types.QuantBlock = Q.getBlock();
       Types.Gated = bool(Op.getUpProjAttr());
+      if (GroupsAttr G = Op.getGroupsAttr())
+        Types.GroupAlign = G.getAlign();
       ::kiln::KernelConfig Config = toConfig(Op.getConfig());
       ::kiln::KernelPlan Plan;
       std::string Why;

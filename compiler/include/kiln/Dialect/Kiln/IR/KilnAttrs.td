@@ -72,7 +72,21 @@ def Kiln_KScaleAttr : Kiln_Attr<"KScale", "k_scale"> {
   }];
   let parameters = (ins "int64_t":$operand, "bool":$n_side, "bool":$has_row,
                         "int64_t":$row_div, "int64_t":$k_div,
-                        "int64_t":$k_dim);
+                        "int64_t":$k_dim,
+                        DefaultValuedParameter<"bool", "false">:$grouped);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+def Kiln_GroupsAttr : Kiln_Attr<"Groups", "groups"> {
+  let summary = "A grouped GEMM's expert of each row (contiguous layout)";
+  let description = [{
+    B is [E, N, K], one weight per expert, and row m multiplies expert
+    ids[m]'s, where ids is epilogue operand `operand` (an i32 memref of
+    rank 1, [M]). Rows come in runs of one expert that start at multiples
+    of `align` rows and end in padding rows; an id outside [0, E) is
+    padding: the row is not stored.
+  }];
+  let parameters = (ins "int64_t":$operand, "int64_t":$align);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -14,10 +14,15 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 def Kiln_TensorMemRef : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32],
                                      [0, 1, 2]>;
 def Kiln_MatrixMemRef : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32], [2]>;
+// B: one [N, K] matrix, or a grouped GEMM's [E, N, K] (one per expert).
+def Kiln_WeightMemRef
+    : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32], [2, 3]>;
 // Epilogue operands also carry block scales, which may be ue8m0 (powers of
 // two 2^(e - 127); MLIR 19 has no E8M0 float type, so its bits as ui8).
+// A grouped GEMM's expert ids are an i32 operand, and its per-expert block
+// scales have one more dimension.
 def Kiln_OperandMemRef
-    : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32, UI8], [0, 1, 2]>;
+    : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32, UI8, I32], [0, 1, 2, 3]>;
 
 def Kiln_KScaleArrayAttr
     : TypedArrayAttrBase<Kiln_KScaleAttr, "array of #kiln.k_scale">;
@@ -45,7 +50,9 @@ def Kiln_GemmOp : Kiln_GemmBase<"gemm"> {
     quantized per row and block of columns, its scales written to an
     operand. `up_proj` makes it a gated GEMM (SwiGLU): a second weight
     operand, multiplied by the same A, whose fp32 result the epilogue takes
-    as a fourth argument.
+    as a fourth argument. `groups` makes it a grouped GEMM (Mixture of
+    Experts): `b` is [E, N, K] and row m uses the weight of expert
+    ids[m] (kiln.group_of reads that id in the epilogue).
 
     ```mlir
     kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>)
@@ -57,12 +64,13 @@ def Kiln_GemmOp : Kiln_GemmBase<"gemm"> {
     }
     ```
   }];
-  let arguments = (ins Kiln_MatrixMemRef:$a, Kiln_MatrixMemRef:$b,
+  let arguments = (ins Kiln_MatrixMemRef:$a, Kiln_WeightMemRef:$b,
                        Kiln_MatrixMemRef:$d,
                        Variadic<Kiln_OperandMemRef>:$epilogue_operands,
                        OptionalAttr<Kiln_KScaleArrayAttr>:$k_scales,
                        OptionalAttr<Kiln_OutQuantAttr>:$out_quant,
-                       OptionalAttr<Kiln_UpProjAttr>:$up_proj);
+                       OptionalAttr<Kiln_UpProjAttr>:$up_proj,
+                       OptionalAttr<Kiln_GroupsAttr>:$groups);
   let regions = (region SizedRegion<1>:$epilogue);
   let assemblyFormat = [{
     `a` `(` $a `:` type($a) `)` `b` `(` $b `:` type($b) `)`
@@ -80,12 +88,13 @@ def Kiln_TiledGemmOp : Kiln_GemmBase<"tiled_gemm"> {
     `config` (CTA tile, stages, cluster, raster order). -kiln-select-atoms
     adds `plan`: the target, template path, MMA atom and copy mechanism.
   }];
-  let arguments = (ins Kiln_MatrixMemRef:$a, Kiln_MatrixMemRef:$b,
+  let arguments = (ins Kiln_MatrixMemRef:$a, Kiln_WeightMemRef:$b,
                        Kiln_MatrixMemRef:$d,
                        Variadic<Kiln_OperandMemRef>:$epilogue_operands,
                        OptionalAttr<Kiln_KScaleArrayAttr>:$k_scales,
                        OptionalAttr<Kiln_OutQuantAttr>:$out_quant,
                        OptionalAttr<Kiln_UpProjAttr>:$up_proj,
+                       OptionalAttr<Kiln_GroupsAttr>:$groups,
                        Kiln_TileConfigAttr:$config,
                        OptionalAttr<Kiln_KernelPlanAttr>:$plan);
   let regions = (region SizedRegion<1>:$epilogue);
@@ -110,6 +119,19 @@ def Kiln_LoadOp : Kiln_Op<"load", [Pure]> {
   let results = (outs F32:$result);
   let assemblyFormat = "$tensor `[` $indices `]` attr-dict `:` type($tensor)";
   let hasVerifier = 1;
+}
+
+def Kiln_GroupOfOp : Kiln_Op<"group_of", [Pure]> {
+  let summary = "A grouped GEMM's expert of row m, as an index";
+  let description = [{
+    `kiln.group_of %ids[%m]` reads the i32 expert id of row `m` from the
+    grouped GEMM's ids operand (its `groups` attribute): in the epilogue,
+    the index of a per-expert operand (`s[eid[m]]`). The epilogue runs
+    only on rows whose id is an expert, in [0, E).
+  }];
+  let arguments = (ins MemRefRankOf<[I32], [1]>:$ids, Index:$row);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$ids `[` $row `]` attr-dict `:` type($ids)";
 }
 
 class Kiln_UnaryF32Op<string mnemonic, string what>
