@@ -7,10 +7,11 @@
 namespace kiln {
 
 GpuProblem::GpuProblem(const CudaDriver &Driver, const OpModel &TheOp,
-                       const ProblemSize &Named, uint64_t Seed)
+                       const ProblemSize &Named, uint64_t Seed,
+                       RowRouting Routing)
     : Op(TheOp), Size(gemmDims(TheOp, Named)) {
   std::string Error;
-  if (!makeParams(Op, Named, Seed, Params, Error))
+  if (!makeParams(Op, Named, Seed, Params, Error, Routing))
     throw std::invalid_argument(Op.Name + ": " + Error);
   Buffers.reserve(Params.size());
   for (size_t I = 0; I < Params.size(); ++I) {

@@ -2,14 +2,17 @@
 """Runs an example's tuning space on kiln's emulator and checks every run.
 
 usage: sweep.py KILN EXAMPLE ARCH [--all] [--jobs N] [--cache DIR] [--op NAME]
-                [--shape M=..,N=..,K=..]
+                [--shape M=..,N=..,K=..] [--edge-shapes S;S...]
+                [--routing R,R...]
 
 For each chosen configuration of `kiln space EXAMPLE --arch ARCH`, runs
 `kiln run EXAMPLE --device emu --arch ARCH --check --json` on a ragged shape
 (M, N and K not multiples of the tile; N odd), with its own emulator seed,
 and requires the correctness gate to pass (--op picks one op of a file of
 several; --shape replaces the ragged shape, e.g. with an N whose rows are
-16-byte multiples, which TMA stores need). With --all (or
+16-byte multiples, which TMA stores need; --edge-shapes the edge shapes,
+as a grouped op's need E; --routing cycles a grouped op's row routings,
+`kiln run --routing`, over the runs). With --all (or
 KILN_TEST_LEVEL=full) every configuration runs; otherwise a stratified
 sample: configurations are added until every value of every knob has
 appeared, then a few more drawn with a fixed seed. A few configurations also
@@ -56,10 +59,12 @@ def stratified(all_configs, extra, seed):
     return chosen + rest[:extra]
 
 
-def run_one(kiln, example, arch, op, config, shape, seed, env):
+def run_one(kiln, example, arch, op, config, shape, seed, env, routing):
     cmd = [kiln, "run", example] + op + ["--device", "emu", "--arch", arch,
                                          "--check", "--json", "--shape", shape,
                                          "--set", config]
+    if routing:
+        cmd += ["--routing", routing]
     e = dict(env, KILN_EMU_SEED=str(seed))
     start = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, env=e)
@@ -92,7 +97,11 @@ def main():
     ap.add_argument("--cache")
     ap.add_argument("--op")
     ap.add_argument("--shape", default=SHAPE)
+    ap.add_argument("--edge-shapes", default=";".join(EDGE_SHAPES))
+    ap.add_argument("--routing", default="")
     a = ap.parse_args()
+    edges = [s for s in a.edge_shapes.split(";") if s]
+    routings = [r for r in a.routing.split(",") if r] or [None]
     op = ["--op", a.op] if a.op else []
     full = a.all or os.environ.get("KILN_TEST_LEVEL") == "full"
     everything = configs(a.kiln, a.example, a.arch, op)
@@ -104,18 +113,21 @@ def main():
     jobs = []
     for i, c in enumerate(chosen):
         jobs.append((c, a.shape, 1000 + i))
-    for i, c in enumerate(chosen[:len(EDGE_SHAPES)]):
-        jobs.append((c, EDGE_SHAPES[i], 5000 + i))
+    for i, c in enumerate(chosen[:len(edges)]):
+        jobs.append((c, edges[i], 5000 + i))
     start = time.time()
     failures = 0
     with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:
         futures = [pool.submit(run_one, a.kiln, a.example, a.arch, op, c, s,
-                               seed, env) for c, s, seed in jobs]
+                               seed, env, routings[seed % len(routings)])
+                   for c, s, seed in jobs]
         for (c, s, seed), f in zip(jobs, futures):
             ok, secs, why, repro = f.result()
             if not ok:
                 failures += 1
                 print("FAIL %s %s: %s\n  reproduce: %s" % (c, s, why, repro))
+            elif os.environ.get("KILN_SWEEP_VERBOSE"):
+                print("pass %s %s (%.1f s)" % (c, s, secs))
     name = os.path.basename(a.example) + (" " + a.op if a.op else "")
     print("emulator sweep %s %s: %d of %d runs passed (%s, %d of %d "
           "configurations; %.0f s)" %

@@ -35,7 +35,8 @@ namespace kiln::cli {
 const char *RunHelp =
     R"(usage: kiln run FILE [--op NAME] --shape M=..,N=..,K=.. [--interpret]
                 [--device gpu|emu] [--arch ARCH] [--set k=v[,k=v...]]...
-                [--check] [--seed S] [--reps N] [--save DIR] [--json]
+                [--check] [--seed S] [--routing R] [--reps N] [--save DIR]
+                [--json]
 
 Runs an op on seeded random inputs (scalars uniform in [0.5, 2), tensors
 uniform in [-2, 2) rounded to their type; never all zero). Without
@@ -64,8 +65,14 @@ checked; see docs/ARCHITECTURE.md, "The emulator").
                 (bf16 2^-7, f16 2^-10, f32 2^-20, f8e4m3 2^-3, f8e5m2 2^-2),
                 atol rtol * RMS(ref) plus an accumulation term growing with
                 K; no NaN/inf; prints PASS/FAIL (exit 1), the number of
-                elements outside and the worst element
+                elements outside and the worst element; a grouped op's
+                padding rows are not compared but must keep D's NaN bytes
   --seed S      random seed (default 1)
+  --routing R   a grouped op's rows over its experts (contiguous layout,
+                runs aligned to its `grouped` rows, ragged ends): mixed
+                (random shares, about a quarter of the experts empty; the
+                default), uniform, skewed (Zipf-like: a few hot experts) or
+                single (one expert holds every row)
   --reps N      on the GPU, time N launches with CUDA events after 3 warm-ups
                 and print the median, TFLOP/s (2*M*N*K / t) and the fraction
                 of the device's dense peak when known (default 20; 0: none;
@@ -151,6 +158,7 @@ int runRun(const Args &A) {
                    {"--interpret", false},
                    {"--check", false},
                    {"--seed", true},
+                   {"--routing", true},
                    {"--save", true},
                    {"--reps", true},
                    {"--json", false}});
@@ -170,6 +178,14 @@ int runRun(const Args &A) {
   if (!P.get("--shape"))
     throw UsageError("--shape is required (e.g. --shape M=128,N=256,K=512)");
   uint64_t Seed = parseSeed(P.get("--seed"));
+  RowRouting Routing = RowRouting::Mixed;
+  if (std::optional<std::string> R = P.get("--routing")) {
+    std::optional<RowRouting> Parsed = parseRowRouting(*R);
+    if (!Parsed)
+      throw UsageError("--routing must be mixed, uniform, skewed or single, "
+                       "got '" + *R + "'");
+    Routing = *Parsed;
+  }
   std::optional<LoadedFile> File = loadFile(P.positionals()[0]);
   if (!File)
     return ExitInputError;
@@ -182,6 +198,7 @@ int runRun(const Args &A) {
     Req.Op = &Op;
     Req.Size = Named;
     Req.Seed = Seed;
+    Req.Routing = Routing;
     Req.Sets = P.getAll("--set");
     Req.Arch = P.get("--arch");
     Req.Check = P.has("--check");
@@ -204,7 +221,7 @@ int runRun(const Args &A) {
 
   std::vector<HostTensor> Params;
   std::string Error;
-  if (!makeParams(Op, Named, Seed, Params, Error)) {
+  if (!makeParams(Op, Named, Seed, Params, Error, Routing)) {
     std::cerr << "kiln: error: " << Op.Name << ": " << Error << '\n';
     return ExitInputError;
   }

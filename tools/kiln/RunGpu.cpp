@@ -102,7 +102,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   const GemmKernelShape &Shape = Built.Kernel.Shape;
 
   PrimaryContext Ctx(Driver, 0);
-  GpuProblem Problem(Driver, Op, Req.Size, Req.Seed);
+  GpuProblem Problem(Driver, Op, Req.Size, Req.Seed, Req.Routing);
   Kernel K(std::make_shared<const CompiledKernel>(Built.Kernel));
   K.prepare();
   CUstream Stream = nullptr;

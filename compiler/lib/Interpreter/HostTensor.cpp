@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
 namespace kiln {
 
@@ -95,31 +96,95 @@ void fillRandom(HostTensor &T, std::mt19937_64 &Rng) {
     T.set(0, 1.0);
 }
 
+const char *rowRoutingName(RowRouting R) {
+  switch (R) {
+  case RowRouting::Mixed:
+    return "mixed";
+  case RowRouting::Uniform:
+    return "uniform";
+  case RowRouting::Skewed:
+    return "skewed";
+  case RowRouting::Single:
+    return "single";
+  }
+  return "mixed";
+}
+
+std::optional<RowRouting> parseRowRouting(std::string_view Name) {
+  for (RowRouting R : {RowRouting::Mixed, RowRouting::Uniform,
+                       RowRouting::Skewed, RowRouting::Single})
+    if (Name == rowRoutingName(R))
+      return R;
+  return std::nullopt;
+}
+
+namespace {
+
+/// Align-row chunks per expert for Routing, Chunks in all at most.
+std::vector<int64_t> chunkCounts(int64_t Experts, int64_t Chunks,
+                                 RowRouting Routing, std::mt19937_64 &Rng) {
+  std::vector<int64_t> Count(size_t(Experts), 0);
+  switch (Routing) {
+  case RowRouting::Mixed: {
+    // A random share around twice the mean, about one expert in four none.
+    const int64_t Share =
+        std::max<int64_t>(1, 2 * Chunks / std::max<int64_t>(1, Experts));
+    for (int64_t &C : Count)
+      C = Rng() % 4 == 0 ? 0 : 1 + int64_t(Rng() % uint64_t(Share));
+    break;
+  }
+  case RowRouting::Uniform:
+    for (int64_t E = 0; E < Experts; ++E) // the remainder to the first ones
+      Count[size_t(E)] = Chunks / Experts + (E < Chunks % Experts ? 1 : 0);
+    break;
+  case RowRouting::Skewed: {
+    // Expert of rank r (a seeded order) gets a share ~ 1 / (r + 1)^1.2.
+    std::vector<int64_t> Order(static_cast<size_t>(Experts));
+    for (int64_t E = 0; E < Experts; ++E)
+      Order[size_t(E)] = E;
+    std::shuffle(Order.begin(), Order.end(), Rng);
+    double Sum = 0;
+    for (int64_t R = 0; R < Experts; ++R)
+      Sum += std::pow(double(R + 1), -1.2);
+    for (int64_t R = 0; R < Experts; ++R)
+      Count[size_t(Order[size_t(R)])] =
+          int64_t(double(Chunks) * std::pow(double(R + 1), -1.2) / Sum);
+    break;
+  }
+  case RowRouting::Single:
+    Count[size_t(Rng() % uint64_t(Experts))] = Chunks;
+    break;
+  }
+  return Count;
+}
+
+} // namespace
+
 void fillGroupedIndex(HostTensor &T, int64_t Experts, int64_t Align,
-                      std::mt19937_64 &Rng) {
+                      RowRouting Routing, std::mt19937_64 &Rng) {
   const int64_t M = T.numElements();
   const int64_t Chunks = M / Align; // a partial last chunk stays padding
   for (int64_t I = 0; I < M; ++I)
     T.set(I, -1.0);
-  // Chunks per expert: a mean share of them, at least one.
-  const int64_t Share = std::max<int64_t>(1, 2 * Chunks / std::max<int64_t>(
-                                                              1, Experts));
+  if (Experts < 1)
+    return;
+  const std::vector<int64_t> Count = chunkCounts(Experts, Chunks, Routing, Rng);
   int64_t Chunk = 0;
   for (int64_t E = 0; E < Experts && Chunk < Chunks; ++E) {
-    if (Rng() % 4 == 0)
+    const int64_t C = std::min(Chunks - Chunk, Count[size_t(E)]);
+    if (C == 0)
       continue; // an expert no row was routed to
-    const int64_t Count =
-        std::min<int64_t>(Chunks - Chunk, 1 + int64_t(Rng() % uint64_t(Share)));
     // Its last chunk ends in padding rows (none when the run fills it).
-    const int64_t Rows = (Count - 1) * Align + 1 + int64_t(Rng() % uint64_t(Align));
+    const int64_t Rows = (C - 1) * Align + 1 + int64_t(Rng() % uint64_t(Align));
     for (int64_t R = 0; R < Rows; ++R)
       T.set(Chunk * Align + R, double(E));
-    Chunk += Count;
+    Chunk += C;
   }
 }
 
 bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
-                std::vector<HostTensor> &Params, std::string &Error) {
+                std::vector<HostTensor> &Params, std::string &Error,
+                RowRouting Routing) {
   std::vector<std::vector<int64_t>> Shapes;
   if (!paramShapes(Op, Sizes, Shapes, Error))
     return false;
@@ -129,7 +194,7 @@ bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
     Params.emplace_back(Op.Params[I].Type, Shapes[I]);
     if (Op.Group && int(I) == Op.Group->Param)
       fillGroupedIndex(Params.back(), Shapes[size_t(Op.B)][0], Op.Group->Align,
-                       Rng);
+                       Routing, Rng);
     else if (!Op.Params[I].IsOutput)
       fillRandom(Params.back(), Rng);
   }

@@ -13,8 +13,10 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kiln {
@@ -48,19 +50,34 @@ bool paramShapes(const OpModel &Op, const ProblemSize &Sizes,
 /// tensors uniform in [-2, 2) rounded to the type.
 void fillRandom(HostTensor &T, std::mt19937_64 &Rng);
 
+/// How a grouped GEMM's rows are spread over its experts (the token
+/// distribution a router produced), for its seeded index tensor:
+///  * Mixed: each expert a random number of Align-row chunks, about one in
+///    four experts without rows (the default: every ragged case at once);
+///  * Uniform: every expert the same number of chunks;
+///  * Skewed: chunks by a Zipf-like law over the experts in a seeded
+///    order (a few hot experts, a long tail of small or empty ones);
+///  * Single: one expert (seeded) holds every row.
+/// In each, an expert's last chunk ends in 1 to Align - 1 padding rows or
+/// none (seeded), so runs are not tile multiples.
+enum class RowRouting { Mixed, Uniform, Skewed, Single };
+/// "mixed", "uniform", "skewed", "single"; parseRowRouting the reverse.
+const char *rowRoutingName(RowRouting R);
+std::optional<RowRouting> parseRowRouting(std::string_view Name);
+
 /// A grouped GEMM's index tensor T (rank 1, M rows) in the contiguous
 /// layout: runs of one expert in increasing expert order, each starting at
 /// a multiple of Align and ending in padding rows (-1) up to the next one,
-/// some experts without rows (about one in four), and -1 in every row past
-/// the last run.
+/// the experts' shares by Routing, and -1 in every row past the last run.
 void fillGroupedIndex(HostTensor &T, int64_t Experts, int64_t Align,
-                      std::mt19937_64 &Rng);
+                      RowRouting Routing, std::mt19937_64 &Rng);
 
 /// Zero-initialized tensors for every parameter of Op, the inputs filled by
 /// fillRandom from one generator seeded with Seed (in declaration order); a
-/// grouped op's index tensor is filled by fillGroupedIndex.
+/// grouped op's index tensor is filled by fillGroupedIndex with Routing.
 bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
-                std::vector<HostTensor> &Params, std::string &Error);
+                std::vector<HostTensor> &Params, std::string &Error,
+                RowRouting Routing = RowRouting::Mixed);
 
 } // namespace kiln
 

@@ -41,8 +41,10 @@ public:
   /// Makes and uploads the inputs (in the current context); the reference
   /// rows are computed at the first check(). Throws std::invalid_argument
   /// (sizes the host cannot hold) or CudaError.
+  /// Routing: a grouped op's rows over its experts (makeParams).
   GpuProblem(const CudaDriver &Driver, const OpModel &Op,
-             const ProblemSize &Size, uint64_t Seed);
+             const ProblemSize &Size, uint64_t Seed,
+             RowRouting Routing = RowRouting::Mixed);
 
   /// The launch arguments, in the op's parameter order.
   const std::vector<TensorArg> &args() const { return Args; }
