@@ -57,7 +57,8 @@ std::optional<ChosenConfig> chooseConfig(const OpModel &Op,
                                         : tuner::nominalDevice(In.Target);
   const GemmDims G = gemmDims(Op, In.Size);
   if (std::optional<KernelConfig> C = tuner::modelBestConfig(
-          Op, In.Target, G.M, G.N, std::max<int64_t>(G.K, 1), Device))
+          Op, In.Target, G.M, G.N, std::max<int64_t>(G.K, 1), Device,
+          opExperts(Op, In.Size)))
     return ChosenConfig{*C, "cost model"};
   if (std::optional<KernelConfig> C = defaultConfig(Op, In.Target))
     return ChosenConfig{*C, "heuristic default"};

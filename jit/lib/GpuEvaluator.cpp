@@ -117,7 +117,8 @@ GpuEvaluator::GpuEvaluator(const tuner::OpSearchSpace &TheSpace,
     P->Options.FlushL2 = false;
   }
   const GemmDims G = gemmDims(Space.op(), Size);
-  P->Predicted = tuner::modelPrior(Space, G.M, G.N, G.K, P->Model);
+  P->Predicted = tuner::modelPrior(Space, G.M, G.N, G.K, P->Model,
+                                   opExperts(Space.op(), Size));
   int64_t L2 = P->Options.FlushL2 ? Device.L2CacheBytes : 0;
   if (!P->Options.WorkerCommand.empty()) {
     WorkerSetup W;

@@ -522,3 +522,27 @@ TEST_CASE("cost model: a gated op is one GEMM of twice the width",
   CHECK(BG.StageTensorNs == Approx(BP.StageTensorNs));
   CHECK(BG.Seconds == Approx(BP.Seconds).epsilon(0.1));
 }
+
+TEST_CASE("cost model: a grouped GEMM reads every expert's weight",
+          "[cost-model]") {
+  OpModel Grouped = example("moe_gemm_fp8_contiguous.kiln");
+  KernelConfig C = cfg(128, 128, 4);
+  C.Promote = 128;
+  // 1024 rows (128 per expert): the weights dominate the traffic, so eight
+  // experts read eight times B's bytes and are DRAM-bound; one is not.
+  const int64_t M = 1024, N = 4096, K = 7168;
+  CostBreakdown One = predict(gemmProblem(Grouped, M, N, K, 1), C);
+  CostBreakdown Eight = predict(gemmProblem(Grouped, M, N, K, 8), C);
+  INFO(One.str() << "\n" << Eight.str());
+  REQUIRE(One.Valid);
+  REQUIRE(Eight.Valid);
+  CHECK(gemmProblem(Grouped, M, N, K, 8).Experts == 8);
+  CHECK(Eight.Tiles == One.Tiles);
+  CHECK(Eight.DramBytes >= 8.0 * N * K);
+  CHECK(One.DramBytes < 2.0 * N * K + 4.0 * M * K);
+  CHECK(Eight.Seconds > 1.2 * One.Seconds);
+  CHECK(Eight.Bound == Limiter::DramBandwidth);
+  // An ungrouped op ignores the count.
+  OpModel Plain = example("gemm_fp8_block.kiln");
+  CHECK(gemmProblem(Plain, M, N, K, 8).Experts == 1);
+}

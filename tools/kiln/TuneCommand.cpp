@@ -256,7 +256,8 @@ int runTune(const Args &A) {
   tuner::DeviceModel Model =
       Device ? tuner::deviceModelFor(*Device) : tuner::nominalDevice(Target);
   std::vector<double> Prior =
-      tuner::modelPrior(Space, Size.M, Size.N, Size.K, Model);
+      tuner::modelPrior(Space, Size.M, Size.N, Size.K, Model,
+                        opExperts(Op, Named));
   std::string DeviceName = Device ? Device->Name : Model.Name;
 
   // The configuration kiln would use untuned: the cost model's choice.
@@ -289,8 +290,8 @@ int runTune(const Args &A) {
       GpuEval = G.get();
       Eval = std::move(G);
     } else {
-      Eval = std::make_unique<tuner::ModelEvaluator>(Space, Size.M, Size.N,
-                                                     Size.K, Model);
+      Eval = std::make_unique<tuner::ModelEvaluator>(
+          Space, Size.M, Size.N, Size.K, Model, opExperts(Op, Named));
     }
   } catch (const std::exception &E) {
     std::cerr << "kiln: error: " << E.what() << '\n';

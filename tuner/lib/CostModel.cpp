@@ -142,8 +142,10 @@ bool isBandwidthLimiter(Limiter L) {
          L == Limiter::DramBandwidth;
 }
 
-GemmProblem gemmProblem(const OpModel &Op, int64_t M, int64_t N, int64_t K) {
+GemmProblem gemmProblem(const OpModel &Op, int64_t M, int64_t N, int64_t K,
+                        int64_t Experts) {
   GemmProblem P;
+  P.Experts = Op.Group ? std::max<int64_t>(Experts, 1) : 1;
   P.M = M;
   P.N = N;
   P.K = K;
@@ -399,9 +401,10 @@ std::vector<size_t> rankConfigs(const std::vector<KernelConfig> &Configs,
 
 std::optional<KernelConfig> modelBestConfig(const OpModel &Op, Arch Target,
                                             int64_t M, int64_t N, int64_t K,
-                                            const DeviceModel &D) {
+                                            const DeviceModel &D,
+                                            int64_t Experts) {
   std::vector<KernelConfig> Valid = validConfigs(Op, Target);
-  GemmProblem P = gemmProblem(Op, M, N, K);
+  GemmProblem P = gemmProblem(Op, M, N, K, Experts);
   std::vector<size_t> Order = rankConfigs(Valid, P, Target, D);
   if (Order.empty() || !predictCost(P, Valid[Order[0]], Target, D).Valid)
     return std::nullopt;

@@ -6,8 +6,9 @@
 namespace kiln::tuner {
 
 ModelEvaluator::ModelEvaluator(const OpSearchSpace &TheSpace, int64_t M,
-                               int64_t N, int64_t K, DeviceModel TheDevice)
-    : Space(TheSpace), Problem(gemmProblem(TheSpace.op(), M, N, K)),
+                               int64_t N, int64_t K, DeviceModel TheDevice,
+                               int64_t Experts)
+    : Space(TheSpace), Problem(gemmProblem(TheSpace.op(), M, N, K, Experts)),
       Device(std::move(TheDevice)) {}
 
 std::vector<Measurement>
@@ -32,8 +33,9 @@ ModelEvaluator::evaluate(const std::vector<size_t> &Batch) {
 }
 
 std::vector<double> modelPrior(const OpSearchSpace &Space, int64_t M, int64_t N,
-                               int64_t K, const DeviceModel &Device) {
-  GemmProblem P = gemmProblem(Space.op(), M, N, K);
+                               int64_t K, const DeviceModel &Device,
+                               int64_t Experts) {
+  GemmProblem P = gemmProblem(Space.op(), M, N, K, Experts);
   std::vector<double> Out(Space.space().size());
   for (size_t I = 0; I < Out.size(); ++I) {
     CostBreakdown B = predictCost(P, Space.config(I), Space.target(), Device);

@@ -102,8 +102,12 @@ std::vector<WaveTraffic> walkWaves(const GemmProblem &P, const KernelConfig &C,
     }
   }
   const double PartialBytes = double(C.BlockM) * double(C.BlockN) * 4 * Weights;
-  // Panels: A row panels, then B column panels, one set per split.
-  const int64_t Panels = (TilesM + TilesN) * Splits;
+  // Panels: A row panels, then B column panels, one set per split; a
+  // grouped GEMM has a B panel per expert and column (its expert of M-tile
+  // t: t * E / TilesM, GemmProblem::Experts).
+  const int64_t Experts = std::max<int64_t>(P.Experts, 1);
+  const int64_t BPanels = Experts * TilesN;
+  const int64_t Panels = (TilesM + BPanels) * Splits;
   PanelLru Lru(size_t(Panels), ReuseBytes);
   // The wave that last touched each panel (within-wave sharing).
   std::vector<int64_t> SeenIn(size_t(Panels), -1);
@@ -136,9 +140,11 @@ std::vector<WaveTraffic> walkWaves(const GemmProblem &P, const KernelConfig &C,
             PartialBytes * (Split == Splits - 1 ? 1 + double(Splits) : 1);
       if (!TrackDram)
         continue;
-      const int64_t Base = Split * (TilesM + TilesN);
-      for (auto [Id, Bytes] : {std::pair{Base + T.M, ABytes},
-                               std::pair{Base + TilesM + T.N, BBytes}}) {
+      const int64_t Base = Split * (TilesM + BPanels);
+      const int64_t Expert = T.M * Experts / TilesM;
+      for (auto [Id, Bytes] :
+           {std::pair{Base + T.M, ABytes},
+            std::pair{Base + TilesM + Expert * TilesN + T.N, BBytes}}) {
         if (SeenIn[size_t(Id)] == Wave)
           continue;
         SeenIn[size_t(Id)] = Wave;

@@ -217,6 +217,14 @@ inline GemmDims gemmDims(const OpModel &Op, const ProblemSize &Size) {
   return gemmDims(Size, Op.MSym, Op.NSym, Op.KSym);
 }
 
+/// A grouped op's number of experts in Size (its GroupIndex::ESym); 1 for
+/// other ops or when Size lacks it.
+inline int64_t opExperts(const OpModel &Op, const ProblemSize &Size) {
+  if (!Op.Group)
+    return 1;
+  return Size.find(Op.Group->ESym).value_or(1);
+}
+
 /// A ProblemSize of Op from its GEMM roles (an op with no other sizes).
 inline ProblemSize opSize(const OpModel &Op, int64_t M, int64_t N,
                                int64_t K) {

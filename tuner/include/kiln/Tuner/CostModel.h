@@ -34,6 +34,11 @@ struct GemmProblem {
   /// column, per output element (an [M, N] operand) and once (scalars).
   double EpiBytesPerRow = 0, EpiBytesPerCol = 0, EpiBytesPerElem = 0;
   double EpiBytesFixed = 0;
+  /// A grouped GEMM's experts (OpModel::Group), 1 otherwise. The model takes
+  /// the rows as E equal, tile-aligned runs (a uniform routing without
+  /// padding): M-tile t multiplies expert t * E / tilesM, so B's panels
+  /// are one per (expert, N-tile) and every expert's weight is read.
+  int64_t Experts = 1;
 
   /// A gated op's two reductions count twice.
   double flops() const {
@@ -42,7 +47,9 @@ struct GemmProblem {
 };
 
 /// The problem of Op at sizes M, N, K (its types and epilogue operands).
-GemmProblem gemmProblem(const OpModel &Op, int64_t M, int64_t N, int64_t K);
+/// Experts: a grouped op's E (opExperts), 1 otherwise.
+GemmProblem gemmProblem(const OpModel &Op, int64_t M, int64_t N, int64_t K,
+                        int64_t Experts = 1);
 
 /// What bounds the predicted time.
 enum class Limiter {
@@ -118,7 +125,8 @@ std::vector<size_t> rankConfigs(const std::vector<KernelConfig> &Configs,
 /// the space on ties). nullopt when the space is empty for Target.
 std::optional<KernelConfig> modelBestConfig(const OpModel &Op, Arch Target,
                                             int64_t M, int64_t N, int64_t K,
-                                            const DeviceModel &Device);
+                                            const DeviceModel &Device,
+                                            int64_t Experts = 1);
 
 } // namespace kiln::tuner
 

@@ -23,7 +23,7 @@ class ModelEvaluator : public Evaluator {
 public:
   /// Space must outlive the evaluator.
   ModelEvaluator(const OpSearchSpace &Space, int64_t M, int64_t N, int64_t K,
-                 DeviceModel Device);
+                 DeviceModel Device, int64_t Experts = 1);
 
   const SearchSpace &space() const override { return Space.space(); }
   /// Deterministic: the same indices always give the same answers. A
@@ -43,7 +43,8 @@ private:
 /// The predicted seconds of every point of Space, in index order; +infinity
 /// for a point the model cannot predict.
 std::vector<double> modelPrior(const OpSearchSpace &Space, int64_t M, int64_t N,
-                               int64_t K, const DeviceModel &Device);
+                               int64_t K, const DeviceModel &Device,
+                               int64_t Experts = 1);
 
 } // namespace kiln::tuner
 
