@@ -199,15 +199,13 @@ kiln::ProblemSize gemmArgument(const char *Fn, const kiln::KernelSignature &S,
   if (S.SizeSyms.size() != 3)
     throw std::invalid_argument(
         std::string(Fn) + ": op '" + S.OpName +
-        "' has sizes besides M, N and K; name them all with " + Fn +
-        "_shape");
+        "' has sizes besides M, N and K; name them all with " + Fn + "_shape");
   return {{S.MSym, M}, {S.NSym, N}, {S.KSym, K}};
 }
 
 kiln_status specialize(kiln_op Op, const kiln::ProblemSize &Size,
                        const char *Config, kiln_kernel *Out) {
-  kiln::Kernel Kernel =
-      Op->Jit->specialize(Op->Op, Size, Config ? Config : "");
+  kiln::Kernel Kernel = Op->Jit->specialize(Op->Op, Size, Config ? Config : "");
   *Out = new kiln_kernel_s{std::move(Kernel)};
   return KILN_OK;
 }
@@ -259,11 +257,11 @@ void kiln_bundle_destroy(kiln_bundle Bundle) { delete Bundle; }
 
 namespace {
 
-kiln_status bundleKernel(const char *Fn, kiln_bundle Bundle,
-                         const char *OpName,
-                         const std::function<kiln::ProblemSize(
-                             const kiln::KernelSignature &)> &SizeOf,
-                         kiln_kernel *Out) {
+kiln_status bundleKernel(
+    const char *Fn, kiln_bundle Bundle, const char *OpName,
+    const std::function<kiln::ProblemSize(const kiln::KernelSignature &)>
+        &SizeOf,
+    kiln_kernel *Out) {
   if (!Out)
     return nullArgument(Fn, "out");
   *Out = nullptr;
@@ -284,8 +282,8 @@ kiln_status bundleKernel(const char *Fn, kiln_bundle Bundle,
     kiln::ProblemSize Size = SizeOf(Sig);
     if (std::optional<std::string> Bad =
             kiln::sizeSymbolProblem(Size, Sig.SizeSyms))
-      return fail(KILN_ERROR_INVALID_ARGUMENT, std::string(Fn) + ": op '" +
-                                                   OpName + "': " + *Bad);
+      return fail(KILN_ERROR_INVALID_ARGUMENT,
+                  std::string(Fn) + ": op '" + OpName + "': " + *Bad);
     Size = kiln::inSymbolOrder(Size, Sig.SizeSyms);
     auto Compiled = Bundle->B.find(OpName, Size);
     if (!Compiled)

@@ -80,10 +80,9 @@ tuner::Measurement GpuEvaluator::Impl::measure(const OpModel &Op,
     if (std::optional<std::string> Prune =
             tuner::pruneReason(*Build.Resources, Plan, Model))
       return invalid("PrunedConfig: " + *Prune);
-  BenchResult R =
-      Worker ? Worker->measure(Build.Kernel, timeoutFor(Index),
-                               WorkerStartSeconds)
-             : Bench->run(Build.Kernel, Options.Timing);
+  BenchResult R = Worker ? Worker->measure(Build.Kernel, timeoutFor(Index),
+                                           WorkerStartSeconds)
+                         : Bench->run(Build.Kernel, Options.Timing);
   Report.Check = R.Check;
   Report.Timing = R.Timing;
   if (R.ContextLost && !Worker)
@@ -131,8 +130,8 @@ GpuEvaluator::GpuEvaluator(const tuner::OpSearchSpace &TheSpace,
     W.Timing = P->Options.Timing;
     P->Worker = std::make_unique<MeasureWorker>(P->Options.WorkerCommand, W);
   } else {
-    P->Bench = std::make_unique<DeviceBench>(Space.op(), Size, Options.Seed,
-                                             L2);
+    P->Bench =
+        std::make_unique<DeviceBench>(Space.op(), Size, Options.Seed, L2);
   }
 }
 
@@ -197,8 +196,8 @@ GpuEvaluator::evaluate(const std::vector<size_t> &Batch) {
         Done.wait(Guard, [&] { return Ready[I] != 0; });
       }
       CandidateReport &Report = P->Reports[Batch[I]];
-      Out[I] = P->measure(Op, Space.config(Batch[I]), Batch[I], Builds[I],
-                          Report);
+      Out[I] =
+          P->measure(Op, Space.config(Batch[I]), Batch[I], Builds[I], Report);
       Builds[I] = KernelBuildResult(); // Free the cubin and source.
     }
   } catch (...) {

@@ -18,10 +18,11 @@
  * largest shape before capturing; a launch with more output tiles than the
  * one before also zeroes the workspace's counters, with a memset on the
  * stream). A split-K kernel's launches share that workspace, so they must
- * not run concurrently (one stream, or streams ordered by events). Every function returns KILN_OK or an error status; on error
- * kiln_last_error() says what went wrong (valid until the thread's next kiln
- * call). Handles are freed with their _destroy function; a kernel stays valid
- * after its op, jit or bundle is destroyed.
+ * not run concurrently (one stream, or streams ordered by events). Every
+ *function returns KILN_OK or an error status; on error kiln_last_error() says
+ *what went wrong (valid until the thread's next kiln call). Handles are freed
+ *with their _destroy function; a kernel stays valid after its op, jit or bundle
+ *is destroyed.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef KILN_H

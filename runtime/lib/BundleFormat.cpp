@@ -208,8 +208,7 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   S.SizeSyms.assign(Syms.begin() + 3, Syms.end());
   S.SizeSyms.insert(S.SizeSyms.end(), Syms.begin(), Syms.begin() + 3);
   for (size_t I = 0; I < Syms.size(); ++I)
-    if (std::find(Syms.begin(), Syms.begin() + I, Syms[I]) !=
-        Syms.begin() + I)
+    if (std::find(Syms.begin(), Syms.begin() + I, Syms[I]) != Syms.begin() + I)
       R.fail("size symbol '" + Syms[I] + "' listed twice");
   while (R.peek() == "param") {
     W = R.expect("param");
@@ -251,8 +250,8 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   R.count(W, Syms.size() + 1);
   ProblemSize Tuned;
   for (size_t I = 0; I < Syms.size(); ++I)
-    Tuned.set(Syms[I], R.integer(W[I + 1], Syms[I] == S.KSym ? 0 : 1,
-                                 INT32_MAX));
+    Tuned.set(Syms[I],
+              R.integer(W[I + 1], Syms[I] == S.KSym ? 0 : 1, INT32_MAX));
   for (const std::string &Sym : S.SizeSyms)
     K.TunedFor.set(Sym, Tuned.at(Sym));
   W = R.expect("shape");

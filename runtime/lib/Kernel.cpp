@@ -93,8 +93,7 @@ void Kernel::checkPointers(const TensorArg *Args, size_t Count) {
 
 void Kernel::launch(const TensorArg *Args, size_t Count, CUstream Stream) {
   const KernelSignature &Sig = Compiled->Signature;
-  const ProblemSize Problem =
-      checkArguments(Sig, Compiled->Shape, Args, Count);
+  const ProblemSize Problem = checkArguments(Sig, Compiled->Shape, Args, Count);
   GemmDims Size = gemmDims(Sig, Problem);
   // A grouped GEMM's number of experts: B's leading dimension.
   int64_t Experts = 1;

@@ -100,15 +100,21 @@ done
 shapes="${KILN_GPU_SHAPES:-$shapes}" # "M,N,K M,N,K ..." for a quick subset
 
 # One kiln run: OP (example name, or FILE#OP for an op of another file),
-# SET (--set value or "-"), M, N, K.
+# SET (--set value or "-"), M, N, K, and for a grouped GEMM E (its rows
+# routed uniformly: --routing uniform; the run's name gets "+E<E>").
 status=0
 run_one() {
-  local op=$1 set=$2 M=$3 N=$4 K=$5 name=$1 extra=() file="examples/$1.kiln"
+  local op=$1 set=$2 M=$3 N=$4 K=$5 E=${6:-} name=$1 extra=() file="examples/$1.kiln"
+  local shape="M=$M,N=$N,K=$K"
   if [[ "$op" == *"#"* ]]; then
     file=${op%%#*} op=${op##*#} name=${op##*#}
     extra=(--op "$op")
   fi
   if [ "$set" != "-" ]; then name="$op+$set"; extra+=(--set "$set"); fi
+  if [ -n "$E" ]; then
+    name="$name+E$E" shape="E=$E,$shape"
+    extra+=(--routing uniform)
+  fi
   local base="$out/runs/$name.$M.$N.$K"
   if [ $(( $(date +%s) - start )) -ge "$budget_s" ] || [ "$timeouts" -ge 2 ]; then
     echo "$name $M,$N,$K not run: time budget of ${budget_s}s spent or 2 runs timed out" | tee "$base.err"
@@ -119,7 +125,7 @@ run_one() {
   local t0 rc
   t0=$(date +%s.%N)
   timeout -k 5 "$run_timeout_s" "$kiln" run "$file" ${extra[@]+"${extra[@]}"} \
-    --shape "M=$M,N=$N,K=$K" --check --reps "$reps" --json \
+    --shape "$shape" --check --reps "$reps" --json \
     > "$base.json" 2> "$base.err"
   rc=$?
   echo "$rc" > "$base.rc"
@@ -179,6 +185,18 @@ for s in $ts_shapes; do
       run_one "$ts" "block_m=128,block_n=144,schedule=$sched,store=$st" "$M" "$N" "$K"
     done
   done
+done
+
+# MoE grouped GEMM (contiguous layout, DeepGEMM's m-grouped shapes: E
+# experts x rows each, N, K), untuned (the cost model's choice) and with the
+# persistent schedule; report.py puts DeepGEMM's published H800 figures
+# beside them. On the emulator: a small ragged case.
+moe_shapes="4,8192,4096,7168 4,8192,7168,2048 8,4096,4096,7168 8,4096,7168,2048"
+[ "$emu" -eq 1 ] && moe_shapes="3,200,136,256"
+for s in $moe_shapes; do
+  IFS=, read -r E R N K <<<"$s"
+  run_one moe_gemm_fp8_contiguous - "$((E * R))" "$N" "$K" "$E"
+  run_one moe_gemm_fp8_contiguous schedule=persistent "$((E * R))" "$N" "$K" "$E"
 done
 
 # The tuner: tune, then run the tuned configuration from the tuning cache.

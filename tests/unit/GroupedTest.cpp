@@ -1,4 +1,5 @@
-//===- GroupedTest.cpp - Grouped GEMMs (MoE) on the host -------------------===//
+//===- GroupedTest.cpp - Grouped GEMMs (MoE) on the host
+//-------------------===//
 //
 // The contiguous layout's seeded index tensors (every routing keeps runs in
 // expert order, aligned, ending in padding), what sema records for a
@@ -61,8 +62,7 @@ std::vector<int64_t> checkLayout(const HostTensor &T, int64_t Experts,
 
 } // namespace
 
-TEST_CASE("Grouped: every routing fills the contiguous layout",
-          "[grouped]") {
+TEST_CASE("Grouped: every routing fills the contiguous layout", "[grouped]") {
   auto Routing = GENERATE(RowRouting::Mixed, RowRouting::Uniform,
                           RowRouting::Skewed, RowRouting::Single);
   INFO(rowRoutingName(Routing));
@@ -123,8 +123,8 @@ TEST_CASE("Grouped: interpreter and reference match each expert's GEMM",
           "[grouped]") {
   OpModel Grouped = loadOp("moe_gemm_fp8_contiguous.kiln");
   OpModel Plain = loadOp("gemm_fp8_block.kiln"); // the same op per expert
-  auto Routing = GENERATE(RowRouting::Mixed, RowRouting::Skewed,
-                          RowRouting::Single);
+  auto Routing =
+      GENERATE(RowRouting::Mixed, RowRouting::Skewed, RowRouting::Single);
   const int64_t E = 4, M = 700, N = 200, K = 320;
   const GemmSize S{M, N, K};
   std::vector<HostTensor> P;
@@ -164,10 +164,10 @@ TEST_CASE("Grouped: interpreter and reference match each expert's GEMM",
       for (int64_t J = 0; J < W; ++J)
         To.set(J, From.get(Expert * W + J));
     };
-    CopyRows(P[0], Q[size_t(Plain.A)]);     // A
-    CopyRows(P[1], Q[2]);                   // sa
+    CopyRows(P[0], Q[size_t(Plain.A)]); // A
+    CopyRows(P[1], Q[2]);               // sa
     CopyExpert(P[size_t(Grouped.B)], Q[size_t(Plain.B)]);
-    CopyExpert(P[3], Q[3]);                 // sb
+    CopyExpert(P[3], Q[3]); // sb
     const std::vector<double> Oracle =
         referenceGemm(Plain, Q, GemmSize{MR, N, K});
     INFO("expert " << Expert << ", " << MR << " rows");
@@ -175,7 +175,8 @@ TEST_CASE("Grouped: interpreter and reference match each expert's GEMM",
       for (int64_t J = 0; J < N; ++J) {
         const double Want = Oracle[size_t(I * N + J)];
         const int64_t At = Rows[size_t(I)] * N + J;
-        REQUIRE(std::fabs(Ref[size_t(At)] - Want) <= 1e-9 * (1 + std::fabs(Want)));
+        REQUIRE(std::fabs(Ref[size_t(At)] - Want) <=
+                1e-9 * (1 + std::fabs(Want)));
         REQUIRE(std::fabs(D.get(At) - Want) <=
                 std::fabs(Want) * std::ldexp(1.0, -7) + 0.05);
       }
@@ -207,9 +208,9 @@ TEST_CASE("Grouped: a wrong expert fails the check", "[grouped]") {
   Comparison Good = compareWithReference(selectRows(P[size_t(Op.D)], Rows),
                                          referenceGemmRows(Op, P, S, Rows),
                                          AccumulationModel{S.K, true});
-  Comparison Bad = compareWithReference(
-      selectRows(P[size_t(Op.D)], Rows),
-      referenceGemmRows(Op, Swapped, S, Rows), AccumulationModel{S.K, true});
+  Comparison Bad = compareWithReference(selectRows(P[size_t(Op.D)], Rows),
+                                        referenceGemmRows(Op, Swapped, S, Rows),
+                                        AccumulationModel{S.K, true});
   CHECK(Good.Pass);
   CHECK_FALSE(Bad.Pass);
 }

@@ -183,7 +183,8 @@ int runRun(const Args &A) {
     std::optional<RowRouting> Parsed = parseRowRouting(*R);
     if (!Parsed)
       throw UsageError("--routing must be mixed, uniform, skewed or single, "
-                       "got '" + *R + "'");
+                       "got '" +
+                       *R + "'");
     Routing = *Parsed;
   }
   std::optional<LoadedFile> File = loadFile(P.positionals()[0]);
@@ -271,13 +272,12 @@ int runRun(const Args &A) {
   View.PaddingRows = Pad.Rows;
   View.PaddingWritten = Pad.Written;
   View.Pass = C.Pass && Pad.Written == 0;
-  const bool Pass = View.Pass && (!Scales || Scales->Pass) &&
-                    (!Amax || Amax->Pass);
+  const bool Pass =
+      View.Pass && (!Scales || Scales->Pass) && (!Amax || Amax->Pass);
   if (P.has("--json")) {
     std::cout << "{\"op\": \"" << Op.Name << "\", \"mode\": \"interpret\", "
-              << "\"shape\": " << shapeJson(Named)
-              << ", \"config\": \"" << Shown.str()
-              << "\", \"config_source\": " << jsonString(Source)
+              << "\"shape\": " << shapeJson(Named) << ", \"config\": \""
+              << Shown.str() << "\", \"config_source\": " << jsonString(Source)
               << ", \"seed\": " << Seed;
     if (SaveDir)
       std::cout << ", \"saved\": \"" << *SaveDir << "\"";

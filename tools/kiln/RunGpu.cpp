@@ -154,7 +154,11 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
     O.MinReps = O.MaxReps = int(Req.Reps);
     T.Reps = Req.Reps;
     T.MedianMs = timeLaunches(Driver, Launch, Stream, O).MedianMs;
-    double Flops = opFlops(Op, Size.M, Size.N, Size.K);
+    // A grouped op's useful work: its computed rows, not the padding.
+    const int64_t Rows =
+        Op.Group ? int64_t(computedRows(Op, Problem.params(), Size.M).size())
+                 : Size.M;
+    double Flops = opFlops(Op, Rows, Size.N, Size.K);
     T.Tflops = T.MedianMs > 0 ? Flops / (T.MedianMs * 1e-3) / 1e12 : 0;
     if (!Device.Emulated)
       T.PeakTflops = densePeakTflops(Device.Name, Shape.A);

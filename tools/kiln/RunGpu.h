@@ -24,7 +24,7 @@ struct GpuRunRequest {
   ProblemSize Size; ///< In the op's symbol order.
   uint64_t Seed = 1;
   RowRouting Routing = RowRouting::Mixed; ///< A grouped op's rows.
-  std::vector<std::string> Sets;   ///< --set values.
+  std::vector<std::string> Sets;          ///< --set values.
   std::optional<std::string> Arch; ///< --arch, checked against the device.
   bool Check = false;
   bool Json = false;

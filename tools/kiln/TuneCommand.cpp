@@ -255,9 +255,8 @@ int runTune(const Args &A) {
   }
   tuner::DeviceModel Model =
       Device ? tuner::deviceModelFor(*Device) : tuner::nominalDevice(Target);
-  std::vector<double> Prior =
-      tuner::modelPrior(Space, Size.M, Size.N, Size.K, Model,
-                        opExperts(Op, Named));
+  std::vector<double> Prior = tuner::modelPrior(Space, Size.M, Size.N, Size.K,
+                                                Model, opExperts(Op, Named));
   std::string DeviceName = Device ? Device->Name : Model.Name;
 
   // The configuration kiln would use untuned: the cost model's choice.
@@ -299,8 +298,9 @@ int runTune(const Args &A) {
   }
 
   if (!S.Json && !S.Quiet)
-    std::cerr << "kiln tune: " << Op.Name << " " << Named.str() << " on " << DeviceName << " (" << ArchName
-              << "), backend " << Backend << ", "
+    std::cerr << "kiln tune: " << Op.Name << " " << Named.str() << " on "
+              << DeviceName << " (" << ArchName << "), backend " << Backend
+              << ", "
               << countText(Space.validSize(), "configuration", "configurations")
               << "\n";
   TuneProgress Progress(TuneProgress::modeFor(S.Quiet || S.Json),

@@ -51,8 +51,8 @@ Value Generator::emit(const EpiExpr &E) {
     for (EpiIndex I : E.Indices)
       Indices.push_back(
           I == EpiIndex::G
-              ? B.create<mlir::kiln::GroupOfOp>(
-                    L, ParamValues[Op.Group->Param], Epilogue->getArgument(1))
+              ? B.create<mlir::kiln::GroupOfOp>(L, ParamValues[Op.Group->Param],
+                                                Epilogue->getArgument(1))
                     .getResult()
               : Value(Epilogue->getArgument(I == EpiIndex::M ? 1 : 2)));
     return B.create<mlir::kiln::LoadOp>(L, ParamValues[E.Param], Indices);

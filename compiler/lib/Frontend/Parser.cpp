@@ -582,10 +582,10 @@ bool Parser::setHeight(Expr &E) {
   E.Height = Below + 1;
   if (E.Height <= MaxExprHeight)
     return true;
-  error(E.Loc,
-        "expression is too large: more than " + std::to_string(MaxExprHeight) +
-            " operations nested (each operator of a chain such as "
-            "'a + b + c' nests one more)");
+  error(E.Loc, "expression is too large: more than " +
+                   std::to_string(MaxExprHeight) +
+                   " operations nested (each operator of a chain such as "
+                   "'a + b + c' nests one more)");
   return false;
 }
 

@@ -232,9 +232,8 @@ bool ComputeChecker::checkOperandLayout(const KFactor &F,
   std::string Msg =
       roleName(Role, F.Param) + " must be indexed " + Shape + " (K contiguous)";
   if (IsB)
-    Msg += ", or [" + (M.Group ? M.Params[M.Group->Param].Name : "eid") +
-           "[" + MIdx + "], " + Row + ", " + KIdx +
-           "] for one weight per expert";
+    Msg += ", or [" + (M.Group ? M.Params[M.Group->Param].Name : "eid") + "[" +
+           MIdx + "], " + Row + ", " + KIdx + "] for one weight per expert";
   if (U.size() == 2 && U[0].isPlain(KIdx) && U[1].isPlain(Row))
     Msg += std::string(": ") + Advice;
   else if (!IsB)
@@ -528,10 +527,10 @@ bool ComputeChecker::checkBlockScale(const KFactor &F, KScale &Out) {
   }
   if (Scale.Grouped && Scale.HasRow && Scale.Row == EpiIndex::M) {
     S.error(F.E->Range, "block scale '" + T.Name +
-                            "' has an expert index and a row of A ('" +
-                            MIdx + "'): a per-expert block scale belongs to "
-                            "B's side, indexed by '" + NIdx + "' or by '" +
-                            KIdx + "' only");
+                            "' has an expert index and a row of A ('" + MIdx +
+                            "'): a per-expert block scale belongs to "
+                            "B's side, indexed by '" +
+                            NIdx + "' or by '" + KIdx + "' only");
     return false;
   }
   bool Consistent = true;
@@ -594,9 +593,9 @@ bool ComputeChecker::checkGrouping() {
   if (B.Shape.size() != 3) {
     S.error(S.ParamDecls[M.Group->Param]->Range,
             "'" + Index.Name + "' selects an expert for each row, but B '" +
-                B.Name + "' has no expert dimension: declare it [E, " +
-                M.NSym + ", " + M.KSym + "] and index it '" + B.Name + "[" +
-                Index.Name + "[" + MIdx + "], " + NIdx + ", " + KIdx + "]'");
+                B.Name + "' has no expert dimension: declare it [E, " + M.NSym +
+                ", " + M.KSym + "] and index it '" + B.Name + "[" + Index.Name +
+                "[" + MIdx + "], " + NIdx + ", " + KIdx + "]'");
     S.note(S.ParamDecls[M.B]->Range,
            "'" + S.describeParam(M.B) + "' is declared here");
     return false;

@@ -100,8 +100,9 @@ std::unique_ptr<EpiExpr> ComputeChecker::convertLoad(const Expr &E) {
   if (isIndexType(T.Type)) {
     S.error(E.Range, "'" + T.Name +
                          "' is an index tensor (i32): it selects an expert, "
-                         "as in 'B[" + T.Name + "[" + MIdx + "], " + NIdx +
-                         ", " + (KIdx.empty() ? std::string("k") : KIdx) +
+                         "as in 'B[" +
+                         T.Name + "[" + MIdx + "], " + NIdx + ", " +
+                         (KIdx.empty() ? std::string("k") : KIdx) +
                          "]', and is not a value");
     return nullptr;
   }
@@ -129,8 +130,7 @@ std::unique_ptr<EpiExpr> ComputeChecker::convertLoad(const Expr &E) {
         Ok = false;
         continue;
       }
-      if (parseGroupIndex(Idx, U) &&
-          bindIndex(U, P, I, /*NeedSymbol=*/true))
+      if (parseGroupIndex(Idx, U) && bindIndex(U, P, I, /*NeedSymbol=*/true))
         Load->Indices.push_back(EpiIndex::G);
       else
         Ok = false;

@@ -110,8 +110,7 @@ bool ComputeChecker::parseGroupIndex(const Expr &E, IndexUse &U) {
     S.error(S.ParamDecls[P]->Range,
             "index tensor '" + T.Name +
                 "' must say how its groups are aligned, like 'in " + T.Name +
-                " : i32[" +
-                (T.Shape[0].Sym.empty() ? MIdx : T.Shape[0].Sym) +
+                " : i32[" + (T.Shape[0].Sym.empty() ? MIdx : T.Shape[0].Sym) +
                 "] grouped 128' (each expert's rows "
                 "start at a multiple of 128)");
     return false;

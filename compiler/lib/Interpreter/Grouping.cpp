@@ -66,8 +66,8 @@ PaddingCheck checkPaddingRows(const OpModel &Op,
     for (int64_t J = 0; J < Size.N; ++J) {
       bool Poisoned = true;
       for (size_t B = 0; B < Width; ++B)
-        Poisoned &= D.Bytes[size_t(R) * RowBytes + size_t(J) * Width + B] ==
-                    0xFF;
+        Poisoned &=
+            D.Bytes[size_t(R) * RowBytes + size_t(J) * Width + B] == 0xFF;
       P.Written += !Poisoned;
     }
   }

@@ -15,8 +15,9 @@
 // epilogue. A grouped op's tile (OpModel::Group) multiplies by the weight
 // of the expert of its first row, stores only the rows of that expert (a
 // run's trailing padding rows are computed and dropped), and is skipped
-// when its first row is padding (templates/kiln/gemm/grouped.cuh). Raster order and clusters change which CTA computes a tile, never
-// its arithmetic, so they are not modelled.
+// when its first row is padding (templates/kiln/gemm/grouped.cuh). Raster order
+// and clusters change which CTA computes a tile, never its arithmetic, so they
+// are not modelled.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Interpreter/Execute.h"
@@ -89,63 +90,62 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
 
   // The tile's fp32 result for weight W (B, or the up weight) with the
   // B-side scales ScaleW, left in Result.
-  auto TileResult = [&](const std::vector<float> &W,
-                        const std::vector<double> &ScaleW, int64_t M0,
-                        int64_t N0, int64_t Expert,
-                        std::vector<float> &Result) {
-    const size_t WBase = size_t(Expert * S.N * S.K);
-    std::fill(Acc.begin(), Acc.end(), 0.0f);
-    std::fill(Out.begin(), Out.end(), 0.0f);
-    const int64_t RowsM = std::min(BM, S.M - M0);
-    const int64_t ColsN = std::min(BN, S.N - N0);
-    for (int64_t K0 = 0; K0 < S.K; K0 += BK) {
-      const int64_t Kt = K0 / BK;
-      if (TilesPerPromote && Kt % TilesPerPromote == 0)
-        std::fill(Acc.begin(), Acc.end(), 0.0f); // scale-d = 0
-      // The stage's loads, zero outside the tensors.
-      for (int64_t I = 0; I < BM; ++I)
-        for (int64_t J = 0; J < BK; ++J) {
-          bool In = M0 + I < S.M && K0 + J < S.K;
-          TileA[size_t(I * BK + J)] =
-              In ? A[size_t((M0 + I) * S.K + K0 + J)] : 0.0f;
-        }
-      for (int64_t I = 0; I < BN; ++I)
-        for (int64_t J = 0; J < BK; ++J) {
-          bool In = N0 + I < S.N && K0 + J < S.K;
-          TileB[size_t(I * BK + J)] =
-              In ? W[WBase + size_t((N0 + I) * S.K + K0 + J)] : 0.0f;
-        }
-      // The stage's MMAs, one K slice at a time. Rows and columns of the
-      // tile outside D are computed by the kernel and never stored; they
-      // do not affect the others, so they are skipped here.
-      for (int64_t I = 0; I < RowsM; ++I)
-        for (int64_t J = 0; J < ColsN; ++J) {
-          const float *Ar = &TileA[size_t(I * BK)];
-          const float *Br = &TileB[size_t(J * BK)];
-          float C = Acc[size_t(I * BN + J)];
-          for (int64_t KA = 0; KA < BK; KA += AtomK) {
-            float Slice = 0.0f;
-            for (int64_t KK = KA; KK < std::min(KA + AtomK, BK); ++KK)
-              Slice += Ar[KK] * Br[KK];
-            C += Slice;
+  auto TileResult =
+      [&](const std::vector<float> &W, const std::vector<double> &ScaleW,
+          int64_t M0, int64_t N0, int64_t Expert, std::vector<float> &Result) {
+        const size_t WBase = size_t(Expert * S.N * S.K);
+        std::fill(Acc.begin(), Acc.end(), 0.0f);
+        std::fill(Out.begin(), Out.end(), 0.0f);
+        const int64_t RowsM = std::min(BM, S.M - M0);
+        const int64_t ColsN = std::min(BN, S.N - N0);
+        for (int64_t K0 = 0; K0 < S.K; K0 += BK) {
+          const int64_t Kt = K0 / BK;
+          if (TilesPerPromote && Kt % TilesPerPromote == 0)
+            std::fill(Acc.begin(), Acc.end(), 0.0f); // scale-d = 0
+          // The stage's loads, zero outside the tensors.
+          for (int64_t I = 0; I < BM; ++I)
+            for (int64_t J = 0; J < BK; ++J) {
+              bool In = M0 + I < S.M && K0 + J < S.K;
+              TileA[size_t(I * BK + J)] =
+                  In ? A[size_t((M0 + I) * S.K + K0 + J)] : 0.0f;
+            }
+          for (int64_t I = 0; I < BN; ++I)
+            for (int64_t J = 0; J < BK; ++J) {
+              bool In = N0 + I < S.N && K0 + J < S.K;
+              TileB[size_t(I * BK + J)] =
+                  In ? W[WBase + size_t((N0 + I) * S.K + K0 + J)] : 0.0f;
+            }
+          // The stage's MMAs, one K slice at a time. Rows and columns of the
+          // tile outside D are computed by the kernel and never stored; they
+          // do not affect the others, so they are skipped here.
+          for (int64_t I = 0; I < RowsM; ++I)
+            for (int64_t J = 0; J < ColsN; ++J) {
+              const float *Ar = &TileA[size_t(I * BK)];
+              const float *Br = &TileB[size_t(J * BK)];
+              float C = Acc[size_t(I * BN + J)];
+              for (int64_t KA = 0; KA < BK; KA += AtomK) {
+                float Slice = 0.0f;
+                for (int64_t KK = KA; KK < std::min(KA + AtomK, BK); ++KK)
+                  Slice += Ar[KK] * Br[KK];
+                C += Slice;
+              }
+              Acc[size_t(I * BN + J)] = C;
+            }
+          // Promotion at the end of a block (or of K).
+          if (TilesPerPromote &&
+              (Kt % TilesPerPromote == TilesPerPromote - 1 || K0 + BK >= S.K)) {
+            const int64_t Kb = (K0 / Block);
+            for (int64_t I = 0; I < RowsM; ++I)
+              for (int64_t J = 0; J < ColsN; ++J) {
+                float Sc = float(ScaleA[size_t((M0 + I) * Blocks + Kb)]) *
+                           float(ScaleW[size_t((N0 + J) * Blocks + Kb)]);
+                float &O = Out[size_t(I * BN + J)];
+                O = std::fma(Acc[size_t(I * BN + J)], Sc, O);
+              }
           }
-          Acc[size_t(I * BN + J)] = C;
         }
-      // Promotion at the end of a block (or of K).
-      if (TilesPerPromote &&
-          (Kt % TilesPerPromote == TilesPerPromote - 1 || K0 + BK >= S.K)) {
-        const int64_t Kb = (K0 / Block);
-        for (int64_t I = 0; I < RowsM; ++I)
-          for (int64_t J = 0; J < ColsN; ++J) {
-            float Sc = float(ScaleA[size_t((M0 + I) * Blocks + Kb)]) *
-                       float(ScaleW[size_t((N0 + J) * Blocks + Kb)]);
-            float &O = Out[size_t(I * BN + J)];
-            O = std::fma(Acc[size_t(I * BN + J)], Sc, O);
-          }
-      }
-    }
-    Result = TilesPerPromote ? Out : Acc;
-  };
+        Result = TilesPerPromote ? Out : Acc;
+      };
 
   std::vector<float> Gate(size_t(BM * BN));
   for (int64_t M0 = 0; M0 < S.M; M0 += BM) {
@@ -173,9 +173,9 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
         for (int64_t J = 0; J < ColsN; ++J) {
           float V = Gate[size_t(I * BN + J)];
           if (Op.Epilogue)
-            V = evalEpilogue<float>(
-                *Op.Epilogue, V, M0 + I, N0 + J, Params,
-                Op.Up ? UpResult[size_t(I * BN + J)] : 0.0f, Expert);
+            V = evalEpilogue<float>(*Op.Epilogue, V, M0 + I, N0 + J, Params,
+                                    Op.Up ? UpResult[size_t(I * BN + J)] : 0.0f,
+                                    Expert);
           if (Op.Quant)
             Y[size_t((M0 + I) * S.N + N0 + J)] = V;
           else

@@ -128,8 +128,8 @@ double decodeBits(DType T, uint32_t Bits) {
 
 uint32_t encodeBits(DType T, double X) {
   if (T == DType::I32) // exact for the integers an index tensor holds
-    return uint32_t(int32_t(std::llround(
-        std::fmin(std::fmax(X, -2147483648.0), 2147483647.0))));
+    return uint32_t(int32_t(
+        std::llround(std::fmin(std::fmax(X, -2147483648.0), 2147483647.0))));
   if (T == DType::F32)
     return floatBits(float(X));
   if (T == DType::UE8M0) {

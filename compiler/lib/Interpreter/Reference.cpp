@@ -102,8 +102,7 @@ std::vector<double> referenceGemmRows(const OpModel &Op,
       for (int64_t N = 0; N < S.N; ++N) {
         const double Sum = Reduce(B, ScaleB[Table], N);
         const double Up =
-            Op.Up ? Reduce(U, ScaleU[ScaleU.size() > 1 ? size_t(Expert) : 0],
-                           N)
+            Op.Up ? Reduce(U, ScaleU[ScaleU.size() > 1 ? size_t(Expert) : 0], N)
                   : 0.0;
         D[size_t(R) * size_t(S.N) + size_t(N)] =
             Op.Epilogue ? evalEpilogue<double>(*Op.Epilogue, Sum, M, N, Params,

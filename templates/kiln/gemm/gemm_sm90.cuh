@@ -495,8 +495,8 @@ KILN_DEVICE void gemm(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   static_assert(!Cfg::kGated, "kiln::sm90::gemm: a gated config needs "
                               "gemm_gated and the up weight's tensor map");
   gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, nullptr, D, M, N, K, nullptr,
-                      gemm::NoQuant(), sa, sb, gemm::NoKScale(), gemm::NoGroups(),
-                      args...);
+                      gemm::NoQuant(), sa, sb, gemm::NoKScale(),
+                      gemm::NoGroups(), args...);
 }
 
 /// The split-K entry (Cfg::kSplitK > 1): as gemm, with the WORKSPACE of the
@@ -512,8 +512,8 @@ KILN_DEVICE void gemm_split_k(const TmaDescriptor &tma_a,
   static_assert(!Cfg::kGated, "kiln::sm90::gemm_split_k: a gated config "
                               "needs gemm_gated");
   gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, nullptr, D, M, N, K, workspace,
-                      gemm::NoQuant(), sa, sb, gemm::NoKScale(), gemm::NoGroups(),
-                      args...);
+                      gemm::NoQuant(), sa, sb, gemm::NoKScale(),
+                      gemm::NoGroups(), args...);
 }
 
 /// The TMA-store entry (Cfg::kTmaStore): as gemm_split_k (WORKSPACE null
@@ -526,10 +526,10 @@ gemm_tma_store(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
                int32_t K, void *workspace, SA sa, SB sb, Args... args) {
   static_assert(!Cfg::kGated, "kiln::sm90::gemm_tma_store: a gated config "
                               "needs gemm_gated_tma_store");
-  gemm_impl<Cfg, Epi>(
-      tma_a, tma_b, nullptr, tma_store_usable(D, N) ? &tma_d : nullptr, D, M, N,
-      K, workspace, gemm::NoQuant(), sa, sb, gemm::NoKScale(), gemm::NoGroups(),
-                      args...);
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr,
+                      tma_store_usable(D, N) ? &tma_d : nullptr, D, M, N, K,
+                      workspace, gemm::NoQuant(), sa, sb, gemm::NoKScale(),
+                      gemm::NoGroups(), args...);
 }
 
 /// The quantized-output entry (D[m, n] = quantize(x, ds), gemm/row_quant.cuh):
@@ -562,10 +562,9 @@ gemm_quant_tma_store(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   static_assert(Quant::kPresent && Cfg::kTmaStore && !Cfg::kGated,
                 "kiln::sm90::gemm_quant_tma_store: a quantized TMA-store "
                 "config");
-  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr,
-                      tma_store_usable(D, N) ? &tma_d : nullptr, D, M, N, K,
-                      workspace, quant, sa, sb, gemm::NoKScale(), gemm::NoGroups(),
-                      args...);
+  gemm_impl<Cfg, Epi>(
+      tma_a, tma_b, nullptr, tma_store_usable(D, N) ? &tma_d : nullptr, D, M, N,
+      K, workspace, quant, sa, sb, gemm::NoKScale(), gemm::NoGroups(), args...);
 }
 
 /// The gated entry (Cfg::kGated; SwiGLU's gate and up projections): as

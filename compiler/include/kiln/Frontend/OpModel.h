@@ -136,7 +136,7 @@ struct TuneSpace {
 /// of its operand (`sa[m, k / 128]`, `sb[n / 128, k / 128]`) or on nothing
 /// else (`s[k / 128]`); either index may come first.
 struct KScale {
-  int Param = -1;             ///< Index into OpModel::Params.
+  int Param = -1; ///< Index into OpModel::Params.
   /// A grouped GEMM's B-side scale, one per expert: a leading dimension
   /// indexed by the expert of row m (`sb[eid[m], n / 128, k / 128]`).
   bool Grouped = false;
@@ -226,8 +226,7 @@ inline int64_t opExperts(const OpModel &Op, const ProblemSize &Size) {
 }
 
 /// A ProblemSize of Op from its GEMM roles (an op with no other sizes).
-inline ProblemSize opSize(const OpModel &Op, int64_t M, int64_t N,
-                               int64_t K) {
+inline ProblemSize opSize(const OpModel &Op, int64_t M, int64_t N, int64_t K) {
   return ProblemSize{{Op.MSym, M}, {Op.NSym, N}, {Op.KSym, K}};
 }
 

@@ -282,10 +282,10 @@ void groupedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
   Args.append({Entry->getArgument(3), Entry->getArgument(4)});
   for (unsigned I = 6; I < EndOperands; ++I)
     Args.push_back(Entry->getArgument(I));
-  B.create<emitc::CallOpaqueOp>(
-      Loc, TypeRange{},
-      Sm90 ? "kiln::sm90::gemm_grouped" : "kiln::sm80::gemm_grouped", Args,
-      ArrayAttr(), TemplateArgs);
+  B.create<emitc::CallOpaqueOp>(Loc, TypeRange{},
+                                Sm90 ? "kiln::sm90::gemm_grouped"
+                                     : "kiln::sm80::gemm_grouped",
+                                Args, ArrayAttr(), TemplateArgs);
 }
 
 LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
