@@ -27,9 +27,9 @@ BenchResult failed(const std::string &Why) {
 } // namespace
 
 DeviceBench::DeviceBench(const OpModel &Op, const ProblemSize &TheSize,
-                         uint64_t Seed, int64_t L2Bytes)
+                         uint64_t Seed, int64_t L2Bytes, RowRouting Routing)
     : Driver(CudaDriver::instance()), Op(Op), Size(gemmDims(Op, TheSize)),
-      Problem(Driver, Op, TheSize, Seed) {
+      Problem(Driver, Op, TheSize, Seed, Routing) {
   if (L2Bytes > 0)
     Flush = std::make_unique<DeviceBuffer>(Driver, size_t(L2Bytes) * 2);
   // Not inside the first candidate's time (or its timeout).

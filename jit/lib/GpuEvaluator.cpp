@@ -126,12 +126,14 @@ GpuEvaluator::GpuEvaluator(const tuner::OpSearchSpace &TheSpace,
     W.OpName = Space.op().Name;
     W.Size = Size;
     W.Seed = Options.Seed;
+    W.Routing = Options.Routing;
     W.L2Bytes = L2;
     W.Timing = P->Options.Timing;
     P->Worker = std::make_unique<MeasureWorker>(P->Options.WorkerCommand, W);
   } else {
     P->Bench =
-        std::make_unique<DeviceBench>(Space.op(), Size, Options.Seed, L2);
+        std::make_unique<DeviceBench>(Space.op(), Size, Options.Seed, L2,
+                                      Options.Routing);
   }
 }
 

@@ -124,7 +124,8 @@ std::string setupText(const WorkerSetup &S) {
   const TimingOptions &T = S.Timing;
   return "file " + S.FileName + "\nop " + S.OpName + "\nshape " +
          S.Size.str() + "\nseed " +
-         std::to_string(S.Seed) + "\nl2 " + std::to_string(S.L2Bytes) +
+         std::to_string(S.Seed) + "\nrouting " + rowRoutingName(S.Routing) +
+         "\nl2 " + std::to_string(S.L2Bytes) +
          "\nwarmup " + std::to_string(T.Warmup) + "\nmin_reps " +
          std::to_string(T.MinReps) + "\nmax_reps " +
          std::to_string(T.MaxReps) + "\nspread " + num(T.TargetSpread) +
@@ -229,8 +230,9 @@ int runMeasureWorker(int InFd, int OutFd) {
   try {
     const CudaDriver &Driver = CudaDriver::instance();
     PrimaryContext Context(Driver, 0);
-    DeviceBench Bench(*Op, *Size, uint64_t(toInt(F, "seed")),
-                      toInt(F, "l2"));
+    DeviceBench Bench(
+        *Op, *Size, uint64_t(toInt(F, "seed")), toInt(F, "l2"),
+        parseRowRouting(F["routing"]).value_or(RowRouting::Mixed));
     // Ready: the parent's per-candidate timeout starts counting now.
     if (!writeFrame(OutFd, "ready\n"))
       return 2;

@@ -2,7 +2,7 @@
 """Runs an example's tuning space on kiln's emulator and checks every run.
 
 usage: sweep.py KILN EXAMPLE ARCH [--all] [--jobs N] [--cache DIR] [--op NAME]
-                [--shape M=..,N=..,K=..] [--edge-shapes S;S...]
+                [--shape M=..,N=..,K=..] [--edge-shapes "S S..."]
                 [--routing R,R...]
 
 For each chosen configuration of `kiln space EXAMPLE --arch ARCH`, runs
@@ -28,6 +28,7 @@ import concurrent.futures
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -100,7 +101,7 @@ def main():
     ap.add_argument("--edge-shapes", default=";".join(EDGE_SHAPES))
     ap.add_argument("--routing", default="")
     a = ap.parse_args()
-    edges = [s for s in a.edge_shapes.split(";") if s]
+    edges = [s for s in re.split(r"[;\s]+", a.edge_shapes) if s]
     routings = [r for r in a.routing.split(",") if r] or [None]
     op = ["--op", a.op] if a.op else []
     full = a.all or os.environ.get("KILN_TEST_LEVEL") == "full"

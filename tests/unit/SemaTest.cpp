@@ -241,7 +241,7 @@ TEST_CASE("Sema: names", "[sema]") {
                       "  out D : bf61[M, N]\n" +
                       Gemm)) ==
         "4:11: unknown dtype 'bf61'; did you mean 'bf16'? (kiln's dtypes are "
-        "bf16, f16, f8e4m3, f8e5m2, f32 and, for block scales, ue8m0)");
+        "bf16, f16, f8e4m3, f8e5m2, f32, ue8m0 for block scales and i32 for index tensors)");
   CHECK(firstError(op(Fp8 + Gemm + "  tune {\n    blockm in [64]\n  }\n")) ==
         "7:5: unknown tuning parameter 'blockm'; did you mean 'block_m'?");
   CHECK(firstError(op(Fp8 + Gemm + "  tune {\n    tile in [64]\n  }\n")) ==

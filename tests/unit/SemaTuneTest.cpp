@@ -114,7 +114,7 @@ TEST_CASE("Sema: several errors are reported in one run", "[sema]") {
                   "  }\n")) ==
         std::vector<std::string>{
             "4:14: unknown dtype 'bf17'; did you mean 'bf16'? (kiln's dtypes "
-            "are bf16, f16, f8e4m3, f8e5m2, f32 and, for block scales, ue8m0)",
+            "are bf16, f16, f8e4m3, f8e5m2, f32, ue8m0 for block scales and i32 for index tensors)",
             "6:40: unknown tensor 'biass'; did you mean 'bias'?",
             "8:5: unknown tuning parameter 'block_mm'; did you mean 'block_m'?",
             "9:16: 'stages' must be positive, got 0",

@@ -178,15 +178,7 @@ int runRun(const Args &A) {
   if (!P.get("--shape"))
     throw UsageError("--shape is required (e.g. --shape M=128,N=256,K=512)");
   uint64_t Seed = parseSeed(P.get("--seed"));
-  RowRouting Routing = RowRouting::Mixed;
-  if (std::optional<std::string> R = P.get("--routing")) {
-    std::optional<RowRouting> Parsed = parseRowRouting(*R);
-    if (!Parsed)
-      throw UsageError("--routing must be mixed, uniform, skewed or single, "
-                       "got '" +
-                       *R + "'");
-    Routing = *Parsed;
-  }
+  const RowRouting Routing = parseRoutingArg(P.get("--routing"));
   std::optional<LoadedFile> File = loadFile(P.positionals()[0]);
   if (!File)
     return ExitInputError;

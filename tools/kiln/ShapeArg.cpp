@@ -36,4 +36,13 @@ ProblemSize parseShapeArg(const std::string &Text, const OpModel &Op,
   return S;
 }
 
+RowRouting parseRoutingArg(const std::optional<std::string> &Text) {
+  if (!Text)
+    return RowRouting::Mixed;
+  if (std::optional<RowRouting> R = parseRowRouting(*Text))
+    return *R;
+  throw UsageError("--routing must be mixed, uniform, skewed or single, got '" +
+                   *Text + "'");
+}
+
 } // namespace kiln::cli

@@ -3,7 +3,9 @@
 #define KILN_TOOLS_KILN_SHAPEARG_H
 
 #include "kiln/Frontend/OpModel.h"
+#include "kiln/Interpreter/HostTensor.h"
 
+#include <optional>
 #include <string>
 
 namespace kiln::cli {
@@ -16,6 +18,11 @@ namespace kiln::cli {
 /// order. Throws UsageError naming the problem.
 ProblemSize parseShapeArg(const std::string &Text, const OpModel &Op,
                           bool AllowEmptyK = false);
+
+/// The --routing option of run and tune: a grouped op's rows over its
+/// experts (RowRouting; mixed when absent). Throws UsageError on another
+/// word.
+RowRouting parseRoutingArg(const std::optional<std::string> &Text);
 
 } // namespace kiln::cli
 

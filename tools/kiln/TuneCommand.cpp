@@ -40,8 +40,8 @@ const char *TuneHelp =
     R"(usage: kiln tune FILE [--op NAME] --shape M=..,N=..,K=.. [--backend gpu|model]
                  [--device gpu|emu] [--arch ARCH] [--strategy S] [--budget N]
                  [--time-limit SEC]
-                 [--seed S] [--jobs N] [--candidate-timeout SEC] [--cache PATH]
-                 [--no-store] [--quiet] [--json]
+                 [--seed S] [--routing R] [--jobs N] [--candidate-timeout SEC]
+                 [--cache PATH] [--no-store] [--quiet] [--json]
        kiln tune --replay FILE [--strategy S] [--budget N] [--time-limit SEC]
                  [--seed S] [--quiet] [--json]
 
@@ -73,6 +73,11 @@ the right answer, for one problem size on this machine's GPU 0.
                     600 s on the emulator)
   --seed S          the search's seed (default 1); a run is deterministic
                     for a seed and the backend's answers
+  --routing R       a grouped op's token distribution, the rows of every
+                    candidate's inputs over the experts: mixed (the default),
+                    uniform, skewed (Zipf-like) or single, as for kiln run;
+                    the GPU backend checks and times every candidate on it
+                    (the cost model assumes uniform)
   --cache PATH      the tuning cache (default: KILN_TUNING_CACHE, else
                     <cache dir>/tuning.toml); --no-store leaves it alone
   --replay FILE     tune a recorded Kernel Tuner cache file (.json or
@@ -152,6 +157,7 @@ int runTune(const Args &A) {
                    {"--budget", true},
                    {"--time-limit", true},
                    {"--seed", true},
+                   {"--routing", true},
                    {"--jobs", true},
                    {"--candidate-timeout", true},
                    {"--cache", true},
@@ -166,6 +172,7 @@ int runTune(const Args &A) {
   if (!P.get("--shape"))
     throw UsageError("--shape is required (e.g. --shape M=4096,N=2112,K=7168)");
   SearchArgs S = parseSearchArgs(P);
+  const RowRouting Routing = parseRoutingArg(P.get("--routing"));
   const bool Emulated = applyDeviceOption(P);
   std::string Backend = P.get("--backend").value_or("");
   if (Emulated && Backend == "model")
@@ -282,6 +289,7 @@ int runTune(const Args &A) {
       GpuEvaluatorOptions O;
       O.Jobs = Jobs;
       O.Seed = S.Seed;
+      O.Routing = Routing;
       O.CandidateTimeout = CandidateTimeout;
       O.WorkerCommand = {selfExecutable(), "__measure-worker"};
       auto G = std::make_unique<GpuEvaluator>(Space, File->Path, File->Text,

@@ -107,7 +107,7 @@ func.func @threads(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf
 func.func @outside_value(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?x?xbf16>, %f: f32) {
   kiln.gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?xbf16>) d(%D : memref<?x?xbf16>) {
   ^bb0(%acc: f32, %m: index, %n: index):
-    // expected-error @+1 {{in a GEMM epilogue may only use values of the epilogue and, in kiln.load, its epilogue operands}}
+    // expected-error @+1 {{in a GEMM epilogue may only use values of the epilogue and, in kiln.load or kiln.group_of, its epilogue operands}}
     %0 = arith.addf %acc, %f : f32
     kiln.yield %0 : f32
   }

@@ -35,8 +35,9 @@ class DeviceBench {
 public:
   /// Uploads Op's seeded inputs for Size in the current context, makes a
   /// stream and (L2Bytes > 0) an L2 flush buffer of twice that size.
+  /// Routing: a grouped op's rows over its experts (makeParams).
   DeviceBench(const OpModel &Op, const ProblemSize &Size, uint64_t Seed,
-              int64_t L2Bytes);
+              int64_t L2Bytes, RowRouting Routing = RowRouting::Mixed);
   ~DeviceBench();
   DeviceBench(const DeviceBench &) = delete;
   DeviceBench &operator=(const DeviceBench &) = delete;

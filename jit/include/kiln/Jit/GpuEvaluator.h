@@ -45,6 +45,8 @@ struct CandidateReport {
 struct GpuEvaluatorOptions {
   unsigned Jobs = 0; ///< Compile threads (0: the machine's cores).
   uint64_t Seed = 1;
+  /// A grouped op's rows over its experts in the inputs (makeParams).
+  RowRouting Routing = RowRouting::Mixed;
   TimingOptions Timing;
   bool FlushL2 = true;
   /// The measuring worker's argv; empty: measure in this process.

@@ -27,6 +27,7 @@ struct WorkerSetup {
   std::string FileName, Source, OpName;
   ProblemSize Size;
   uint64_t Seed = 1;
+  RowRouting Routing = RowRouting::Mixed; ///< A grouped op's rows.
   int64_t L2Bytes = 0; ///< 0: no L2 flush.
   TimingOptions Timing;
 };
