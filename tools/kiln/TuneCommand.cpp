@@ -385,6 +385,7 @@ int runTune(const Args &A) {
   TuneOutcome O;
   O.Op = &Op;
   O.Size = Named;
+  O.Routing = Routing;
   O.DeviceName = DeviceName;
   O.ArchName = ArchName;
   O.Backend = Backend;

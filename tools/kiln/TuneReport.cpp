@@ -13,8 +13,11 @@ void printJson(const TuneOutcome &O, std::ostream &OS) {
   for (const auto &[Kind, N] : O.Failures)
     Failed += N;
   OS << "{\"op\": " << jsonString(O.Op->Name)
-     << ", \"shape\": " << shapeJson(O.Size) << ", \"device\": " << jsonString(O.DeviceName)
-     << ", \"arch\": \"" << O.ArchName << "\", \"backend\": \"" << O.Backend
+     << ", \"shape\": " << shapeJson(O.Size);
+  if (O.Op->Group)
+    OS << ", \"routing\": \"" << rowRoutingName(O.Routing) << "\"";
+  OS << ", \"device\": " << jsonString(O.DeviceName) << ", \"arch\": \""
+     << O.ArchName << "\", \"backend\": \"" << O.Backend
      << "\", \"emulated\": " << (O.Emulated ? "true" : "false")
      << ", \"strategy\": " << jsonString(O.Search.Strategy)
      << ", \"seed\": " << O.Search.Seed
@@ -45,6 +48,9 @@ void printJson(const TuneOutcome &O, std::ostream &OS) {
 void printText(const TuneOutcome &O, std::ostream &OS) {
   const OpModel &Op = *O.Op;
   OS << "op        " << Op.Name << " " << O.Size.str()
+     << (Op.Group && O.Backend == "gpu"
+             ? std::string(" (routing ") + rowRoutingName(O.Routing) + ")"
+             : std::string())
      << " on " << O.DeviceName << " (" << O.ArchName << ")\n"
      << "space     " << O.Declared << " declared, " << O.Constrained
      << " satisfy the constraints, " << O.Valid << " run on " << O.ArchName
@@ -58,8 +64,7 @@ void printText(const TuneOutcome &O, std::ostream &OS) {
      << "\n"
      << "best      " << O.Best.str() << "\n"
      << "          " << formatSeconds(O.BestSeconds) << ", "
-     << flopRateText(O.BestTflops)
-     << (O.Predicted ? " (predicted)" : "")
+     << flopRateText(O.BestTflops) << (O.Predicted ? " (predicted)" : "")
      << (O.Emulated ? " (emulated: host time, not GPU time)" : "");
   if (O.RelError)
     OS << ", relative error " << jsonNumber(*O.RelError);

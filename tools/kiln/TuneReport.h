@@ -19,6 +19,8 @@ namespace kiln::cli {
 struct TuneOutcome {
   const OpModel *Op = nullptr;
   ProblemSize Size; ///< In the op's symbol order.
+  /// A grouped op's rows over its experts in the GPU backend's inputs.
+  RowRouting Routing = RowRouting::Mixed;
   std::string DeviceName, ArchName, Backend;
   SearchArgs Search;
   uint64_t Declared = 0;
