@@ -86,11 +86,8 @@ TEST_CASE("Grouped: every routing fills the contiguous layout", "[grouped]") {
     REQUIRE(Used >= 1);
     if (Routing == RowRouting::Single)
       REQUIRE(Used == 1);
-    if (Routing == RowRouting::Uniform) // 15 chunks over 8 experts
+    if (Routing == RowRouting::Uniform) // 16 chunks over 8 experts
       REQUIRE(Used == Experts);
-    // The partial chunk past the last multiple of Align stays padding.
-    for (int64_t R = 1000 / Align * Align; R < 1000; ++R)
-      REQUIRE(T.get(R) == -1);
   }
   CHECK(SawRagged);
   if (Routing != RowRouting::Uniform)

@@ -163,7 +163,8 @@ std::vector<int64_t> chunkCounts(int64_t Experts, int64_t Chunks,
 void fillGroupedIndex(HostTensor &T, int64_t Experts, int64_t Align,
                       RowRouting Routing, std::mt19937_64 &Rng) {
   const int64_t M = T.numElements();
-  const int64_t Chunks = M / Align; // a partial last chunk stays padding
+  // A partial last chunk may hold a run too: it ends at M.
+  const int64_t Chunks = (M + Align - 1) / Align;
   for (int64_t I = 0; I < M; ++I)
     T.set(I, -1.0);
   if (Experts < 1)
@@ -176,7 +177,7 @@ void fillGroupedIndex(HostTensor &T, int64_t Experts, int64_t Align,
       continue; // an expert no row was routed to
     // Its last chunk ends in padding rows (none when the run fills it).
     const int64_t Rows = (C - 1) * Align + 1 + int64_t(Rng() % uint64_t(Align));
-    for (int64_t R = 0; R < Rows; ++R)
+    for (int64_t R = 0; R < Rows && Chunk * Align + R < M; ++R)
       T.set(Chunk * Align + R, double(E));
     Chunk += C;
   }

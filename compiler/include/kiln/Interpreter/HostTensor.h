@@ -67,8 +67,9 @@ std::optional<RowRouting> parseRowRouting(std::string_view Name);
 
 /// A grouped GEMM's index tensor T (rank 1, M rows) in the contiguous
 /// layout: runs of one expert in increasing expert order, each starting at
-/// a multiple of Align and ending in padding rows (-1) up to the next one,
-/// the experts' shares by Routing, and -1 in every row past the last run.
+/// a multiple of Align and ending in padding rows (-1) up to the next one
+/// (or at M), the experts' shares by Routing, and -1 in every row past the
+/// last run.
 void fillGroupedIndex(HostTensor &T, int64_t Experts, int64_t Align,
                       RowRouting Routing, std::mt19937_64 &Rng);
 
