@@ -231,7 +231,7 @@ bool ComputeChecker::checkOperandLayout(const KFactor &F,
   std::string Shape = "[" + Row + ", " + KIdx + "]";
   std::string Msg =
       roleName(Role, F.Param) + " must be indexed " + Shape + " (K contiguous)";
-  if (IsB && (M.Group || M.Params[M.B].Shape.size() == 3))
+  if (IsB && (M.Group || M.Params[size_t(F.Param)].Shape.size() == 3))
     Msg += ", or [" + (M.Group ? M.Params[M.Group->Param].Name : "eid") + "[" +
            MIdx + "], " + Row + ", " + KIdx + "] for one weight per expert";
   if (U.size() == 2 && U[0].isPlain(KIdx) && U[1].isPlain(Row))
