@@ -123,3 +123,16 @@ func.func @group_of_second_index(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?x?xf8E4
   } {groups = #kiln.groups<operand = 0, align = 128>}
   return
 }
+
+// -----
+
+func.func @grouped_scale_k_first(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?x?xf8E4M3FN>, %sb: memref<?x?xf32>, %eid: memref<?xi32>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{a grouped k_scale's dimension 0 is the expert; k_dim must be 1 or more}}
+  kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?x?xf8E4M3FN>) d(%D : memref<?x?xbf16>)
+      operands(%sb, %eid : memref<?x?xf32>, memref<?xi32>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {groups = #kiln.groups<operand = 1, align = 128>,
+     k_scales = [#kiln.k_scale<operand = 0, n_side = true, has_row = false, row_div = 1, k_div = 128, k_dim = 0, grouped = true>]}
+  return
+}

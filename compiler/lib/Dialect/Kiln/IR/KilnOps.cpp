@@ -93,6 +93,9 @@ LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
         S.getRowDiv() <= 0)
       return Op->emitOpError("k_scale of operand ")
              << S.getOperand() << " needs k_dim < rank and positive divisors";
+    if (S.getGrouped() && S.getKDim() == 0)
+      return Op->emitOpError("a grouped k_scale's dimension 0 is the expert; "
+                             "k_dim must be 1 or more");
     if (S.getGrouped() && !S.getNSide())
       return Op->emitOpError("a grouped k_scale (one per expert) belongs to "
                              "the n side");
