@@ -27,11 +27,6 @@ GpuProblem::GpuProblem(const CudaDriver &Driver, const OpModel &TheOp,
     Args.push_back(A);
   }
   Rows = checkedRows(Op, Params, Size);
-  if (Op.Group) {
-    Padding.assign(size_t(Size.M), true);
-    for (int64_t R : computedRows(Op, Params, Size.M))
-      Padding[size_t(R)] = false;
-  }
   // Pageable uploads may return before their DMA completes.
   KILN_CU_CHECK(Driver, cuCtxSynchronize);
 }
@@ -57,7 +52,7 @@ GpuCheck GpuProblem::check(const AccumulationModel &Acc) {
   GpuCheck R;
   // A grouped op's padding rows keep poisonOutput's NaN bytes.
   for (int64_t I = 0, E = D.numElements(); I < E; ++I)
-    if (Padding.empty() || !Padding[size_t(I / Size.N)])
+    if (rowExpert(Op, Params, I / Size.N) >= 0)
       R.NonFinite += !std::isfinite(D.get(I));
   const PaddingCheck Pad = checkPaddingRows(Op, Params, D, Size);
   R.PaddingRows = Pad.Rows;

@@ -71,7 +71,6 @@ private:
   std::vector<DeviceBuffer> Buffers;
   std::vector<TensorArg> Args;
   std::vector<int64_t> Rows;
-  std::vector<bool> Padding; ///< Per row of D: a grouped op's padding row.
   std::vector<double> Reference;
 };
 
