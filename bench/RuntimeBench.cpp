@@ -24,7 +24,7 @@
 #include "kiln/Interpreter/Execute.h"
 #include "kiln/Jit/GpuProblem.h"
 #include "kiln/Jit/Jit.h"
-#include "kiln/Runtime/GemmLauncher.h"
+#include "kiln/Runtime/Gemm/GemmLauncher.h"
 #include "kiln/Target/TuningSpace.h"
 
 #include <algorithm>
@@ -100,8 +100,7 @@ void benchInterpreter(const std::string &Path) {
   GemmSize Size{256, 256, 1024};
   std::vector<HostTensor> Params;
   std::string Error;
-  if (!makeParams(Op, opSize(Op, Size.M, Size.N, Size.K), 1, Params,
-                  Error)) {
+  if (!makeParams(Op, opSize(Op, Size.M, Size.N, Size.K), 1, Params, Error)) {
     std::fprintf(stderr, "%s\n", Error.c_str());
     std::exit(1);
   }
@@ -167,9 +166,8 @@ void benchLaunch(const std::string &Path, int Launches) {
   std::vector<double> Kiln, Launcher;
   for (int Rep = 0; Rep < 11; ++Rep) {
     Kiln.push_back(Batch([&] { K.launch(Args.data(), Args.size(), Stream); }));
-    Launcher.push_back(Batch([&] {
-      Raw.launch(A, B, D, 128, 128, 256, Operands.data(), Stream);
-    }));
+    Launcher.push_back(Batch(
+        [&] { Raw.launch(A, B, D, 128, 128, 256, Operands.data(), Stream); }));
   }
   double KilnUs = median(Kiln) * 1e6, RawUs = median(Launcher) * 1e6;
   std::printf("launch  %s on %s: kiln::Kernel::launch %.3f us, "

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Jit/Jit.h"
-#include "kiln/Runtime/GemmLauncher.h"
+#include "kiln/Runtime/Gemm/GemmLauncher.h"
 
 #include <cerrno>
 #include <cstdint>

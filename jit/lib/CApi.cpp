@@ -9,7 +9,7 @@
 
 #include "kiln/Jit/Jit.h"
 #include "kiln/Runtime/Bundle.h"
-#include "kiln/Runtime/LaunchPlan.h"
+#include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 
 #include <functional>
 #include <new>

@@ -3,8 +3,8 @@
 
 #include "kiln/Target/ConfigOverride.h"
 #include "kiln/Target/TuningSpace.h"
-#include "kiln/Tuner/CostModel.h"
 #include "kiln/Tuner/DeviceModel.h"
+#include "kiln/Tuner/Gemm/CostModel.h"
 #include "kiln/Tuner/OpFingerprint.h"
 #include "kiln/Tuner/TuningCache.h"
 

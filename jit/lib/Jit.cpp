@@ -5,7 +5,7 @@
 #include "kiln/Jit/ConfigChoice.h"
 #include "kiln/Jit/KernelBuild.h"
 #include "kiln/Runtime/DeviceInfo.h"
-#include "kiln/Runtime/LaunchPlan.h"
+#include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 #include "kiln/Runtime/Sha256.h"
 #include "kiln/Target/ConfigOverride.h"
 #include "kiln/Target/TuningSpace.h"
@@ -164,14 +164,13 @@ Arch Jit::target() {
   return *A;
 }
 
-std::shared_ptr<const CompiledKernel>
-Jit::compile(const JitOp &Op, const ProblemSize &Given,
-             const std::string &Config) {
+std::shared_ptr<const CompiledKernel> Jit::compile(const JitOp &Op,
+                                                   const ProblemSize &Given,
+                                                   const std::string &Config) {
   if (!Op.P)
     throw JitError(JitError::Kind::Op, "compile: the op was never loaded");
   const OpModel &Model = Op.model();
-  if (std::optional<std::string> Bad =
-          sizeSymbolProblem(Given, Model.SizeSyms))
+  if (std::optional<std::string> Bad = sizeSymbolProblem(Given, Model.SizeSyms))
     throw JitError(JitError::Kind::Config,
                    Op.name() + ": problem size " + Given.str() + ": " + *Bad);
   const ProblemSize Size = inSymbolOrder(Given, Model.SizeSyms);
@@ -183,8 +182,7 @@ Jit::compile(const JitOp &Op, const ProblemSize &Given,
   Arch Target = target();
   ChosenConfig Chosen;
   std::string ChoiceKey = Op.P->SourceHash + "/" + Op.name() + "/" +
-                          std::string(archInfo(Target).Name) + "/" +
-                          Size.str();
+                          std::string(archInfo(Target).Name) + "/" + Size.str();
   std::optional<ChosenConfig> Remembered;
   if (Config.empty()) {
     std::lock_guard<std::mutex> Guard(S->Lock);

@@ -118,6 +118,7 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   K.Config = R.Config.str();
   K.ConfigSource = R.ConfigSource;
   K.TunedFor = R.TunedFor;
+  K.Family = Op.Family;
   K.Shape = kernelShapeOf(Op, R.Config, Plan);
   K.Entry = Op.Name;
   K.Cubin = std::move(C.Cubin);

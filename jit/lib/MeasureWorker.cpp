@@ -9,7 +9,7 @@
 #include "kiln/Frontend/Frontend.h"
 #include "kiln/Runtime/Bundle.h"
 #include "kiln/Runtime/FileIO.h"
-#include "kiln/Runtime/GemmLauncher.h"
+#include "kiln/Runtime/Gemm/GemmLauncher.h"
 
 #include <cerrno>
 #include <chrono>
@@ -21,8 +21,8 @@
 #include <optional>
 #include <poll.h>
 #include <spawn.h>
-#include <sys/prctl.h>
 #include <sstream>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,14 +122,13 @@ int64_t toInt(const std::map<std::string, std::string> &F,
 
 std::string setupText(const WorkerSetup &S) {
   const TimingOptions &T = S.Timing;
-  return "file " + S.FileName + "\nop " + S.OpName + "\nshape " +
-         S.Size.str() + "\nseed " +
-         std::to_string(S.Seed) + "\nrouting " + rowRoutingName(S.Routing) +
-         "\nl2 " + std::to_string(S.L2Bytes) +
+  return "file " + S.FileName + "\nop " + S.OpName + "\nshape " + S.Size.str() +
+         "\nseed " + std::to_string(S.Seed) + "\nrouting " +
+         rowRoutingName(S.Routing) + "\nl2 " + std::to_string(S.L2Bytes) +
          "\nwarmup " + std::to_string(T.Warmup) + "\nmin_reps " +
-         std::to_string(T.MinReps) + "\nmax_reps " +
-         std::to_string(T.MaxReps) + "\nspread " + num(T.TargetSpread) +
-         "\nmax_seconds " + num(T.MaxSeconds) + "\n";
+         std::to_string(T.MinReps) + "\nmax_reps " + std::to_string(T.MaxReps) +
+         "\nspread " + num(T.TargetSpread) + "\nmax_seconds " +
+         num(T.MaxSeconds) + "\n";
 }
 
 std::string resultText(const BenchResult &R) {
@@ -141,14 +140,13 @@ std::string resultText(const BenchResult &R) {
   if (R.Check) {
     const GpuCheck &G = *R.Check;
     const Comparison &C = G.C;
-    S += "check " + std::to_string(G.Pass) + " " +
-         std::to_string(G.NonFinite) + " " + std::to_string(G.RowsChecked) +
-         "\ncompare " + num(C.Tol.Rtol) + " " + num(C.Tol.Atol) + " " +
-         num(C.MaxAbs) + " " + num(C.Rel) + " " + std::to_string(C.Checked) +
-         " " + std::to_string(C.Failures) + " " +
+    S += "check " + std::to_string(G.Pass) + " " + std::to_string(G.NonFinite) +
+         " " + std::to_string(G.RowsChecked) + "\ncompare " + num(C.Tol.Rtol) +
+         " " + num(C.Tol.Atol) + " " + num(C.MaxAbs) + " " + num(C.Rel) + " " +
+         std::to_string(C.Checked) + " " + std::to_string(C.Failures) + " " +
          std::to_string(C.NonFinite) + " " + std::to_string(C.Worst) + " " +
-         num(C.WorstValue) + " " + num(C.WorstRef) + " " +
-         num(C.WorstRatio) + " " + std::to_string(C.Pass) + "\n";
+         num(C.WorstValue) + " " + num(C.WorstRef) + " " + num(C.WorstRatio) +
+         " " + std::to_string(C.Pass) + "\n";
   }
   // Last: the failure sentence may hold anything but a newline.
   std::string Failure = R.M.Failure;
@@ -320,9 +318,10 @@ bool MeasureWorker::start(double StartSeconds, std::string &Error) {
     return false;
   }
   // Context, inputs on the device: then it says it is ready.
-  auto Deadline = std::chrono::steady_clock::now() +
-                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                      std::chrono::duration<double>(StartSeconds));
+  auto Deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(StartSeconds));
   std::string Ready;
   bool TimedOut = false;
   if (!readFrame(FromWorker, Ready, &Deadline, TimedOut) ||
@@ -397,9 +396,10 @@ BenchResult MeasureWorker::measure(const CompiledKernel &K,
                   "measuring process";
     return R;
   }
-  auto Deadline = std::chrono::steady_clock::now() +
-                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                      std::chrono::duration<double>(TimeoutSeconds));
+  auto Deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(TimeoutSeconds));
   std::string Reply;
   bool TimedOut = false;
   if (!readFrame(FromWorker, Reply, &Deadline, TimedOut)) {

@@ -2,13 +2,13 @@
 //
 // Reads each size symbol off the first argument that has it as a whole
 // dimension (A and D first, then B, then the rest), then checks every argument
-// against the signature: count, dtype, rank, each extent, a non-null
-// address, 16-byte alignment of A and B (checkGemmProblem) and the element
-// alignment of the rest. The messages name the op, the argument's position
-// and name, and what the op declares.
+// against the signature: count, dtype, rank, each extent, a non-null address
+// and the element alignment; then the family's own rules.
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Runtime/Kernel.h"
+#include "kiln/Runtime/ArgumentCheck.h"
+
+#include "kiln/Runtime/Gemm/GemmArguments.h"
 
 #include <cstdio>
 #include <stdexcept>
@@ -21,22 +21,11 @@ namespace {
   throw std::invalid_argument(Sig.OpName + ": " + What);
 }
 
-std::string argName(const KernelSignature &Sig, size_t I) {
-  return "argument " + std::to_string(I + 1) + " ('" + Sig.Params[I].Name +
-         "')";
-}
-
 std::string shapeText(const TensorArg &A) {
   std::string Out = "[";
   for (int D = 0; D < A.Rank; ++D)
     Out += (D ? ", " : "") + std::to_string(A.Shape[D]);
   return Out + "]";
-}
-
-std::string hexAddress(CUdeviceptr P) {
-  char Buf[32];
-  snprintf(Buf, sizeof(Buf), "0x%llx", static_cast<unsigned long long>(P));
-  return Buf;
 }
 
 /// Binds every symbol argument P has as a whole dimension, unless an
@@ -50,12 +39,21 @@ void bindSymbols(const KernelSignature &Sig, size_t P, const TensorArg &Arg,
       Size.set(Param.Dims[D].Sym, Arg.Shape[D]);
 }
 
-
 } // namespace
 
-ProblemSize checkArguments(const KernelSignature &Sig,
-                        const GemmKernelShape &Shape, const TensorArg *Args,
-                        size_t Count) {
+std::string argumentName(const KernelSignature &Sig, size_t I) {
+  return "argument " + std::to_string(I + 1) + " ('" + Sig.Params[I].Name +
+         "')";
+}
+
+std::string hexAddress(CUdeviceptr P) {
+  char Buf[32];
+  snprintf(Buf, sizeof(Buf), "0x%llx", static_cast<unsigned long long>(P));
+  return Buf;
+}
+
+ProblemSize checkSignatureArguments(const KernelSignature &Sig,
+                                    const TensorArg *Args, size_t Count) {
   if (Count != Sig.Params.size())
     fail(Sig, "takes " + std::to_string(Sig.Params.size()) +
                   " arguments, got " + std::to_string(Count) + ": " +
@@ -66,60 +64,54 @@ ProblemSize checkArguments(const KernelSignature &Sig,
     const SignatureParam &P = Sig.Params[I];
     const TensorArg &A = Args[I];
     if (A.Type != P.Type)
-      fail(Sig, argName(Sig, I) + " has dtype " +
+      fail(Sig, argumentName(Sig, I) + " has dtype " +
                     std::string(dtypeName(A.Type)) + "; the op declares " +
                     std::string(dtypeName(P.Type)));
     if (A.Rank < 0 || A.Rank > MaxTensorRank || A.Rank != int(P.Dims.size()))
-      fail(Sig, argName(Sig, I) + " has rank " + std::to_string(A.Rank) +
+      fail(Sig, argumentName(Sig, I) + " has rank " + std::to_string(A.Rank) +
                     "; the op declares rank " + std::to_string(P.Dims.size()));
     if (A.Data == 0)
-      fail(Sig, argName(Sig, I) + " is a null pointer");
+      fail(Sig, argumentName(Sig, I) + " is a null pointer");
     unsigned Bytes = dtypeBits(A.Type) / 8;
     if (Bytes > 1 && A.Data % Bytes != 0)
-      fail(Sig, argName(Sig, I) + " at " + hexAddress(A.Data) +
+      fail(Sig, argumentName(Sig, I) + " at " + hexAddress(A.Data) +
                     " is not aligned to its " + std::to_string(Bytes) +
                     "-byte elements");
   }
 
   ProblemSize Bound;
-  int64_t IA = paramIndex(Sig, ParamRole::A);
-  int64_t IB = paramIndex(Sig, ParamRole::B);
-  int64_t ID = paramIndex(Sig, ParamRole::D);
-  if (IA < 0 || IB < 0 || ID < 0)
-    fail(Sig, "the signature has no A, B or D parameter");
-  for (int64_t I : {IA, ID, IB})
-    bindSymbols(Sig, size_t(I), Args[I], Bound);
+  // The roles' arguments first (their extents name the sizes in messages).
+  for (ParamRole Role : {ParamRole::A, ParamRole::D, ParamRole::B})
+    if (int64_t I = paramIndex(Sig, Role); I >= 0)
+      bindSymbols(Sig, size_t(I), Args[I], Bound);
   for (size_t I = 0; I < Count; ++I)
     bindSymbols(Sig, I, Args[I], Bound);
   ProblemSize Size = inSymbolOrder(Bound, Sig.SizeSyms);
   for (const std::string &Sym : Sig.SizeSyms)
     if (!Size.find(Sym))
-      fail(Sig, "no argument gives the size " + Sym + ": " +
-                    describeSignature(Sig));
+      fail(Sig,
+           "no argument gives the size " + Sym + ": " + describeSignature(Sig));
   for (size_t I = 0; I < Count; ++I) {
     const SignatureParam &P = Sig.Params[I];
     for (size_t D = 0; D < P.Dims.size(); ++D) {
       int64_t Want = dimExtent(P.Dims[D], Size);
       if (Args[I].Shape[D] != Want)
-        fail(Sig, argName(Sig, I) + " has shape " + shapeText(Args[I]) +
+        fail(Sig, argumentName(Sig, I) + " has shape " + shapeText(Args[I]) +
                       "; with " + Size.str() +
                       " (from the arguments) the op declares " +
                       describeSignature(Sig));
     }
   }
-  GemmDims G = gemmDims(Sig, Size);
-  if (auto Why =
-          checkGemmProblem(Shape, G.M, G.N, G.K, Args[IA].Data, Args[IB].Data))
-    fail(Sig, *Why);
-  // A gated kernel's up weight is read through its own tensor map.
-  if (Shape.UpOperand >= 0) {
-    int64_t Operand = -1;
-    for (size_t I = 0; I < Count; ++I)
-      if (Sig.Params[I].Role == ParamRole::Operand &&
-          ++Operand == Shape.UpOperand && Args[I].Data % 16 != 0)
-        fail(Sig, argName(Sig, I) + " at " + hexAddress(Args[I].Data) +
-                      " must be 16-byte aligned (the kernel loads the up "
-                      "weight in 16-byte chunks, as B)");
+  return Size;
+}
+
+ProblemSize checkArguments(const CompiledKernel &K, const TensorArg *Args,
+                           size_t Count) {
+  ProblemSize Size = checkSignatureArguments(K.Signature, Args, Count);
+  switch (K.Family) {
+  case OpFamily::Gemm:
+    checkGemmArguments(K.Signature, K.Shape, Args, Count, Size);
+    break;
   }
   return Size;
 }

@@ -54,7 +54,9 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
   const KernelSignature &S = K.Signature;
   const GemmKernelShape &Sh = K.Shape;
   const std::vector<std::string> Syms = symbolLineOrder(S);
-  OS << "kernel " << S.OpName << '\n' << "symbols";
+  OS << "kernel " << S.OpName << '\n'
+     << "family " << opFamilyName(K.Family) << '\n'
+     << "symbols";
   for (const std::string &Sym : Syms)
     OS << ' ' << Sym;
   OS << '\n';
@@ -198,6 +200,15 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   std::vector<std::string> W = R.expect("kernel");
   R.count(W, 2);
   S.OpName = W[1];
+  // "family gemm" (bundles before op families have none: all are GEMMs).
+  if (R.peek() == "family") {
+    W = R.expect("family");
+    R.count(W, 2);
+    std::optional<OpFamily> F = parseOpFamily(W[1]);
+    if (!F)
+      R.fail("unknown op family '" + W[1] + "'");
+    K.Family = *F;
+  }
   // "symbols M N K [OTHER...]": the GEMM roles, then the op's other sizes
   // (bundles before named sizes have only the roles).
   W = R.expect("symbols");

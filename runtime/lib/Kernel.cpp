@@ -1,35 +1,17 @@
 //===- Kernel.cpp - A compiled op, checked and launched on a stream -------===//
 #include "kiln/Runtime/Kernel.h"
 
-#include "kiln/Runtime/GemmLauncher.h"
+#include "kiln/Runtime/FamilyLaunch.h"
+#include "kiln/Runtime/Launch/KernelLauncher.h"
 
 #include <stdexcept>
 
 namespace kiln {
 
-namespace {
-
-size_t countOperands(const KernelSignature &Sig) {
-  size_t N = 0;
-  for (const SignatureParam &P : Sig.Params)
-    N += P.Role == ParamRole::Operand;
-  return N;
-}
-
-} // namespace
-
 Kernel::Kernel(std::shared_ptr<const CompiledKernel> TheCompiled)
-    : Compiled(std::move(TheCompiled)),
-      Checked(new CUdeviceptr[Compiled->Signature.Params.size()]()),
-      NumOperands(countOperands(Compiled->Signature)),
-      IndexA(paramIndex(Compiled->Signature, ParamRole::A)),
-      IndexB(paramIndex(Compiled->Signature, ParamRole::B)),
-      IndexD(paramIndex(Compiled->Signature, ParamRole::D)) {
-  if (IndexA < 0 || IndexB < 0 || IndexD < 0)
-    throw std::invalid_argument(Compiled->Signature.OpName +
-                                ": the signature has no A, B or D parameter");
-  Operands.reset(new CUdeviceptr[NumOperands ? NumOperands : 1]());
-}
+    : Compiled(std::move(TheCompiled)), Planner(makeLaunchPlanner(*Compiled)),
+      Plan(std::make_unique<KernelLaunchPlan>()),
+      Checked(new CUdeviceptr[Compiled->Signature.Params.size()]()) {}
 
 Kernel::~Kernel() = default;
 Kernel::Kernel(Kernel &&) noexcept = default;
@@ -59,8 +41,8 @@ void Kernel::prepare() {
     KILN_CU_CHECK(Driver, cuDevicePrimaryCtxRetain, &Current, Device);
     KILN_CU_CHECK(Driver, cuCtxSetCurrent, Current);
   }
-  Launcher = std::make_unique<GemmLauncher>(
-      Driver, Compiled->Cubin, Compiled->Entry, Compiled->Shape, NumOperands);
+  Launcher = std::make_unique<KernelLauncher>(
+      Driver, Compiled->Cubin, Compiled->Entry, kernelFacts(*Compiled));
 }
 
 void Kernel::checkPointers(const TensorArg *Args, size_t Count) {
@@ -92,21 +74,11 @@ void Kernel::checkPointers(const TensorArg *Args, size_t Count) {
 }
 
 void Kernel::launch(const TensorArg *Args, size_t Count, CUstream Stream) {
-  const KernelSignature &Sig = Compiled->Signature;
-  const ProblemSize Problem = checkArguments(Sig, Compiled->Shape, Args, Count);
-  GemmDims Size = gemmDims(Sig, Problem);
-  // A grouped GEMM's number of experts: B's leading dimension.
-  int64_t Experts = 1;
-  if (Compiled->Shape.Grouped)
-    Experts = Args[IndexB].Shape[0];
+  const ProblemSize Size = checkArguments(*Compiled, Args, Count);
   prepare();
   checkPointers(Args, Count);
-  size_t Next = 0;
-  for (size_t I = 0; I < Count; ++I)
-    if (Sig.Params[I].Role == ParamRole::Operand)
-      Operands[Next++] = Args[I].Data;
-  Launcher->launch(Args[IndexA].Data, Args[IndexB].Data, Args[IndexD].Data,
-                   Size.M, Size.N, Size.K, Operands.get(), Stream, Experts);
+  Planner->plan(Args, Size, Launcher->residentCtas(), *Plan);
+  Launcher->launch(*Plan, Stream);
 }
 
 } // namespace kiln

@@ -18,6 +18,12 @@ KernelSignature biasSignature() {
   return S;
 }
 
+CompiledKernel biasKernel() {
+  CompiledKernel K;
+  K.Signature = biasSignature();
+  return K;
+}
+
 TensorArg arg(CUdeviceptr P, DType T, std::initializer_list<int64_t> Shape) {
   TensorArg A;
   A.Data = P;
@@ -38,7 +44,7 @@ struct Args {
 
 std::string failure(const TensorArg *A, size_t N) {
   try {
-    checkArguments(biasSignature(), GemmKernelShape(), A, N);
+    checkArguments(biasKernel(), A, N);
   } catch (const std::invalid_argument &E) {
     return E.what();
   }
@@ -49,8 +55,7 @@ std::string failure(const TensorArg *A, size_t N) {
 
 TEST_CASE("good arguments give the problem size", "[arguments]") {
   Args A;
-  GemmDims D = gemmDims(biasSignature(),
-                        checkArguments(biasSignature(), GemmKernelShape(), A.V, 4));
+  GemmDims D = gemmDims(biasSignature(), checkArguments(biasKernel(), A.V, 4));
   CHECK(D == GemmDims{100, 130, 256});
 }
 

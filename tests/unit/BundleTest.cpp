@@ -81,6 +81,7 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   CHECK_FALSE(Out[2].Shape.Persistent);
   CHECK(K.Shape.TmaWgmma);
   CHECK(K.Entry == "gemm_fp8");
+  CHECK(K.Family == OpFamily::Gemm);
 }
 
 TEST_CASE("damaged bundles are refused with the reason", "[bundle]") {
@@ -100,7 +101,20 @@ TEST_CASE("damaged bundles are refused with the reason", "[bundle]") {
   size_t At = Body.find("param s f32");
   Body.replace(At, 11, "param s f99");
   CHECK(parseError(Body + "digest " + sha256Hex(Body) + "\n") ==
-        "b.kbundle: line 7: unknown dtype 'f99'");
+        "b.kbundle: line 8: unknown dtype 'f99'");
+  // The family line: an unknown family is refused; a bundle written before
+  // op families (no family line) holds GEMMs.
+  std::string Family = Good.substr(0, Good.size() - 72);
+  Family.replace(Family.find("family gemm"), 11, "family attn");
+  CHECK(parseError(Family + "digest " + sha256Hex(Family) + "\n") ==
+        "b.kbundle: line 4: unknown op family 'attn'");
+  std::string Older = Good.substr(0, Good.size() - 72);
+  Older.erase(Older.find("family gemm\n"), 12);
+  std::vector<CompiledKernel> Read =
+      parseBundle(Older + "digest " + sha256Hex(Older) + "\n", "b.kbundle");
+  REQUIRE(Read.size() == 1);
+  CHECK(Read[0].Family == OpFamily::Gemm);
+  CHECK(Read[0].Cubin == "cubin bytes");
   std::string Newer = Good.substr(0, Good.size() - 72);
   Newer.replace(0, 13, "kiln-bundle 12");
   CHECK(parseError(Newer + "digest " + sha256Hex(Newer) + "\n") ==
@@ -138,8 +152,7 @@ TEST_CASE("a bundle keeps an op's sizes besides M, N and K", "[bundle]") {
   REQUIRE(Out.size() == 1);
   CHECK(Out[0].Signature.SizeSyms == K.Signature.SizeSyms);
   CHECK(Out[0].TunedFor.str() == "E=8,M=64,N=2112,K=7168");
-  CHECK(describeSignature(Out[0].Signature) ==
-        describeSignature(K.Signature));
+  CHECK(describeSignature(Out[0].Signature) == describeSignature(K.Signature));
   // Chosen by every size; a shape without E names no kernel of the op.
   Bundle B(Out);
   CHECK(B.find("gemm_fp8", {{"E", 2}, {"M", 1}, {"N", 2}, {"K", 3}}));

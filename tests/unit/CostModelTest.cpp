@@ -11,11 +11,11 @@
 
 #include "kiln/Frontend/Frontend.h"
 #include "kiln/Target/TuningSpace.h"
-#include "kiln/Tuner/CostModel.h"
+#include "kiln/Tuner/Gemm/CostModel.h"
+#include "kiln/Tuner/Gemm/TileOrder.h"
 #include "kiln/Tuner/ModelEvaluator.h"
 #include "kiln/Tuner/OpSpace.h"
 #include "kiln/Tuner/Pruning.h"
-#include "kiln/Tuner/TileOrder.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 //===- KernelConfigTest.cpp - The k=v form and knob application -----------===//
-#include "kiln/Target/KernelConfig.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 //===- KernelPlanTest.cpp - Target limits and kernel plans ----------------===//
-#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,14 +1,14 @@
 //===- PlanMatchesTemplatesTest.cpp - Host plan == template constants -----===//
 //
-// kiln::planKernel (compiler/lib/Target/KernelPlan.cpp) computes threads and
-// dynamic shared memory on the host; the templates' GemmConfig computes them
-// for the device (templates/kiln/gemm/config_sm*.cuh, host-compilable). The
-// launch uses the host numbers and the kernel the device ones, so they must
+// kiln::planKernel (compiler/lib/Target/Gemm/KernelPlan.cpp) computes threads
+// and dynamic shared memory on the host; the templates' GemmConfig computes
+// them for the device (templates/kiln/gemm/config_sm*.cuh, host-compilable).
+// The launch uses the host numbers and the kernel the device ones, so they must
 // agree: checked here for a spread of valid configurations of both paths.
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Runtime/LaunchPlan.h"
-#include "kiln/Target/KernelPlan.h"
+#include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 
 #include "kiln/gemm/config_sm80.cuh"
 #include "kiln/gemm/config_sm90.cuh"

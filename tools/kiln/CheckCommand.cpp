@@ -35,9 +35,12 @@ int runCheck(const Args &A) {
   for (const OpModel &Op : File->Ops) {
     if (Json)
       std::cout << (FirstOp ? "" : ", ") << "{\"name\": "
-                << jsonString(Op.Name) << ", \"valid_configurations\": {";
+                << jsonString(Op.Name) << ", \"family\": "
+                << jsonString(std::string(opFamilyName(Op.Family)))
+                << ", \"valid_configurations\": {";
     else
-      std::cout << File->Path << ": op " << Op.Name << ": ok (";
+      std::cout << File->Path << ": op " << Op.Name << " ("
+                << opFamilyName(Op.Family) << "): ok (";
     bool First = true;
     for (Arch T : allArchs()) {
       size_t N = validConfigs(Op, T).size();

@@ -12,7 +12,7 @@
 
 #include "kiln/Jit/ConfigChoice.h"
 
-#include "kiln/Target/KernelConfig.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
 
 #include <optional>
 #include <string>

@@ -16,7 +16,7 @@
 #include "DeviceOption.h"
 #include "OutputFile.h"
 #include "RunGpu.h"
-#include "kiln/Runtime/LaunchPlan.h"
+#include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 
 #include "kiln/Interpreter/Execute.h"
 #include "kiln/Interpreter/Npy.h"

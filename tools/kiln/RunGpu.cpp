@@ -23,9 +23,9 @@
 #include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/DeviceInfo.h"
 #include "kiln/Runtime/DevicePeaks.h"
-#include "kiln/Runtime/GemmLauncher.h"
+#include "kiln/Runtime/Gemm/GemmLauncher.h"
 #include "kiln/Runtime/Sha256.h"
-#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 #include "kiln/Target/TuningSpace.h"
 
 #include <algorithm>

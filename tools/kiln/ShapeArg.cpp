@@ -3,7 +3,7 @@
 
 #include "CommandLine.h"
 
-#include "kiln/Runtime/LaunchPlan.h"
+#include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 
 namespace kiln::cli {
 
@@ -13,22 +13,22 @@ ProblemSize parseShapeArg(const std::string &Text, const OpModel &Op,
   for (const std::string &Sym : Op.SizeSyms)
     Expected += (Expected.empty() ? "" : ",") + Sym + "=..";
   std::string Error;
-  std::optional<ProblemSize> Parsed = parseProblemSize(
-      Text, Error,
-      AllowEmptyK ? std::vector<std::string>{Op.KSym}
-                  : std::vector<std::string>{});
+  std::optional<ProblemSize> Parsed =
+      parseProblemSize(Text, Error,
+                       AllowEmptyK ? std::vector<std::string>{Op.KSym}
+                                   : std::vector<std::string>{});
   if (!Parsed)
     throw UsageError("--shape " + Text + ": " + Error + " (expected " +
                      Expected + ")");
-  if (std::optional<std::string> Bad =
-          sizeSymbolProblem(*Parsed, Op.SizeSyms))
+  if (std::optional<std::string> Bad = sizeSymbolProblem(*Parsed, Op.SizeSyms))
     throw UsageError("--shape " + Text + " for op '" + Op.Name + "': " + *Bad);
   for (const ProblemSize::Entry &E : Parsed->entries())
     if (E.Extent >= (int64_t(1) << 31))
       throw UsageError("--shape: " + E.Sym + "=" + std::to_string(E.Extent) +
                        ": too large (every size must be below 2^31)");
   ProblemSize S = inSymbolOrder(*Parsed, Op.SizeSyms);
-  // The same rule as every other entry point (kiln/Runtime/LaunchPlan.h).
+  // The same rule as every other entry point
+  // (kiln/Runtime/Gemm/GemmLaunchPlan.h).
   GemmDims G = gemmDims(Op, S);
   if (std::optional<SizeProblem> P =
           checkProblemSize(Op.Params[Op.A].Type, G.M, G.N, G.K))

@@ -266,6 +266,11 @@ void warnUnused(OpSema &S, const ComputeStmt &Stmt) {
                       S.ParamDecls[I]->NameRange);
 }
 
+/// The family of an op's statement, which decides the checker that analyzes
+/// it. Every statement is a GEMM's so far: the GEMM checker says what a GEMM
+/// statement must look like when it is not one.
+OpFamily classifyComputation(const ComputeStmt &) { return OpFamily::Gemm; }
+
 bool analyzeOp(OpSema &S) {
   const OpDecl &Op = S.Decl;
   S.Model.Name = Op.Name;
@@ -308,7 +313,12 @@ bool analyzeOp(OpSema &S) {
     }
   }
   if (Stmt && S.Model.D >= 0) {
-    checkComputation(S, *Stmt);
+    S.Model.Family = classifyComputation(*Stmt);
+    switch (S.Model.Family) {
+    case OpFamily::Gemm:
+      checkComputation(S, *Stmt);
+      break;
+    }
     if (!S.Failed)
       warnUnused(S, *Stmt);
   }

@@ -1,6 +1,6 @@
 //===- SemaTune.cpp - Checking the tune block and its space ---------------===//
 //
-// Tuning parameters must be kiln's knobs (kiln/Target/KernelConfig.h) with
+// Tuning parameters must be kiln's knobs (kiln/Target/Gemm/KernelConfig.h) with
 // well-typed, positive, distinct values; constraints may use integers, knob
 // names and enum values. Once the op is otherwise valid, the declared space
 // is enumerated: it must survive its constraints and at least one point must
@@ -12,8 +12,8 @@
 #include "kiln/Frontend/Sema.h"
 #include "kiln/Frontend/Suggest.h"
 #include "kiln/Target/Arch.h"
-#include "kiln/Target/KernelConfig.h"
-#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 #include "kiln/Target/TuningSpace.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 //===- ConfigOverride.cpp - A configuration with a user's overrides -------===//
 #include "kiln/Target/ConfigOverride.h"
 
-#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 #include "kiln/Target/TuningSpace.h"
 
 namespace kiln {

@@ -1,7 +1,7 @@
 //===- kiln/epilogue/ops.cuh - Elementwise ops of fused epilogues -*- CUDA -*-===//
 //
 // The functions generated epilogues call (compiler/lib/Dialect/Kiln/
-// Transforms/EpilogueToEmitC.cpp): activations on the fp32 accumulator and
+// Transforms/Gemm/EpilogueToEmitC.cpp): activations on the fp32 accumulator and
 // explicit intermediate casts. All take and return float.
 //
 //===----------------------------------------------------------------------===//

@@ -2,7 +2,8 @@
 //
 // Builds the op-level MLIR of a checked op: one func.func per op whose
 // arguments are the op's tensors (in declaration order) as memrefs, holding
-// one kiln.gemm with the fused epilogue in its region.
+// its family's op (for GEMMs one kiln.gemm with the fused epilogue in its
+// region; compiler/lib/Codegen/Gemm/).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_CODEGEN_MLIRGEN_H

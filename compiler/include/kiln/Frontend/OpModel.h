@@ -13,6 +13,7 @@
 
 #include "kiln/Frontend/DType.h"
 #include "kiln/Frontend/SourceLoc.h"
+#include "kiln/Support/OpFamily.h"
 #include "kiln/Support/ProblemSize.h"
 
 #include <cstdint>
@@ -122,7 +123,7 @@ struct Constraint {
 
 /// The declared tuning space: parameters in declaration order, constraints.
 /// Parameters that an op does not declare take kiln's defaults (see
-/// kiln/Target/KernelConfig.h).
+/// kiln/Target/Gemm/KernelConfig.h).
 struct TuneSpace {
   std::vector<TuneParam> Params;
   std::vector<Constraint> Requires;
@@ -188,6 +189,9 @@ struct GroupIndex {
 struct OpModel {
   std::string Name;
   SourceLoc Loc;
+  /// Which family sema classified the op into. The fields below A..Group
+  /// are the GEMM family's (the only one so far).
+  OpFamily Family = OpFamily::Gemm;
   std::vector<TensorParam> Params; ///< In declaration order (= kernel ABI).
   int A = -1, B = -1, D = -1;      ///< Indices into Params.
   /// Symbol names of the problem sizes (as the user wrote them in A and D).

@@ -13,7 +13,7 @@
 #include "kiln/Frontend/AST.h"
 #include "kiln/Frontend/Diagnostics.h"
 #include "kiln/Frontend/OpModel.h"
-#include "kiln/Target/KernelConfig.h" // MaxKnobValue
+#include "kiln/Target/Gemm/KernelConfig.h" // MaxKnobValue
 
 #include <cstdint>
 #include <vector>
@@ -34,7 +34,6 @@ std::vector<std::string> sizeSymbols(const OpModel &Op);
 /// Above this many points before constraints, a tune block is rejected (the
 /// tuner enumerates the product).
 constexpr uint64_t MaxDeclaredSpace = uint64_t(1) << 20;
-
 
 } // namespace kiln
 

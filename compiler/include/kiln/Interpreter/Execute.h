@@ -19,7 +19,7 @@
 
 #include "kiln/Frontend/OpModel.h"
 #include "kiln/Interpreter/HostTensor.h"
-#include "kiln/Target/KernelConfig.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
 
 #include <functional>
 #include <optional>

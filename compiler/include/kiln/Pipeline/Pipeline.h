@@ -9,7 +9,7 @@
 
 #include "kiln/Frontend/OpModel.h"
 #include "kiln/Target/Arch.h"
-#include "kiln/Target/KernelConfig.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"

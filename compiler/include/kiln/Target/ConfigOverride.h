@@ -12,7 +12,7 @@
 
 #include "kiln/Frontend/OpModel.h"
 #include "kiln/Target/Arch.h"
-#include "kiln/Target/KernelConfig.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
 
 #include <optional>
 #include <string>

@@ -9,7 +9,7 @@
 #define KILN_TARGET_TUNINGSPACE_H
 
 #include "kiln/Frontend/OpModel.h"
-#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 
 #include <functional>
 #include <optional>

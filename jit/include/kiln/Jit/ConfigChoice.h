@@ -15,7 +15,7 @@
 #include "kiln/Runtime/DeviceInfo.h"
 #include "kiln/Runtime/KernelSignature.h"
 #include "kiln/Target/Arch.h"
-#include "kiln/Target/KernelConfig.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
 
 #include <optional>
 #include <string>

@@ -14,7 +14,7 @@
 
 #include "kiln/Frontend/OpModel.h"
 #include "kiln/Interpreter/Execute.h"
-#include "kiln/Runtime/GemmLauncher.h"
+#include "kiln/Runtime/Gemm/GemmLauncher.h"
 #include "kiln/Runtime/Kernel.h"
 
 #include <optional>

@@ -13,7 +13,7 @@
 #include "kiln/Frontend/OpModel.h"
 #include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/KernelSignature.h"
-#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 
 #include <optional>
 #include <string>

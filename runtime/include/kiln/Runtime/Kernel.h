@@ -8,41 +8,27 @@
 // synchronization and no allocation, so launches can be captured in CUDA
 // graphs: the module is loaded and the shared-memory limit raised in
 // prepare() (or the first launch), pointer kinds are queried only for
-// pointers not seen before, and tensor maps are re-encoded only when A, B or
-// the problem size change.
+// pointers not seen before, and tensor maps are re-encoded only when their
+// tensors or the problem size change. Kernels of every op family launch the
+// same way: the family's planner (FamilyLaunch.h) turns the arguments into a
+// KernelLaunchPlan, which KernelLauncher executes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RUNTIME_KERNEL_H
 #define KILN_RUNTIME_KERNEL_H
 
+#include "kiln/Runtime/ArgumentCheck.h"
 #include "kiln/Runtime/CudaDriver.h"
 #include "kiln/Runtime/KernelSignature.h"
+#include "kiln/Runtime/Launch/LaunchPlan.h"
 
 #include <cstddef>
 #include <memory>
 
 namespace kiln {
 
-class GemmLauncher;
-
-/// A tensor argument: a device address, its element type and its shape
-/// (row-major, contiguous). Rank 0 is a device scalar.
-constexpr int MaxTensorRank = 4;
-struct TensorArg {
-  CUdeviceptr Data = 0;
-  DType Type = DType::F32;
-  int Rank = 0;
-  int64_t Shape[MaxTensorRank] = {0, 0, 0, 0};
-};
-
-/// The problem size the arguments describe, after checking every argument
-/// against Sig (count, dtype, rank, extents consistent with one M, N, K)
-/// and Shape's launch rules (checkGemmProblem). Throws std::invalid_argument:
-/// "gemm_fp8: argument 2 ('b') has dtype bf16; the op declares f8e4m3".
-/// Allocates nothing unless it throws.
-ProblemSize checkArguments(const KernelSignature &Sig,
-                           const GemmKernelShape &Shape, const TensorArg *Args,
-                           size_t Count);
+class KernelLauncher;
+class LaunchPlanner;
 
 class Kernel {
 public:
@@ -69,13 +55,11 @@ private:
   void checkPointers(const TensorArg *Args, size_t Count);
 
   std::shared_ptr<const CompiledKernel> Compiled;
-  std::unique_ptr<GemmLauncher> Launcher;
+  std::unique_ptr<LaunchPlanner> Planner; ///< The family's (FamilyLaunch.h).
+  std::unique_ptr<KernelLauncher> Launcher;
+  std::unique_ptr<KernelLaunchPlan> Plan; ///< Refilled per launch.
   // Device addresses already checked to be device memory, per argument.
   std::unique_ptr<CUdeviceptr[]> Checked;
-  // The epilogue operands' addresses, in ABI order, filled per launch.
-  std::unique_ptr<CUdeviceptr[]> Operands;
-  size_t NumOperands = 0;
-  int64_t IndexA, IndexB, IndexD; // Where A, B and D are in the arguments.
 };
 
 } // namespace kiln

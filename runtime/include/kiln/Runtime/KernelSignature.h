@@ -11,7 +11,8 @@
 #define KILN_RUNTIME_KERNELSIGNATURE_H
 
 #include "kiln/Frontend/DType.h"
-#include "kiln/Runtime/LaunchPlan.h"
+#include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
+#include "kiln/Support/OpFamily.h"
 #include "kiln/Support/ProblemSize.h"
 
 #include <cstdint>
@@ -55,7 +56,10 @@ struct CompiledKernel {
   std::string Target;       ///< "sm_90a"
   std::string Config;       ///< KernelConfig::str()
   std::string ConfigSource; ///< "tuning cache", "cost model", "--set", ...
-  ProblemSize TunedFor; ///< The shape the configuration was chosen for.
+  ProblemSize TunedFor;     ///< The shape the configuration was chosen for.
+  OpFamily Family = OpFamily::Gemm;
+  /// The launch shape of a GEMM-family kernel (FamilyLaunch.h dispatches on
+  /// Family; another family adds its own shape beside this one).
   GemmKernelShape Shape;
   std::string Entry; ///< The kernel's symbol in the cubin.
   /// The image: a cubin, or (Emulated) a module for kiln's emulator.

@@ -9,9 +9,9 @@
 #ifndef KILN_TUNER_MODELEVALUATOR_H
 #define KILN_TUNER_MODELEVALUATOR_H
 
-#include "kiln/Tuner/CostModel.h"
 #include "kiln/Tuner/DeviceModel.h"
 #include "kiln/Tuner/Evaluator.h"
+#include "kiln/Tuner/Gemm/CostModel.h"
 #include "kiln/Tuner/OpSpace.h"
 
 #include <cstdint>

@@ -8,7 +8,7 @@
 #ifndef KILN_TUNER_OCCUPANCY_H
 #define KILN_TUNER_OCCUPANCY_H
 
-#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 #include "kiln/Tuner/DeviceModel.h"
 
 #include <cstdint>

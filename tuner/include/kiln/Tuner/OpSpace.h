@@ -11,7 +11,7 @@
 
 #include "kiln/Frontend/OpModel.h"
 #include "kiln/Target/Arch.h"
-#include "kiln/Target/KernelConfig.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
 #include "kiln/Tuner/SearchSpace.h"
 
 #include <cstdint>

@@ -11,7 +11,7 @@
 #define KILN_TUNER_PRUNING_H
 
 #include "kiln/Runtime/ResourceUsage.h"
-#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 #include "kiln/Tuner/DeviceModel.h"
 
 #include <optional>

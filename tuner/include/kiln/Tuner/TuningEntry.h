@@ -11,7 +11,7 @@
 #define KILN_TUNER_TUNINGENTRY_H
 
 #include "kiln/Support/ProblemSize.h"
-#include "kiln/Target/KernelConfig.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
 
 #include <cstdint>
 #include <optional>

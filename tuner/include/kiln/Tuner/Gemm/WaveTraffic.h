@@ -8,11 +8,11 @@
 // in an LRU of the L2's reuse capacity.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_TUNER_WAVETRAFFIC_H
-#define KILN_TUNER_WAVETRAFFIC_H
+#ifndef KILN_TUNER_GEMM_WAVETRAFFIC_H
+#define KILN_TUNER_GEMM_WAVETRAFFIC_H
 
-#include "kiln/Target/KernelConfig.h"
-#include "kiln/Tuner/CostModel.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
+#include "kiln/Tuner/Gemm/CostModel.h"
 
 #include <cstdint>
 #include <vector>
@@ -48,4 +48,4 @@ std::vector<WaveTraffic> walkWaves(const GemmProblem &Problem,
 
 } // namespace kiln::tuner
 
-#endif // KILN_TUNER_WAVETRAFFIC_H
+#endif // KILN_TUNER_GEMM_WAVETRAFFIC_H

@@ -5,8 +5,8 @@
 // typed configuration.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_TARGET_KERNELCONFIG_H
-#define KILN_TARGET_KERNELCONFIG_H
+#ifndef KILN_TARGET_GEMM_KERNELCONFIG_H
+#define KILN_TARGET_GEMM_KERNELCONFIG_H
 
 #include "kiln/Frontend/OpModel.h"
 
@@ -104,4 +104,4 @@ TuneValue knobValue(const KernelConfig &Config, std::string_view Knob);
 
 } // namespace kiln
 
-#endif // KILN_TARGET_KERNELCONFIG_H
+#endif // KILN_TARGET_GEMM_KERNELCONFIG_H

@@ -10,11 +10,11 @@
 // gives the formulas, the assumptions and the blind spots.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_TUNER_COSTMODEL_H
-#define KILN_TUNER_COSTMODEL_H
+#ifndef KILN_TUNER_GEMM_COSTMODEL_H
+#define KILN_TUNER_GEMM_COSTMODEL_H
 
 #include "kiln/Frontend/OpModel.h"
-#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 #include "kiln/Tuner/DeviceModel.h"
 #include "kiln/Tuner/Occupancy.h"
 
@@ -130,4 +130,4 @@ std::optional<KernelConfig> modelBestConfig(const OpModel &Op, Arch Target,
 
 } // namespace kiln::tuner
 
-#endif // KILN_TUNER_COSTMODEL_H
+#endif // KILN_TUNER_GEMM_COSTMODEL_H

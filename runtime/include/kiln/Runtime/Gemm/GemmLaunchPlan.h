@@ -1,16 +1,19 @@
-//===- LaunchPlan.h - How to launch a generated GEMM kernel -----*- C++ -*-===//
+//===- GemmLaunchPlan.h - How to launch a generated GEMM kernel -*- C++ -*-===//
 //
-// The host side of the templates' contract (templates/kiln/gemm/gemm_sm90.cuh
-// and gemm_sm80.cuh): for a kernel's metadata and a problem size, the checks
-// a launch must pass (sizes, alignment), the TMA tensor maps to encode for A
-// and B (sm_90a), and the grid, block, shared memory and cluster shape. Pure
-// computation: the Driver API calls that use it live elsewhere.
+// The GEMM family's host side of the templates' contract
+// (templates/kiln/gemm/gemm_sm90.cuh and gemm_sm80.cuh): for a kernel's
+// metadata and a problem size, the checks a launch must pass (sizes,
+// alignment), the TMA tensor maps for A and B (sm_90a), the grid, block,
+// shared memory and cluster shape, the split-K workspace, and the whole
+// launch as a KernelLaunchPlan (parameters in ABI order). Pure computation:
+// KernelLauncher (Launch/KernelLauncher.h) executes the plan.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_RUNTIME_LAUNCHPLAN_H
-#define KILN_RUNTIME_LAUNCHPLAN_H
+#ifndef KILN_RUNTIME_GEMM_GEMMLAUNCHPLAN_H
+#define KILN_RUNTIME_GEMM_GEMMLAUNCHPLAN_H
 
 #include "kiln/Frontend/DType.h"
+#include "kiln/Runtime/Launch/LaunchPlan.h"
 
 #include <cuda.h>
 
@@ -48,27 +51,6 @@ struct GemmKernelShape {
   /// over E * N rows) and the number of experts, an int32, is the kernel's
   /// last parameter (templates/kiln/gemm/grouped.cuh).
   bool Grouped = false;
-};
-
-/// The arguments of one cuTensorMapEncodeTiled call (rank 2).
-struct TensorMapSpec {
-  CUtensorMapDataType DataType = CU_TENSOR_MAP_DATA_TYPE_UINT8;
-  cuuint64_t GlobalDim[2] = {0, 0}; ///< {K, rows}
-  cuuint64_t GlobalStride[1] = {0}; ///< Bytes between rows.
-  cuuint32_t BoxDim[2] = {0, 0};    ///< {BK, rows per box}
-  cuuint32_t ElementStrides[2] = {1, 1};
-  CUtensorMapInterleave Interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
-  CUtensorMapSwizzle Swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-  CUtensorMapL2promotion L2Promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
-  CUtensorMapFloatOOBfill OobFill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
-};
-
-struct LaunchDims {
-  unsigned GridX = 0;
-  unsigned GridY = 1; ///< The split-K splits.
-  unsigned BlockX = 0;
-  unsigned SmemBytes = 0;
-  unsigned ClusterX = 1; ///< 2 for a 2-CTA cluster (always along x).
 };
 
 /// What is wrong with a problem size.
@@ -131,6 +113,32 @@ int64_t splitKWorkspaceBytes(const GemmKernelShape &Kernel, int64_t M,
 int64_t splitKTiles(const GemmKernelShape &Kernel, int64_t M, int64_t N);
 int64_t splitKCounterBytes(int64_t Tiles);
 
+/// What a launcher needs once per GEMM kernel (shared memory, cluster,
+/// persistence).
+KernelFacts gemmKernelFacts(const GemmKernelShape &Kernel);
+
+/// One GEMM problem and its device buffers. Operands are the epilogue
+/// operands' addresses in ABI order (NumOperands of them); Experts is a
+/// grouped GEMM's E (B's leading dimension), 1 otherwise.
+struct GemmLaunchArgs {
+  CUdeviceptr A = 0, B = 0, D = 0;
+  int64_t M = 0, N = 0, K = 0;
+  const CUdeviceptr *Operands = nullptr;
+  size_t NumOperands = 0;
+  int64_t Experts = 1;
+};
+
+/// Fills Out with the launch of Args: launchDims (ResidentCtas bounds a
+/// persistent grid, KernelLauncher::residentCtas), the split-K workspace,
+/// and the parameters in ABI order -- (tma_A, tma_B | A, B), D, M, N, K,
+/// the operands, then a split-K kernel's workspace, a TMA-store kernel's
+/// tma_D (zeroes when tmaStoreUsable is false), a gated sm_90a kernel's
+/// tma_U and a grouped kernel's E. Throws std::invalid_argument with a
+/// sentence for a problem the kernel cannot take (checkGemmProblem, E out
+/// of range, a misaligned up weight). Out's storage is reused.
+void planGemmLaunch(const GemmKernelShape &Kernel, const GemmLaunchArgs &Args,
+                    int64_t ResidentCtas, KernelLaunchPlan &Out);
+
 } // namespace kiln
 
-#endif // KILN_RUNTIME_LAUNCHPLAN_H
+#endif // KILN_RUNTIME_GEMM_GEMMLAUNCHPLAN_H

@@ -1,10 +1,12 @@
-//===- LaunchPlan.cpp - How to launch a generated GEMM kernel -------------===//
-#include "kiln/Runtime/LaunchPlan.h"
+//===- GemmLaunchPlan.cpp - How to launch a generated GEMM kernel ---------===//
+#include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 
 #include "kiln/gemm/split_k_plan.cuh"
 #include "kiln/gemm/tma_store_plan.cuh"
 
 #include <algorithm>
+#include <climits>
+#include <stdexcept>
 
 namespace kiln {
 
@@ -153,6 +155,74 @@ int64_t splitKWorkspaceBytes(const GemmKernelShape &Kernel, int64_t M,
   return gemm::split_k_workspace_bytes(
       splitKTiles(Kernel, M, N), Kernel.SplitK, Kernel.BlockM,
       Kernel.UpOperand >= 0 ? 2 * Kernel.BlockN : Kernel.BlockN);
+}
+
+KernelFacts gemmKernelFacts(const GemmKernelShape &Kernel) {
+  KernelFacts F;
+  F.Threads = unsigned(Kernel.Threads);
+  F.SmemBytes = unsigned(Kernel.SmemBytes);
+  F.ClusterSize = unsigned(Kernel.ClusterM * Kernel.ClusterN);
+  F.Persistent = Kernel.Persistent;
+  return F;
+}
+
+void planGemmLaunch(const GemmKernelShape &Kernel, const GemmLaunchArgs &Args,
+                    int64_t ResidentCtas, KernelLaunchPlan &Out) {
+  const int64_t M = Args.M, N = Args.N, K = Args.K;
+  if (auto Why = checkGemmProblem(Kernel, M, N, K, Args.A, Args.B))
+    throw std::invalid_argument(*Why);
+  int64_t Experts = 1;
+  if (Kernel.Grouped) {
+    Experts = Args.Experts;
+    if (Experts < 1 || Experts * N > INT32_MAX)
+      throw std::invalid_argument(
+          "a grouped GEMM needs 1 <= E and E * N < 2^31, got E = " +
+          std::to_string(Experts) + ", N = " + std::to_string(N));
+  }
+  CUdeviceptr Up = 0;
+  if (Kernel.UpOperand >= 0) {
+    if (size_t(Kernel.UpOperand) >= Args.NumOperands)
+      throw std::invalid_argument("a gated kernel needs its up weight among "
+                                  "the operands");
+    Up = Args.Operands[size_t(Kernel.UpOperand)];
+    if (Up % 16 != 0)
+      throw std::invalid_argument("the up weight must be 16-byte aligned");
+  }
+
+  Out.clear();
+  Out.Dims = launchDims(Kernel, M, N, ResidentCtas);
+  if (int64_t Bytes = splitKWorkspaceBytes(Kernel, M, N); Bytes > 0)
+    Out.Workspace = {Bytes, splitKCounterBytes(splitKTiles(Kernel, M, N))};
+  std::vector<KernelArgument> &P = Out.Args;
+  if (Kernel.TmaWgmma) {
+    P.push_back(KernelArgument::tensorMap(tensorMapForA(Kernel, M, K), Args.A));
+    // A grouped GEMM's B: every expert's [N, K] weight, one [E * N, K] map.
+    P.push_back(KernelArgument::tensorMap(tensorMapForB(Kernel, Experts * N, K),
+                                          Args.B));
+  } else {
+    P.push_back(KernelArgument::pointer(Args.A));
+    P.push_back(KernelArgument::pointer(Args.B));
+  }
+  P.push_back(KernelArgument::pointer(Args.D));
+  P.push_back(KernelArgument::int32(int32_t(M)));
+  P.push_back(KernelArgument::int32(int32_t(N)));
+  P.push_back(KernelArgument::int32(int32_t(K)));
+  for (size_t I = 0; I < Args.NumOperands; ++I)
+    P.push_back(KernelArgument::pointer(Args.Operands[I]));
+  if (Kernel.SplitK > 1)
+    P.push_back(KernelArgument::workspace());
+  if (Kernel.TmaStore)
+    // Zeroes when D cannot take TMA stores: the kernel stores directly then.
+    P.push_back(
+        tmaStoreUsable(Kernel, N, Args.D)
+            ? KernelArgument::tensorMap(tensorMapForD(Kernel, M, N), Args.D)
+            : KernelArgument::zeroTensorMap());
+  // The up weight is B's shape and type; the mma.sync kernel reads it
+  // through its pointer among the operands.
+  if (Kernel.UpOperand >= 0 && Kernel.TmaWgmma)
+    P.push_back(KernelArgument::tensorMap(tensorMapForB(Kernel, N, K), Up));
+  if (Kernel.Grouped)
+    P.push_back(KernelArgument::int32(int32_t(Experts)));
 }
 
 } // namespace kiln

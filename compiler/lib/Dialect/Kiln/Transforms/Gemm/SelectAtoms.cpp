@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Kiln/IR/KilnTypes.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
-#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 
 #include <numeric>
 

@@ -4,11 +4,11 @@
 // match the comments here.
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Tuner/CostModel.h"
+#include "kiln/Tuner/Gemm/CostModel.h"
 
 #include "kiln/Target/TuningSpace.h"
-#include "kiln/Tuner/TileOrder.h"
-#include "kiln/Tuner/WaveTraffic.h"
+#include "kiln/Tuner/Gemm/TileOrder.h"
+#include "kiln/Tuner/Gemm/WaveTraffic.h"
 
 #include "kiln/gemm/split_k_plan.cuh"
 

@@ -1,5 +1,5 @@
 //===- KernelConfig.cpp - A point of the tuning space ---------------------===//
-#include "kiln/Target/KernelConfig.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
 
 #include <cctype>
 #include <sstream>

@@ -4,7 +4,7 @@
 // the cost model walks exactly the order the kernels use.
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Tuner/TileOrder.h"
+#include "kiln/Tuner/Gemm/TileOrder.h"
 
 #include "kiln/tile/scheduler.cuh"
 

@@ -1,5 +1,5 @@
-//===- LaunchPlanTest.cpp - The host side of the kernel contract ----------===//
-#include "kiln/Runtime/LaunchPlan.h"
+//===- GemmLaunchPlanTest.cpp - The host side of the GEMM kernel contract -===//
+#include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 #include "kiln/Runtime/DevicePeaks.h"
 
 #include <catch2/catch.hpp>
@@ -172,4 +172,98 @@ TEST_CASE("DevicePeaks: documented dense peaks by device name", "[launch]") {
   CHECK_FALSE(densePeakTflops("NVIDIA H200 NVL", DType::BF16));
   CHECK_FALSE(densePeakTflops("NVIDIA L40S", DType::F8E4M3));
   CHECK_FALSE(densePeakTflops("NVIDIA H200", DType::F32));
+}
+
+namespace {
+using ArgKind = KernelArgument::Kind;
+std::vector<ArgKind> kinds(const KernelLaunchPlan &P) {
+  std::vector<ArgKind> Out;
+  for (const KernelArgument &A : P.Args)
+    Out.push_back(A.K);
+  return Out;
+}
+} // namespace
+
+TEST_CASE("a GEMM launch plan lists the parameters in ABI order", "[launch]") {
+  const CUdeviceptr Ops[2] = {0x5000, 0x6000};
+  GemmLaunchArgs L;
+  L.A = 0x1000, L.B = 0x2000, L.D = 0x3000;
+  L.M = 300, L.N = 256, L.K = 512;
+  L.Operands = Ops;
+  L.NumOperands = 2;
+  KernelLaunchPlan P;
+
+  SECTION("sm_90a: tensor maps for A and B, then D, M, N, K, operands") {
+    planGemmLaunch(fp8Sm90(), L, 0, P);
+    CHECK(kinds(P) == std::vector<ArgKind>{
+                          ArgKind::TensorMap, ArgKind::TensorMap,
+                          ArgKind::Pointer, ArgKind::Int32, ArgKind::Int32,
+                          ArgKind::Int32, ArgKind::Pointer, ArgKind::Pointer});
+    CHECK(P.Args[0].Pointer == 0x1000);
+    CHECK(P.Args[0].Map == tensorMapForA(fp8Sm90(), 300, 512));
+    CHECK(P.Args[1].Map == tensorMapForB(fp8Sm90(), 256, 512));
+    CHECK(P.Args[2].Pointer == 0x3000);
+    CHECK(P.Args[3].Int == 300);
+    CHECK(P.Args[5].Int == 512);
+    CHECK(P.Args[7].Pointer == 0x6000);
+    CHECK(P.Workspace.Bytes == 0);
+    CHECK(P.Dims.GridX == launchDims(fp8Sm90(), 300, 256).GridX);
+  }
+  SECTION("sm_80: pointers for A and B") {
+    GemmKernelShape S = fp8Sm90();
+    S.TmaWgmma = false;
+    planGemmLaunch(S, L, 0, P);
+    CHECK(P.Args[0].K == ArgKind::Pointer);
+    CHECK(P.Args[1].Pointer == 0x2000);
+    CHECK(P.Args.size() == 8);
+  }
+  SECTION("split-K, TMA store, gated: workspace, tma_D, tma_U last") {
+    GemmKernelShape S = fp8Sm90();
+    S.SplitK = 2;
+    S.TmaStore = true;
+    S.UpOperand = 1;
+    planGemmLaunch(S, L, 0, P);
+    REQUIRE(P.Args.size() == 11);
+    CHECK(P.Args[8].K == ArgKind::Workspace);
+    CHECK(P.Args[9].K == ArgKind::TensorMap); // N * 2 bytes, 16-byte D
+    CHECK(P.Args[9].Pointer == 0x3000);
+    CHECK(P.Args[10].K == ArgKind::TensorMap);
+    CHECK(P.Args[10].Pointer == 0x6000);
+    CHECK(P.Workspace.Bytes == splitKWorkspaceBytes(S, 300, 256));
+    CHECK(P.Workspace.ZeroBytes ==
+          splitKCounterBytes(splitKTiles(S, 300, 256)));
+    CHECK(P.Dims.GridY == 2);
+    L.D = 0x3002; // not 16-byte aligned: the kernel stores directly
+    planGemmLaunch(S, L, 0, P);
+    CHECK(P.Args[9].K == ArgKind::ZeroTensorMap);
+    L.Operands = nullptr, L.NumOperands = 0;
+    CHECK_THROWS_WITH(planGemmLaunch(S, L, 0, P),
+                      "a gated kernel needs its up weight among the operands");
+  }
+  SECTION("grouped: B's map spans E * N rows and E is last") {
+    GemmKernelShape S = fp8Sm90();
+    S.Grouped = true;
+    L.Experts = 8;
+    planGemmLaunch(S, L, 0, P);
+    CHECK(P.Args[1].Map.GlobalDim[1] == 8 * 256);
+    CHECK(P.Args.back().K == ArgKind::Int32);
+    CHECK(P.Args.back().Int == 8);
+    L.Experts = 0;
+    CHECK_THROWS_WITH(planGemmLaunch(S, L, 0, P),
+                      "a grouped GEMM needs 1 <= E and E * N < 2^31, got E = "
+                      "0, N = 256");
+  }
+  SECTION("a persistent grid is bounded by the resident CTAs") {
+    GemmKernelShape S = fp8Sm90();
+    S.Persistent = true;
+    L.M = 4096, L.N = 4096;
+    planGemmLaunch(S, L, 132, P);
+    CHECK(P.Dims.GridX == 132);
+    CHECK(gemmKernelFacts(S).Persistent);
+  }
+  SECTION("the plan refuses what checkGemmProblem refuses") {
+    L.A = 0x1001;
+    CHECK_THROWS_WITH(planGemmLaunch(fp8Sm90(), L, 0, P),
+                      "A must be 16-byte aligned");
+  }
 }

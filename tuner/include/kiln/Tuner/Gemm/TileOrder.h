@@ -6,8 +6,8 @@
 // it wave by wave to count L2 reuse.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_TUNER_TILEORDER_H
-#define KILN_TUNER_TILEORDER_H
+#ifndef KILN_TUNER_GEMM_TILEORDER_H
+#define KILN_TUNER_GEMM_TILEORDER_H
 
 #include <cstdint>
 
@@ -29,4 +29,4 @@ int64_t gridSize(int64_t TilesM, int64_t TilesN, int64_t ClusterSize);
 
 } // namespace kiln::tuner
 
-#endif // KILN_TUNER_TILEORDER_H
+#endif // KILN_TUNER_GEMM_TILEORDER_H

@@ -4,7 +4,7 @@
 // (templates/kiln/gemm/gemm_sm90.cuh, gemm_sm80.cuh); keep them in step.
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 
 #include <string>
 

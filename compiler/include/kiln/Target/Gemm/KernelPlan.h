@@ -7,12 +7,12 @@
 // (tests/unit/PlanMatchesTemplatesTest.cpp checks the two agree).
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_TARGET_KERNELPLAN_H
-#define KILN_TARGET_KERNELPLAN_H
+#ifndef KILN_TARGET_GEMM_KERNELPLAN_H
+#define KILN_TARGET_GEMM_KERNELPLAN_H
 
 #include "kiln/Frontend/DType.h"
 #include "kiln/Target/Arch.h"
-#include "kiln/Target/KernelConfig.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
 
 #include <string>
 
@@ -97,4 +97,4 @@ KernelConfig resolvedConfig(const GemmTypes &Types, KernelConfig Config);
 
 } // namespace kiln
 
-#endif // KILN_TARGET_KERNELPLAN_H
+#endif // KILN_TARGET_GEMM_KERNELPLAN_H

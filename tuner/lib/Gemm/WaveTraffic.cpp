@@ -1,7 +1,7 @@
 //===- WaveTraffic.cpp - L2 and DRAM traffic of a launch, by wave ---------===//
-#include "kiln/Tuner/WaveTraffic.h"
+#include "kiln/Tuner/Gemm/WaveTraffic.h"
 
-#include "kiln/Tuner/TileOrder.h"
+#include "kiln/Tuner/Gemm/TileOrder.h"
 
 #include "kiln/gemm/split_k_plan.cuh"
 

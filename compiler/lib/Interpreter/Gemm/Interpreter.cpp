@@ -23,7 +23,7 @@
 #include "kiln/Interpreter/Execute.h"
 
 #include "kiln/Interpreter/Numeric.h"
-#include "kiln/Target/KernelPlan.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 #include "kiln/Target/TuningSpace.h"
 
 #include "BlockScaleEval.h"

@@ -1,0 +1,32 @@
+//===- OpFamily.h - The kinds of op kiln compiles ---------------*- C++ -*-===//
+//
+// Sema classifies every op into one family; each family owns its dialect op,
+// planner, templates (templates/kiln/<family>/), interpreter and reference,
+// cost model and launch plan (docs/ARCHITECTURE.md, "Op families"). Plain
+// C++, shared by the compiler, the runtime (bundles record the family) and
+// the tuner.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_SUPPORT_OPFAMILY_H
+#define KILN_SUPPORT_OPFAMILY_H
+
+#include <optional>
+#include <string_view>
+
+namespace kiln {
+
+enum class OpFamily {
+  /// D[m, n] = epilogue(sum(k) A[m, k] * B[n, k] ...): dense, block-scaled,
+  /// gated and grouped (Mixture-of-Experts) GEMMs.
+  Gemm,
+};
+
+/// "gemm": the family's name in bundles, `kiln compile --emit ast` and
+/// messages.
+std::string_view opFamilyName(OpFamily F);
+/// The family named Name, if there is one.
+std::optional<OpFamily> parseOpFamily(std::string_view Name);
+
+} // namespace kiln
+
+#endif // KILN_SUPPORT_OPFAMILY_H

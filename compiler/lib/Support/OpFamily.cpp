@@ -1,0 +1,20 @@
+//===- OpFamily.cpp - The kinds of op kiln compiles -----------------------===//
+#include "kiln/Support/OpFamily.h"
+
+namespace kiln {
+
+std::string_view opFamilyName(OpFamily F) {
+  switch (F) {
+  case OpFamily::Gemm:
+    return "gemm";
+  }
+  return "unknown";
+}
+
+std::optional<OpFamily> parseOpFamily(std::string_view Name) {
+  if (Name == "gemm")
+    return OpFamily::Gemm;
+  return std::nullopt;
+}
+
+} // namespace kiln
