@@ -54,6 +54,7 @@ GemmKernelShape kernelShapeOf(const OpModel &Op, const KernelConfig &Config,
     Shape.UpOperand = Index;
   }
   Shape.Grouped = Op.Group.has_value();
+  Shape.GroupOffsets = Op.Group && Op.Group->Offsets;
   return Shape;
 }
 

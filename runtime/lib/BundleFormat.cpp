@@ -54,9 +54,12 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
   const KernelSignature &S = K.Signature;
   const GemmKernelShape &Sh = K.Shape;
   const std::vector<std::string> Syms = symbolLineOrder(S);
-  OS << "kernel " << S.OpName << '\n'
-     << "family " << opFamilyName(K.Family) << '\n'
-     << "symbols";
+  OS << "kernel " << S.OpName << '\n';
+  // A GEMM's bundle has no family line, so kilns from before op families
+  // read it; another family's names itself.
+  if (K.Family != OpFamily::Gemm)
+    OS << "family " << opFamilyName(K.Family) << '\n';
+  OS << "symbols";
   for (const std::string &Sym : Syms)
     OS << ' ' << Sym;
   OS << '\n';
@@ -84,7 +87,8 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
      << (Sh.SplitK > 1 ? " split_k " + std::to_string(Sh.SplitK) : "")
      << (Sh.TmaStore ? " tma_store " + std::string(dtypeName(Sh.D)) : "")
      << (Sh.UpOperand >= 0 ? " up_proj " + std::to_string(Sh.UpOperand) : "")
-     << (Sh.Grouped ? " grouped 1" : "") << '\n'
+     << (Sh.Grouped ? Sh.GroupOffsets ? " grouped 2" : " grouped 1" : "")
+     << '\n'
      << "entry " << K.Entry << '\n'
      << "cubin " << K.Cubin.size() << ' ' << sha256Hex(K.Cubin) << '\n'
      << "end\n";
@@ -269,10 +273,12 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   // Optional trailing fields after the 18 every bundle has: "persistent 1"
   // for a persistent kernel, "split_k S" for a split-K one, "tma_store T"
   // (D's dtype) for a TMA-store one, "up_proj I" (the up weight's operand
-  // index) for a gated one, "grouped 1" for a grouped GEMM (earlier
+  // index) for a gated one, "grouped 1" for a grouped GEMM ("grouped 2" in
+  // the offsets form; earlier
   // bundles' lines have none).
   size_t Fields = 18;
-  bool Persistent = false, TmaStore = false, Grouped = false;
+  bool Persistent = false, TmaStore = false, Grouped = false,
+       GroupOffsets = false;
   int64_t SplitK = 1, UpOperand = -1;
   DType D = DType::BF16;
   while (W.size() >= Fields + 2 &&
@@ -282,7 +288,10 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
     if (W[Fields] == "persistent") {
       Persistent = R.integer(W[Fields + 1], 0, 1) == 1;
     } else if (W[Fields] == "grouped") {
-      Grouped = R.integer(W[Fields + 1], 0, 1) == 1;
+      // 1: ids (contiguous layout), 2: offsets.
+      const int64_t Form = R.integer(W[Fields + 1], 0, 2);
+      Grouped = Form >= 1;
+      GroupOffsets = Form == 2;
     } else if (W[Fields] == "split_k") {
       SplitK = R.integer(W[Fields + 1], 1, 16);
     } else if (W[Fields] == "up_proj") {
@@ -316,6 +325,7 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   Sh.TmaStore = TmaStore;
   Sh.UpOperand = UpOperand;
   Sh.Grouped = Grouped;
+  Sh.GroupOffsets = GroupOffsets;
   Sh.D = D;
   W = R.expect("entry");
   R.count(W, 2);

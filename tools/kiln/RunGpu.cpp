@@ -178,7 +178,8 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   View.PaddingWritten = Checked.PaddingWritten;
   View.Pass = Checked.C.Pass && Checked.NonFinite == 0 &&
               Checked.PaddingWritten == 0; // Pass adds the rest
-  LaunchDims Dims = launchDims(Shape, Size.M, Size.N, Device.SmCount);
+  LaunchDims Dims = launchDims(Shape, Size.M, Size.N, Device.SmCount,
+                               opExperts(Op, Req.Size));
   std::string ArchName(archInfo(*Target).Name);
   if (Req.Json) {
     std::cout << "{\"op\": " << jsonString(Op.Name) << ", \"mode\": \""

@@ -251,6 +251,7 @@ void printAST(const Module &M, std::ostream &OS) {
       OS << "    " << (P.IsOutput ? "out " : "in ") << P.Name << " : "
          << P.TypeName << shapeToString(P.Shape)
          << (P.GroupAlign ? " grouped " + std::to_string(P.GroupAlign) : "")
+         << (P.GroupOffsets ? " offsets" : "")
          << at(P.Range.Begin) << '\n';
     for (const ComputeStmt &S : Op.Computes) {
       OS << "    compute " << exprToString(*S.Lhs) << " =" << at(S.AssignLoc)

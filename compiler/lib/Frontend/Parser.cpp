@@ -304,9 +304,14 @@ bool Parser::parseParam(OpDecl &Op) {
       return false;
     }
   }
-  // `grouped G`: a contextual word (a statement `grouped[...] = ...` or
-  // `grouped = ...` assigns a tensor of that name).
-  if (is(TokenKind::Ident) && tok().Text == "grouped" &&
+  // `grouped G` or `offsets`: contextual words (a statement `grouped[...] =
+  // ...` or `offsets = ...` assigns a tensor of that name).
+  if (is(TokenKind::Ident) && tok().Text == "offsets" &&
+      !peekTok().is(TokenKind::LBracket) && !peekTok().is(TokenKind::Assign)) {
+    const Token &Word = take();
+    P.GroupOffsets = true;
+    P.GroupRange = Word.Range;
+  } else if (is(TokenKind::Ident) && tok().Text == "grouped" &&
       !peekTok().is(TokenKind::LBracket) && !peekTok().is(TokenKind::Assign)) {
     const Token &Word = take();
     if (!is(TokenKind::Int)) {
@@ -317,6 +322,13 @@ bool Parser::parseParam(OpDecl &Op) {
     const Token &Align = take();
     P.GroupAlign = Align.IntValue;
     P.GroupRange = {Word.loc(), Align.Range.End};
+  }
+  if ((P.GroupOffsets || P.GroupAlign) && is(TokenKind::Ident) &&
+      (tok().Text == "grouped" || tok().Text == "offsets")) {
+    error(tok().loc(), "an index tensor holds an expert per row ('grouped G') "
+                       "or each expert's end row ('offsets'), not both",
+          tok().Range);
+    return false;
   }
   P.Range = {Kw.loc(), prevTok().Range.End};
   Op.Params.push_back(std::move(P));

@@ -197,6 +197,17 @@ void checkParam(OpSema &S, const ParamDecl &D) {
     }
     P.GroupAlign = G;
   }
+  if (D.GroupOffsets) {
+    if (!T || *T != DType::I32 || D.IsOutput || D.Shape.size() != 1 ||
+        D.Shape[0].Sym.empty() || D.Shape[0].Divisor != 1) {
+      S.error(D.GroupRange,
+              "'offsets' marks the group boundaries of a grouped GEMM, an i32 "
+              "input with one entry per expert ('in offs : i32[E] offsets'); "
+              "'" + D.Name + "' is not one");
+      Valid = false;
+    }
+    P.GroupOffsets = true;
+  }
   S.ParamByName[D.Name] = int(S.Model.Params.size());
   S.Model.Params.push_back(std::move(P));
   S.ParamDecls.push_back(&D);

@@ -183,6 +183,19 @@ void fillGroupedIndex(HostTensor &T, int64_t Experts, int64_t Align,
   }
 }
 
+void fillGroupOffsets(HostTensor &T, int64_t M, RowRouting Routing,
+                      std::mt19937_64 &Rng) {
+  const int64_t Experts = T.numElements();
+  if (Experts < 1)
+    return;
+  const std::vector<int64_t> Count = chunkCounts(Experts, M, Routing, Rng);
+  int64_t End = 0;
+  for (int64_t E = 0; E < Experts; ++E) {
+    End = std::min(M, End + Count[size_t(E)]);
+    T.set(E, double(End));
+  }
+}
+
 bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
                 std::vector<HostTensor> &Params, std::string &Error,
                 RowRouting Routing) {
@@ -193,7 +206,9 @@ bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
   Params.clear();
   for (size_t I = 0; I < Op.Params.size(); ++I) {
     Params.emplace_back(Op.Params[I].Type, Shapes[I]);
-    if (Op.Group && int(I) == Op.Group->Param)
+    if (Op.Group && Op.Group->Offsets && int(I) == Op.Group->Param)
+      fillGroupOffsets(Params.back(), Shapes[size_t(Op.A)][0], Routing, Rng);
+    else if (Op.Group && int(I) == Op.Group->Param)
       fillGroupedIndex(Params.back(), Shapes[size_t(Op.B)][0], Op.Group->Align,
                        Routing, Rng);
     else if (!Op.Params[I].IsOutput)

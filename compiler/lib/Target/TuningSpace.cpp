@@ -101,6 +101,7 @@ GemmTypes gemmTypes(const OpModel &Op) {
   T.QuantBlock = Op.Quant ? Op.Quant->Block : 0;
   T.Gated = Op.Up.has_value();
   T.GroupAlign = Op.Group ? Op.Group->Align : 0;
+  T.GroupOffsets = Op.Group && Op.Group->Offsets;
   return T;
 }
 

@@ -105,10 +105,13 @@ TensorMapSpec tensorMapForB(const GemmKernelShape &Kernel, int64_t N,
 }
 
 LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N,
-                      int64_t SmCount) {
+                      int64_t SmCount, int64_t Experts) {
   LaunchDims D;
   int64_t Cluster = Kernel.ClusterM * Kernel.ClusterN;
-  int64_t Tiles = ceilDiv(M, Kernel.BlockM) * ceilDiv(N, Kernel.BlockN);
+  int64_t TilesM = ceilDiv(M, Kernel.BlockM);
+  if (Kernel.Grouped && Kernel.GroupOffsets)
+    TilesM += std::min(Experts, M);
+  int64_t Tiles = TilesM * ceilDiv(N, Kernel.BlockN);
   int64_t Grid = ceilDiv(Tiles, Cluster) * Cluster;
   if (Kernel.Persistent)
     Grid = std::min(Grid, std::max(Cluster, SmCount / Cluster * Cluster));
@@ -174,7 +177,7 @@ void planGemmLaunch(const GemmKernelShape &Kernel, const GemmLaunchArgs &Args,
   int64_t Experts = 1;
   if (Kernel.Grouped) {
     Experts = Args.Experts;
-    if (Experts < 1 || Experts * N > INT32_MAX)
+    if (Experts < 1 || Experts > INT32_MAX / N)
       throw std::invalid_argument(
           "a grouped GEMM needs 1 <= E and E * N < 2^31, got E = " +
           std::to_string(Experts) + ", N = " + std::to_string(N));
@@ -190,7 +193,7 @@ void planGemmLaunch(const GemmKernelShape &Kernel, const GemmLaunchArgs &Args,
   }
 
   Out.clear();
-  Out.Dims = launchDims(Kernel, M, N, ResidentCtas);
+  Out.Dims = launchDims(Kernel, M, N, ResidentCtas, Experts);
   if (int64_t Bytes = splitKWorkspaceBytes(Kernel, M, N); Bytes > 0)
     Out.Workspace = {Bytes, splitKCounterBytes(splitKTiles(Kernel, M, N))};
   std::vector<KernelArgument> &P = Out.Args;

@@ -123,7 +123,7 @@ void KernelLauncher::bindArguments(const KernelLaunchPlan &Plan) {
       Params[I] = &Ints[I];
       break;
     case KernelArgument::Kind::Workspace:
-      if (!Workspace)
+      if (!Workspace || Plan.Workspace.Bytes <= 0)
         throw std::invalid_argument(
             "a launch plan passes a workspace it does not request");
       Pointers[I] = Workspace->get();

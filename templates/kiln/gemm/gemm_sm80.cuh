@@ -161,7 +161,7 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
       "per "
       "block (sm_80/87: 163 KB, sm_86/89/120: 99 KB, sm_90/100: 227 KB)");
 #if defined(__CUDA_ARCH__)
-  const int32_t tiles_m = tile::ceil_div(M, Cfg::kBM),
+  const int32_t tiles_m = groups.template tiles_m<Cfg::kBM>(M),
                 tiles_n = tile::ceil_div(N, Cfg::kBN);
   const tile::TileAssignment tile = tile::schedule_tile(
       blockIdx.x, tiles_m, tiles_n, Cfg::kGroupM, Cfg::kRasterAlongN, 1, 1);
@@ -169,10 +169,13 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
     return;
   const int warp = threadIdx.x / 32;
   const int warp_m = warp / Cfg::kWarpsN, warp_n = warp % Cfg::kWarpsN;
-  const int32_t m0 = tile.m * Cfg::kBM, n0 = tile.n * Cfg::kBN;
-  const int32_t expert = groups.expert(m0, M); // -1: a grouped padding tile
+  // -1: a grouped tile without an expert (padding, or past the last
+  // expert's tiles); every warp computes it (warp-wide for offset groups).
+  const gemm::GroupTile rows = groups.template tile<Cfg::kBM>(tile.m, M);
+  const int32_t expert = rows.expert;
   if (expert < 0)
     return;
+  const int32_t m0 = rows.m0, n0 = tile.n * Cfg::kBN;
   if constexpr (G::kPresent) { // expert's [N, K] weight and block scale
     B += int64_t(expert) * N * K;
     sb = groups.scale_b(sb, expert);
@@ -215,9 +218,9 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
     store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, M, N, wm0,
                                                       wn0, args...);
   } else {
-    // A grouped tile stores its expert's leading rows only.
-    const int32_t rows = gemm::rows_end<Cfg::kBM>(groups, expert, m0, M);
-    store_tile<Cfg, Epi>(acc, smem, D, rows, N, wm0, wn0, args...);
+    // A grouped tile stores its expert's rows only.
+    const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
+    store_tile<Cfg, Epi>(acc, smem, D, end, N, wm0, wn0, args...);
   }
 #endif
 }
@@ -282,16 +285,17 @@ gemm_gated(const typename Cfg::TA *A, const typename Cfg::TB *B,
 }
 
 /// The grouped entry (gemm/grouped.cuh; Mixture of Experts, contiguous
-/// layout): as gemm, with B [E, N, K], SB B's block scale (per expert if
-/// GROUPS says so) and GROUPS the ids of the rows. Padding rows of D are not
-/// written.
+/// layout or offsets): as gemm, with B [E, N, K], SB B's block scale (per
+/// expert if GROUPS says so) and GROUPS the ids of the rows or the experts'
+/// end rows. Rows of D outside every expert are not written.
 template <class Cfg, auto Epi, class TOut, class SA, class SB, class G,
           class... Args>
 KILN_DEVICE void gemm_grouped(const typename Cfg::TA *A,
                               const typename Cfg::TB *B, TOut *D, int32_t M,
                               int32_t N, int32_t K, SA sa, SB sb, G groups,
                               Args... args) {
-  static_assert(G::kPresent && G::kAlign % Cfg::kBM == 0,
+  static_assert(G::kPresent &&
+                    G::template one_expert_per_tile<Cfg::kBM>(),
                 "kiln::sm80::gemm_grouped: BM must divide the group alignment");
   static_assert(Cfg::kSplitK == 1 && !Cfg::kGated,
                 "kiln::sm80::gemm_grouped: no split-K or gated op");

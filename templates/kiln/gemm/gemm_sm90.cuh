@@ -318,7 +318,7 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
     arch::cluster_sync();
   else
     __syncthreads();
-  const int32_t tiles_m = tile::ceil_div(M, Cfg::kBM),
+  const int32_t tiles_m = groups.template tiles_m<Cfg::kBM>(M),
                 tiles_n = tile::ceil_div(N, Cfg::kBN);
   const int32_t ctas = tile::grid_size(tiles_m, tiles_n, Cfg::kClusterSize);
   const int32_t ktiles = tile::ceil_div(K, Cfg::kBK);
@@ -327,18 +327,25 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
   RingPos<Cfg::kStages> pos;
   if (wg == Cfg::kConsumers) {
     arch::setmaxnreg_dec<Cfg::kProducerRegs>();
-    if (threadIdx.x == Cfg::kConsumers * 128) {
+    // The producer warpgroup's first warp walks the tiles (a grouped
+    // tile's rows are a warp-wide computation); its first lane loads.
+    if (threadIdx.x / 32 == Cfg::kConsumers * 4) {
+      const bool loader = threadIdx.x % 32 == 0;
       for (int32_t pid = blockIdx.x; pid < ctas; pid += gridDim.x) {
         const tile::TileAssignment t = tile::schedule_tile(
             pid, tiles_m, tiles_n, Cfg::kGroupM, Cfg::kRasterAlongN,
             Cfg::kClusterM, Cfg::kClusterN);
-        // A grouped GEMM's padding tiles (expert -1) are skipped by both
-        // roles alike (they read the same ids).
-        const int32_t e = t.valid ? groups.expert(t.m * Cfg::kBM, M) : -1;
-        if (e >= 0)
-          produce(smem, &tma_a, &tma_b, tma_u, t.m * Cfg::kBM,
-                  groups.b_row0(e, t.n * Cfg::kBN, N), ktiles,
+        if (!t.valid)
+          continue;
+        // A grouped GEMM's tiles without an expert (padding, or past the
+        // last expert's) are skipped by both roles alike (they read the
+        // same groups).
+        const gemm::GroupTile rows = groups.template tile<Cfg::kBM>(t.m, M);
+        if (rows.expert >= 0 && loader)
+          produce(smem, &tma_a, &tma_b, tma_u, rows.m0,
+                  groups.b_row0(rows.expert, t.n * Cfg::kBN, N), ktiles,
                   Cfg::kClusterSize == 2 && t.multicast, rank, pos);
+        __syncwarp();
       }
     }
   } else {
@@ -348,16 +355,19 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
       const tile::TileAssignment t = tile::schedule_tile(
           pid, tiles_m, tiles_n, Cfg::kGroupM, Cfg::kRasterAlongN,
           Cfg::kClusterM, Cfg::kClusterN);
-      const int32_t m0 = t.m * Cfg::kBM, n0 = t.n * Cfg::kBN;
-      const int32_t e = t.valid ? groups.expert(m0, M) : -1;
-      if (e < 0)
+      if (!t.valid)
         continue;
+      const gemm::GroupTile rows = groups.template tile<Cfg::kBM>(t.m, M);
+      if (rows.expert < 0)
+        continue;
+      const int32_t m0 = rows.m0, n0 = t.n * Cfg::kBN;
       Accum<Cfg> acc;
       consume_tile(smem, acc, wg, ktiles, Cfg::kClusterSize == 2 && t.multicast,
-                   rank ^ 1, sa, groups.scale_b(sb, e), su, m0, n0, pos);
-      const int32_t rows = gemm::rows_end<Cfg::kBM>(groups, e, m0, M);
+                   rank ^ 1, sa, groups.scale_b(sb, rows.expert), su, m0, n0,
+                   pos);
+      const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
       store_accumulators<Cfg, Epi>(staging, staging + gemm::kStagedBlockBytes,
-                                   tma_d, quant, acc, wg, D, rows, N, m0, n0,
+                                   tma_d, quant, acc, wg, D, end, N, m0, n0,
                                    args...);
     }
   }
@@ -414,7 +424,7 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
                               quant, sa, sb, su, groups, args...);
     return;
   }
-  const int32_t tiles_m = tile::ceil_div(M, Cfg::kBM),
+  const int32_t tiles_m = groups.template tiles_m<Cfg::kBM>(M),
                 tiles_n = tile::ceil_div(N, Cfg::kBN);
   const tile::TileAssignment tile =
       tile::schedule_tile(blockIdx.x, tiles_m, tiles_n, Cfg::kGroupM,
@@ -432,12 +442,15 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
   if (!tile.valid)
     return;
 
-  const int32_t m0 = tile.m * Cfg::kBM, n0 = tile.n * Cfg::kBN;
-  // A grouped GEMM's padding tile. Grouped configs have ClusterM == 1, so
-  // the CTAs of a multicast pair share m0 and leave together.
-  const int32_t expert = groups.expert(m0, M);
+  // A grouped GEMM's tile without an expert (padding, or past the last
+  // expert's tiles). Grouped configs have ClusterM == 1, so the CTAs of a
+  // multicast pair share the tile and leave together. Every warp computes
+  // the rows (a warp-wide computation for offset groups).
+  const gemm::GroupTile rows = groups.template tile<Cfg::kBM>(tile.m, M);
+  const int32_t expert = rows.expert;
   if (expert < 0)
     return;
+  const int32_t m0 = rows.m0, n0 = tile.n * Cfg::kBN;
   // Both CTAs of a cluster have the same blockIdx.y: the same K range.
   const gemm::KRange kr = gemm::cta_k_range<Cfg>(K, blockIdx.y);
   const int32_t ktiles = kr.end - kr.begin;
@@ -466,9 +479,9 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
     }
     if (store) { // else another split finishes this tile
       const uint32_t staging = staging_in_ring(smem, wg);
-      const int32_t rows = gemm::rows_end<Cfg::kBM>(groups, expert, m0, M);
+      const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
       store_accumulators<Cfg, Epi>(staging, tma_boxes_in_ring<Cfg>(staging),
-                                   tma_d, quant, acc, wg, D, rows, N, m0, n0,
+                                   tma_d, quant, acc, wg, D, end, N, m0, n0,
                                    args...);
     }
   }
@@ -599,17 +612,19 @@ gemm_gated_tma_store(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
 }
 
 /// The grouped entry (gemm/grouped.cuh; Mixture of Experts, contiguous
-/// layout): as gemm, with TMA_B B's tensor map over all experts' weights
-/// seen as one [E * N, K] matrix (rows = E * N; box as gemm's), SB B's
-/// block scale (per expert if GROUPS says so) and GROUPS the ids of the
-/// rows. Padding rows of D are not written.
+/// layout or offsets): as gemm, with TMA_B B's tensor map over all experts'
+/// weights seen as one [E * N, K] matrix (rows = E * N; box as gemm's), SB
+/// B's block scale (per expert if GROUPS says so) and GROUPS the ids of the
+/// rows or the experts' end rows. Rows of D outside every expert are not
+/// written.
 template <class Cfg, auto Epi, class TOut, class SA, class SB, class G,
           class... Args>
 KILN_DEVICE void gemm_grouped(const TmaDescriptor &tma_a,
                               const TmaDescriptor &tma_b, TOut *D, int32_t M,
                               int32_t N, int32_t K, SA sa, SB sb, G groups,
                               Args... args) {
-  static_assert(G::kPresent && G::kAlign % Cfg::kBM == 0,
+  static_assert(G::kPresent &&
+                    G::template one_expert_per_tile<Cfg::kBM>(),
                 "kiln::sm90::gemm_grouped: BM must divide the group alignment");
   static_assert(Cfg::kSplitK == 1 && !Cfg::kTmaStore && !Cfg::kGated &&
                     Cfg::kClusterM == 1,

@@ -1,16 +1,30 @@
 //===- kiln/gemm/grouped.cuh - Grouped GEMM (MoE) rows ---------*- CUDA -*-===//
 //
-// The groups of a grouped GEMM in the m-grouped contiguous layout
-// (Mixture of Experts): B is [E, N, K], one weight per expert, and row m of
-// A and D belongs to expert ids[m]. Rows come in runs of one expert that
-// start at multiples of Align (a multiple of the tile's BM, so a tile holds
-// one expert) and end in padding rows, whose id lies outside [0, E).
+// The groups of a grouped GEMM (Mixture of Experts): B is [E, N, K], one
+// weight per expert, and each row of A and D belongs to one expert or none.
+// Two layouts:
 //
-// A tile takes the expert of its first row: none (padding) -> the tile is
-// skipped; else it multiplies that expert's weight (rows e * N + n of B
-// seen as [E * N, K]) and block scale, and stores only its leading rows of
-// that expert -- padding rows of D keep their contents. The interpreter
-// (Interpreter.cpp, the tile path) follows the same rule.
+// - ContiguousGroups (DeepGEMM's m-grouped contiguous layout): row m
+//   belongs to expert ids[m]. Rows come in runs of one expert that start at
+//   multiples of Align (a multiple of the tile's BM, so a tile holds one
+//   expert) and end in padding rows, whose id lies outside [0, E). A tile
+//   takes the expert of its first row: none (padding) -> the tile is
+//   skipped; else it stores only its leading rows of that expert.
+// - OffsetGroups (torch._grouped_mm's offsets): offs [E] holds each
+//   expert's end row; expert e has rows [end(e-1), end(e)) with
+//   end(e) = min(M, max(0, offs[0], ..., offs[e])) (so bad offsets --
+//   decreasing, negative, past M -- give empty or clipped groups, never
+//   overlapping ones) and end(-1) = 0; rows from end(E-1) on belong to no
+//   expert. Groups are not aligned: expert e has ceil(rows / BM) tiles of
+//   its own starting at end(e-1), so the grid's m tiles are an upper bound,
+//   ceil(M / BM) + min(E, M) (tiles_m), and the tiles past the last
+//   expert's are skipped. A tile's expert and rows come from a warp-wide
+//   scan over offs (tile(), which every lane of a full warp calls).
+//
+// Either way a tile multiplies its expert's weight (rows e * N + n of B seen
+// as [E * N, K]) and block scale, and stores its rows of that expert only --
+// rows of D outside every expert keep their contents. The interpreter
+// (Interpreter/Gemm/Interpreter.cpp, groupTiles) follows the same rules.
 //
 // NoGroups stands for an ungrouped GEMM: every tile is expert 0 of one.
 //
@@ -21,9 +35,25 @@
 
 namespace kiln::gemm {
 
+/// The rows of one m tile: its expert (-1: nothing to compute), its first
+/// row, and for OffsetGroups the end of its rows (the other layouts find it
+/// with rows_end).
+struct GroupTile {
+  int32_t expert;
+  int32_t m0;
+  int32_t m_end;
+};
+
 /// An ungrouped GEMM.
 struct NoGroups {
   static constexpr bool kPresent = false;
+  static constexpr bool kOffsets = false;
+  template <int BM> KILN_HD int32_t tiles_m(int32_t M) const {
+    return (M + BM - 1) / BM;
+  }
+  template <int BM> KILN_HD GroupTile tile(int32_t tm, int32_t M) const {
+    return {0, tm * BM, M};
+  }
   KILN_HD int32_t expert(int32_t, int32_t) const { return 0; }
   KILN_HD int32_t b_row0(int32_t, int32_t n0, int32_t) const { return n0; }
   template <class SB> KILN_HD SB scale_b(const SB &sb, int32_t) const {
@@ -36,9 +66,22 @@ struct NoGroups {
 template <int Align, bool ScaleBGrouped> struct ContiguousGroups {
   static_assert(Align >= 1, "the group alignment must be positive");
   static constexpr bool kPresent = true;
+  static constexpr bool kOffsets = false;
   static constexpr int kAlign = Align;
+  /// Whether every BM-row tile holds rows of one expert only.
+  template <int BM> KILN_HD static constexpr bool one_expert_per_tile() {
+    return Align % BM == 0;
+  }
   const int32_t *__restrict__ ids;
   int32_t experts;
+
+  template <int BM> KILN_HD int32_t tiles_m(int32_t M) const {
+    return (M + BM - 1) / BM;
+  }
+  /// The tile's expert is its first row's (any thread may call it).
+  template <int BM> KILN_HD GroupTile tile(int32_t tm, int32_t M) const {
+    return {expert(tm * BM, M), tm * BM, M};
+  }
 
   /// The expert of the tile whose first row is M0 (< M), or -1: padding.
   KILN_HD int32_t expert(int32_t m0, int32_t M) const {
@@ -66,15 +109,100 @@ make_contiguous_groups(const int32_t *ids, int32_t experts) {
   return {ids, experts};
 }
 
-/// The end of expert E's rows in the tile [M0, M0 + BM) clipped at M: the
-/// first row whose id is not E. Every lane of a full warp gets the same
-/// value (a ballot over 32 rows at a time).
+/// Offset groups: offs [E] (i32), E experts (see the file comment).
+template <bool ScaleBGrouped> struct OffsetGroups {
+  static constexpr bool kPresent = true;
+  static constexpr bool kOffsets = true;
+  /// Tiles start at each group's first row: any BM holds one expert.
+  template <int BM> KILN_HD static constexpr bool one_expert_per_tile() {
+    return true;
+  }
+  const int32_t *__restrict__ offs;
+  int32_t experts;
+
+  /// The grid's m tiles: at most one partial tile per expert that has rows
+  /// (at most min(E, M) of them) on top of ceil(M / BM).
+  template <int BM> KILN_HD int32_t tiles_m(int32_t M) const {
+    return (M + BM - 1) / BM + (experts < M ? experts : M);
+  }
+
+  /// Tile TM's expert and rows: expert -1 past the last expert's tiles.
+  /// Every lane of a full warp calls it with the same TM and gets the same
+  /// tile. Per chunk of 32 experts: each lane's end row (a running max over
+  /// offs, clipped to [0, M]), its start (the previous lane's end), its
+  /// tile count and their running sum; the first lane whose tiles reach
+  /// past TM holds the tile.
+  template <int BM> KILN_DEVICE GroupTile tile(int32_t tm, int32_t M) const {
+    const int lane = threadIdx.x % 32;
+    int32_t carry_end = 0;   // end row of the experts before the chunk
+    int32_t tiles_before = 0; // their tiles
+#pragma unroll 1
+    for (int32_t c = 0; c < experts; c += 32) {
+      const int32_t e = c + lane;
+      int32_t end = e < experts ? offs[e] : carry_end;
+      end = end > carry_end ? end : carry_end;
+#pragma unroll
+      for (int d = 1; d < 32; d *= 2) { // inclusive running max
+        const int32_t v = __shfl_up_sync(0xffffffffu, end, d);
+        if (lane >= d && v > end)
+          end = v;
+      }
+      end = end < M ? end : M;
+      int32_t start = __shfl_up_sync(0xffffffffu, end, 1);
+      if (lane == 0)
+        start = carry_end;
+      const int32_t own = e < experts ? (end - start + BM - 1) / BM : 0;
+      int32_t sum = own;
+#pragma unroll
+      for (int d = 1; d < 32; d *= 2) { // inclusive running sum
+        const int32_t v = __shfl_up_sync(0xffffffffu, sum, d);
+        if (lane >= d)
+          sum += v;
+      }
+      const unsigned hit =
+          __ballot_sync(0xffffffffu, own > 0 && tm < tiles_before + sum);
+      if (hit != 0u) {
+        const int src = __ffs(int(hit)) - 1;
+        const int32_t first = tiles_before + sum - own; // src's first tile
+        const int32_t m0 = start + (tm - first) * BM;
+        const int32_t stop = m0 + BM < end ? m0 + BM : end;
+        return {c + src, __shfl_sync(0xffffffffu, m0, src),
+                __shfl_sync(0xffffffffu, stop, src)};
+      }
+      tiles_before += __shfl_sync(0xffffffffu, sum, 31);
+      carry_end = __shfl_sync(0xffffffffu, end, 31);
+    }
+    return {-1, 0, 0};
+  }
+  KILN_HD int32_t b_row0(int32_t e, int32_t n0, int32_t N) const {
+    return e * N + n0;
+  }
+  template <class SB> KILN_HD SB scale_b(const SB &sb, int32_t e) const {
+    if constexpr (ScaleBGrouped)
+      return sb.expert(e);
+    else
+      return sb;
+  }
+};
+
+template <bool ScaleBGrouped>
+KILN_HD OffsetGroups<ScaleBGrouped> make_offset_groups(const int32_t *offs,
+                                                       int32_t experts) {
+  return {offs, experts};
+}
+
+/// The end of the tile's rows: M ungrouped; for contiguous groups the first
+/// row in [m0, m0 + BM) clipped at M whose id is not the tile's expert
+/// (every lane of a full warp gets the same value: a ballot over 32 rows at
+/// a time); for offset groups the tile's own end.
 template <int BM, class G>
-KILN_DEVICE int32_t rows_end(const G &groups, int32_t e, int32_t m0,
-                             int32_t M) {
+KILN_DEVICE int32_t rows_end(const G &groups, const GroupTile &t, int32_t M) {
   if constexpr (!G::kPresent) {
     return M;
+  } else if constexpr (G::kOffsets) {
+    return t.m_end;
   } else {
+    const int32_t e = t.expert, m0 = t.m0;
     const int lane = threadIdx.x % 32;
 #pragma unroll 1
     for (int32_t r = m0; r < m0 + BM && r < M; r += 32) {

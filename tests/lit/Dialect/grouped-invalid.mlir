@@ -136,3 +136,27 @@ func.func @grouped_scale_k_first(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?x?xf8E4
      k_scales = [#kiln.k_scale<operand = 0, n_side = true, has_row = false, row_div = 1, k_div = 128, k_dim = 0, grouped = true>]}
   return
 }
+
+// -----
+
+func.func @offsets_align(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?x?xf8E4M3FN>, %offs: memref<?xi32>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{offset groups are not aligned: align must be 1, got 128}}
+  kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?x?xf8E4M3FN>) d(%D : memref<?x?xbf16>)
+      operands(%offs : memref<?xi32>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {groups = #kiln.groups<operand = 0, align = 128, offsets = true>}
+  return
+}
+
+// -----
+
+func.func @offsets_count(%A: memref<?x?xf8E4M3FN>, %B: memref<8x?x?xf8E4M3FN>, %offs: memref<4xi32>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{groups operand 0 holds one offset per expert: 4 offsets for 8 experts}}
+  kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<8x?x?xf8E4M3FN>) d(%D : memref<?x?xbf16>)
+      operands(%offs : memref<4xi32>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {groups = #kiln.groups<operand = 0, align = 1, offsets = true>}
+  return
+}

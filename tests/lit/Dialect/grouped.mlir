@@ -24,3 +24,16 @@ func.func @moe(%A: memref<?x?xf8E4M3FN>, %sa: memref<?x?xf32>, %B: memref<?x?x?x
                  #kiln.k_scale<operand = 1, n_side = true, has_row = true, row_div = 128, k_div = 128, k_dim = 2, grouped = true>]}
   return
 }
+
+// The offsets form (offsets = true, align 1): an i32 [E] of end rows.
+// CHECK-LABEL: func.func @moe_offsets
+// CHECK: groups = #kiln.groups<operand = 0, align = 1, offsets = true>
+func.func @moe_offsets(%A: memref<?x?xbf16>, %B: memref<?x?x?xbf16>, %offs: memref<?xi32>,
+                       %D: memref<?x?xbf16>) {
+  kiln.gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?x?xbf16>) d(%D : memref<?x?xbf16>)
+      operands(%offs : memref<?xi32>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {groups = #kiln.groups<operand = 0, align = 1, offsets = true>}
+  return
+}

@@ -94,7 +94,10 @@ struct ParamDecl {
   /// `grouped G` after the shape (an index tensor whose runs of equal ids
   /// start at multiples of G); 0 when absent.
   int64_t GroupAlign = 0;
-  SourceRange GroupRange; ///< Of `grouped G`.
+  /// `offsets` after the shape (an index tensor of group boundaries: the
+  /// end row of each expert, a prefix sum).
+  bool GroupOffsets = false;
+  SourceRange GroupRange; ///< Of `grouped G` or `offsets`.
   SourceRange Range;      ///< The whole declaration.
 };
 

@@ -44,6 +44,8 @@ struct TensorParam {
   std::vector<ShapeDim> Shape;
   /// An index tensor's `grouped G` (OpModel::Group): 0 when not declared.
   int64_t GroupAlign = 0;
+  /// An index tensor declared `offsets`: each expert's end row.
+  bool GroupOffsets = false;
   SourceLoc Loc;
 };
 
@@ -180,9 +182,16 @@ struct UpProjection {
 /// [0, E) (-1 by convention) marks padding: the row is not computed and D
 /// keeps its contents there.
 struct GroupIndex {
-  int Param = -1;    ///< The i32[M] index tensor: index into OpModel::Params.
+  /// The index tensor, an index into OpModel::Params: i32[M] ids, or i32[E]
+  /// offsets.
+  int Param = -1;
   std::string ESym;  ///< The number of experts, B's leading dimension.
-  int64_t Align = 0; ///< Every run of one expert starts at a multiple.
+  int64_t Align = 0; ///< Every run of one expert starts at a multiple (ids).
+  /// The offsets form (torch._grouped_mm's): Param holds each expert's end
+  /// row, a nondecreasing prefix sum; expert e has rows [offs[e-1],
+  /// offs[e]) (offs[-1] = 0), not aligned; rows past offs[E-1] belong to no
+  /// expert. Align is 1.
+  bool Offsets = false;
 };
 
 /// A checked GEMM op: D[m, n] = epilogue(sum(k) A[m, k] * B[n, k]).

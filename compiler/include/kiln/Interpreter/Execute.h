@@ -172,10 +172,32 @@ std::vector<int64_t> checkedRows(const GemmSize &Size);
 int64_t expertCount(const OpModel &Op, const std::vector<HostTensor> &Params);
 
 /// A grouped op's expert of row M: its index tensor's id when in [0, E),
-/// else -1 (a padding row, which the kernel does not compute and D keeps).
-/// 0 for other ops.
+/// else -1 (a padding row, which the kernel does not compute and D keeps);
+/// in the offsets form the e with groupEnds[e-1] <= M < groupEnds[e], else
+/// -1. 0 for other ops.
 int64_t rowExpert(const OpModel &Op, const std::vector<HostTensor> &Params,
                   int64_t M);
+
+/// The offsets form's end row of each expert over Rows rows: min(Rows,
+/// max(0, offs[0], ..., offs[e])), so that groups never overlap and never
+/// leave [0, Rows) whatever the offsets (templates/kiln/gemm/grouped.cuh,
+/// OffsetGroups). Empty for other ops.
+std::vector<int64_t> groupEnds(const OpModel &Op,
+                               const std::vector<HostTensor> &Params,
+                               int64_t Rows);
+
+/// One tile of rows as the kernels compute it: the rows [M0, M0 + Rows) of
+/// expert Expert (0 for an ungrouped op).
+struct RowTile {
+  int64_t M0 = 0, Rows = 0, Expert = 0;
+};
+/// The row tiles of a BM-row tiling of M rows: every BM rows (ungrouped);
+/// a contiguous-layout tile's leading rows of its first row's expert
+/// (padding tiles left out); each expert's rows from its first, BM at a
+/// time (the offsets form).
+std::vector<RowTile> rowTiles(const OpModel &Op,
+                              const std::vector<HostTensor> &Params,
+                              int64_t M, int64_t BM);
 
 /// The rows Op computes: every row of [0, M), but a grouped op's padding.
 std::vector<int64_t> computedRows(const OpModel &Op,

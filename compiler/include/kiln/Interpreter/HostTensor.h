@@ -73,9 +73,18 @@ std::optional<RowRouting> parseRowRouting(std::string_view Name);
 void fillGroupedIndex(HostTensor &T, int64_t Experts, int64_t Align,
                       RowRouting Routing, std::mt19937_64 &Rng);
 
+/// A grouped GEMM's offsets T (rank 1, one end row per expert) over M rows:
+/// the experts' row counts by Routing (any number of rows, empty experts
+/// included), summed in expert order and clipped at M; with Mixed routing
+/// the last experts' rows may end before M (rows no expert computes) or be
+/// clipped to none.
+void fillGroupOffsets(HostTensor &T, int64_t M, RowRouting Routing,
+                      std::mt19937_64 &Rng);
+
 /// Zero-initialized tensors for every parameter of Op, the inputs filled by
 /// fillRandom from one generator seeded with Seed (in declaration order); a
-/// grouped op's index tensor is filled by fillGroupedIndex with Routing.
+/// grouped op's index tensor is filled by fillGroupedIndex (offsets:
+/// fillGroupOffsets) with Routing.
 bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
                 std::vector<HostTensor> &Params, std::string &Error,
                 RowRouting Routing = RowRouting::Mixed);

@@ -139,7 +139,8 @@ OwningOpRef<ModuleOp> Generator::run() {
   mlir::kiln::GroupsAttr Groups;
   if (Op.Group)
     Groups = mlir::kiln::GroupsAttr::get(
-        &Ctx, OperandOf[size_t(Op.Group->Param)], Op.Group->Align);
+        &Ctx, OperandOf[size_t(Op.Group->Param)], Op.Group->Align,
+        Op.Group->Offsets);
   auto Gemm = B.create<mlir::kiln::GemmOp>(
       loc(Op.Loc), ParamValues[Op.A], ParamValues[Op.B], ParamValues[Op.D],
       Operands, KScales, Quant, Up, Groups);

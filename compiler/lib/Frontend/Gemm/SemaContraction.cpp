@@ -610,6 +610,14 @@ bool ComputeChecker::checkGrouping() {
     return false;
   }
   M.Group->ESym = E;
+  if (M.Group->Offsets && Index.Shape[0].Sym != E) {
+    S.error(S.ParamDecls[M.Group->Param]->Range,
+            "offsets '" + Index.Name + "' give one end row per expert: declare "
+            "it i32[" + E + "], B's expert dimension");
+    S.note(S.ParamDecls[M.B]->Range,
+           "'" + S.describeParam(M.B) + "' is declared here");
+    return false;
+  }
   // Not yet: the gated (SwiGLU) and quantized-output forms of a grouped
   // GEMM, which the fused MoE layer builds on.
   if (M.Up || M.Quant) {

@@ -130,10 +130,23 @@ std::unique_ptr<EpiExpr> ComputeChecker::convertLoad(const Expr &E) {
         Ok = false;
         continue;
       }
-      if (parseGroupIndex(Idx, U) && bindIndex(U, P, I, /*NeedSymbol=*/true))
-        Load->Indices.push_back(EpiIndex::G);
-      else
+      if (!parseGroupIndex(Idx, U) ||
+          !bindIndex(U, P, I, /*NeedSymbol=*/true)) {
         Ok = false;
+        continue;
+      }
+      // The epilogue reads an expert as ids[m]; in the offsets form the
+      // expert is the tile's, which the epilogue is not given yet.
+      if (M.Group && M.Group->Offsets) {
+        S.error(Idx.Range,
+                "a per-expert epilogue operand of the offsets form ('" +
+                    T.Name + "') is not supported yet: give B a per-expert "
+                    "block scale inside the sum, or group the rows by ids "
+                    "('in eid : i32[M] grouped 128')");
+        Ok = false;
+        continue;
+      }
+      Load->Indices.push_back(EpiIndex::G);
       continue;
     }
     if (Idx.K == Expr::Kind::Binary && Idx.Op == Expr::OpKind::Div)

@@ -76,7 +76,8 @@ bool ComputeChecker::parseIndex(const Expr &E, IndexUse &U) {
 }
 
 /// `eid[m]`: the expert of row m, read from an i32 index tensor declared
-/// `in eid : i32[M] grouped G` (OpModel::Group).
+/// `in eid : i32[M] grouped G`, or found in group boundaries declared
+/// `in offs : i32[E] offsets` (`offs[m]`; OpModel::Group).
 bool ComputeChecker::parseGroupIndex(const Expr &E, IndexUse &U) {
   const int P = S.findParam(E.Name);
   if (P < 0) {
@@ -106,13 +107,14 @@ bool ComputeChecker::parseGroupIndex(const Expr &E, IndexUse &U) {
     Declared();
     return false;
   }
-  if (T.GroupAlign == 0) {
+  if (T.GroupAlign == 0 && !T.GroupOffsets) {
     S.error(S.ParamDecls[P]->Range,
             "index tensor '" + T.Name +
-                "' must say how its groups are aligned, like 'in " + T.Name +
-                " : i32[" + (T.Shape[0].Sym.empty() ? MIdx : T.Shape[0].Sym) +
-                "] grouped 128' (each expert's rows "
-                "start at a multiple of 128)");
+                "' must say how it groups the rows: 'in " + T.Name + " : i32[" +
+                (T.Shape[0].Sym.empty() ? MIdx : T.Shape[0].Sym) +
+                "] grouped 128' (an expert id per row, each expert's rows "
+                "starting at a multiple of 128) or 'in " + T.Name +
+                " : i32[E] offsets' (each expert's end row)");
     return false;
   }
   if (M.Group && M.Group->Param != P) {
@@ -121,11 +123,14 @@ bool ComputeChecker::parseGroupIndex(const Expr &E, IndexUse &U) {
                          M.Params[M.Group->Param].Name + "'");
     return false;
   }
+  // An ids tensor has a row per row of A; an offsets tensor an entry per
+  // expert (checkGrouping matches it with B's expert dimension).
   IndexUse Row{MIdx, 1, E.Args[0]->Range};
-  if (!bindIndex(Row, P, 0, /*NeedSymbol=*/true))
+  if (!T.GroupOffsets && !bindIndex(Row, P, 0, /*NeedSymbol=*/true))
     return false;
   if (!M.Group)
-    M.Group = GroupIndex{P, "", T.GroupAlign};
+    M.Group = GroupIndex{P, "", T.GroupOffsets ? 1 : T.GroupAlign,
+                         T.GroupOffsets};
   U.Var = T.Name + "[" + MIdx + "]";
   U.Group = P;
   return true;

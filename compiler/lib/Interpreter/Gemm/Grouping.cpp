@@ -1,12 +1,16 @@
 //===- Grouping.cpp - The rows and experts of a grouped GEMM --------------===//
 //
 // OpModel::Group on the host: the expert of each row (its index tensor's id
-// when in [0, E), else padding) and the rows a grouped kernel computes,
+// when in [0, E), else padding; in the offsets form the group its row falls
+// in), the row tiles the kernels compute, and the rows a grouped kernel
+// computes,
 // which are the rows the correctness gate checks (padding rows are not
 // written: D keeps its contents there).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Interpreter/Execute.h"
+
+#include <algorithm>
 
 namespace kiln {
 
@@ -16,12 +20,65 @@ int64_t expertCount(const OpModel &Op, const std::vector<HostTensor> &Params) {
   return Params[size_t(Op.B)].Shape[0];
 }
 
+std::vector<int64_t> groupEnds(const OpModel &Op,
+                               const std::vector<HostTensor> &Params,
+                               int64_t Rows) {
+  std::vector<int64_t> Ends;
+  if (!Op.Group || !Op.Group->Offsets)
+    return Ends;
+  const HostTensor &Offs = Params[size_t(Op.Group->Param)];
+  int64_t End = 0;
+  for (int64_t E = 0; E < Offs.numElements(); ++E) {
+    End = std::max(End, int64_t(Offs.get(E)));
+    Ends.push_back(std::min(End, Rows));
+  }
+  return Ends;
+}
+
 int64_t rowExpert(const OpModel &Op, const std::vector<HostTensor> &Params,
                   int64_t M) {
   if (!Op.Group)
     return 0;
+  if (Op.Group->Offsets) {
+    // The first expert ending past M holds it (the one before ends at or
+    // before M); the rows of D stop at A's.
+    const int64_t Rows = Params[size_t(Op.A)].Shape[0];
+    const std::vector<int64_t> Ends = groupEnds(Op, Params, Rows);
+    for (size_t E = 0; E < Ends.size(); ++E)
+      if (Ends[E] > M)
+        return int64_t(E);
+    return -1;
+  }
   const double Id = Params[size_t(Op.Group->Param)].get(M);
   return Id >= 0 && Id < double(expertCount(Op, Params)) ? int64_t(Id) : -1;
+}
+
+std::vector<RowTile> rowTiles(const OpModel &Op,
+                              const std::vector<HostTensor> &Params,
+                              int64_t M, int64_t BM) {
+  std::vector<RowTile> Tiles;
+  if (Op.Group && Op.Group->Offsets) {
+    int64_t Start = 0;
+    const std::vector<int64_t> Ends = groupEnds(Op, Params, M);
+    for (size_t E = 0; E < Ends.size(); Start = Ends[E], ++E)
+      for (int64_t M0 = Start; M0 < Ends[E]; M0 += BM)
+        Tiles.push_back({M0, std::min(BM, Ends[E] - M0), int64_t(E)});
+    return Tiles;
+  }
+  for (int64_t M0 = 0; M0 < M; M0 += BM) {
+    const int64_t Expert = rowExpert(Op, Params, M0);
+    if (Expert < 0)
+      continue; // a padding tile
+    int64_t Rows = std::min(BM, M - M0);
+    if (Op.Group) // its leading rows of its first row's expert
+      for (int64_t I = 1; I < Rows; ++I)
+        if (rowExpert(Op, Params, M0 + I) != Expert) {
+          Rows = I;
+          break;
+        }
+    Tiles.push_back({M0, Rows, Expert});
+  }
+  return Tiles;
 }
 
 std::vector<int64_t> computedRows(const OpModel &Op,

@@ -148,19 +148,9 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
       };
 
   std::vector<float> Gate(size_t(BM * BN));
-  for (int64_t M0 = 0; M0 < S.M; M0 += BM) {
-    // The tile's expert and its rows: all of them, or a grouped tile's
-    // leading rows of its first row's expert (none: a padding tile).
-    const int64_t Expert = rowExpert(Op, Params, M0);
-    if (Expert < 0)
-      continue;
-    int64_t RowsM = std::min(BM, S.M - M0);
-    if (Op.Group)
-      for (int64_t I = 1; I < RowsM; ++I)
-        if (rowExpert(Op, Params, M0 + I) != Expert) {
-          RowsM = I;
-          break;
-        }
+  // The tiles' experts and rows, as the kernels tile them (rowTiles).
+  for (const RowTile &T : rowTiles(Op, Params, S.M, BM)) {
+    const int64_t M0 = T.M0, RowsM = T.Rows, Expert = T.Expert;
     const std::vector<double> &ScaleE =
         ScaleB[ScaleB.size() > 1 ? size_t(Expert) : 0];
     for (int64_t N0 = 0; N0 < S.N; N0 += BN) {

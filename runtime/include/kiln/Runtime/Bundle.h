@@ -12,7 +12,7 @@
 //   kiln-bundle 1
 //   kernels 1
 //   kernel gemm_fp8
-//   family gemm                   (absent before op families: gemm)
+//   family gemm                   (optional; absent: gemm, and so written)
 //   symbols M N K
 //   param a f8e4m3 a M K          (name dtype role dims...; "-" for rank 0)
 //   target sm_90a

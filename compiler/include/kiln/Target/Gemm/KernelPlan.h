@@ -74,6 +74,10 @@ struct GemmTypes {
   /// A grouped GEMM (OpModel::Group): the rows every run of one expert
   /// starts at a multiple of; 0 for an ungrouped op.
   int64_t GroupAlign = 0;
+  /// A grouped GEMM in the offsets form (GroupIndex::Offsets): groups are
+  /// not aligned (GroupAlign is 1) and tiles start at each group's first
+  /// row, so any block_m holds one expert.
+  bool GroupOffsets = false;
 };
 
 /// Plans Config for Target. On failure returns false and sets Why to a

@@ -127,6 +127,15 @@ LogicalResult verifyGroups(Operation *Op, GroupsAttr Groups, ArrayAttr Scales,
     if (Groups.getAlign() <= 0)
       return Op->emitOpError("groups align must be positive, got ")
              << Groups.getAlign();
+    if (Groups.getOffsets() && Groups.getAlign() != 1)
+      return Op->emitOpError("offset groups are not aligned: align must be "
+                             "1, got ")
+             << Groups.getAlign();
+    if (Groups.getOffsets() && !T.isDynamicDim(0) && !B.isDynamicDim(0) &&
+        T.getDimSize(0) != B.getDimSize(0))
+      return Op->emitOpError("groups operand ")
+             << I << " holds one offset per expert: " << T.getDimSize(0)
+             << " offsets for " << B.getDimSize(0) << " experts";
   } else if (B.getRank() != 2) {
     return Op->emitOpError("b of rank 3 needs a groups attribute");
   }

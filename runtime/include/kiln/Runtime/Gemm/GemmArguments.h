@@ -24,7 +24,9 @@ void checkGemmArguments(const KernelSignature &Sig,
                         const GemmKernelShape &Shape, const TensorArg *Args,
                         size_t Count, const ProblemSize &Size);
 
-/// Builds the launch plans of one GEMM kernel from checked arguments.
+/// Builds the launch plans of one GEMM kernel from checked arguments. It
+/// keeps a reference to the signature: the kernel it comes from must
+/// outlive it (Kernel holds both).
 class GemmArgumentPlanner final : public LaunchPlanner {
 public:
   /// Throws std::invalid_argument when Sig lacks an A, B or D parameter.

@@ -51,6 +51,10 @@ struct GemmKernelShape {
   /// over E * N rows) and the number of experts, an int32, is the kernel's
   /// last parameter (templates/kiln/gemm/grouped.cuh).
   bool Grouped = false;
+  /// A grouped GEMM in the offsets form: the m tiles are
+  /// ceil(M / BM) + min(E, M) (templates/kiln/gemm/grouped.cuh,
+  /// OffsetGroups::tiles_m).
+  bool GroupOffsets = false;
 };
 
 /// What is wrong with a problem size.
@@ -96,11 +100,12 @@ bool tmaStoreUsable(const GemmKernelShape &Kernel, int64_t N,
 TensorMapSpec tensorMapForD(const GemmKernelShape &Kernel, int64_t M,
                             int64_t N);
 
-/// Grid: ceil(M / BM) * ceil(N / BN) tiles, rounded up to the cluster size;
-/// for a persistent kernel at most SmCount rounded down to the cluster size
-/// (but at least one cluster). SmCount is only read for persistent kernels.
+/// Grid: ceil(M / BM) * ceil(N / BN) tiles (offset groups: ceil(M / BM) +
+/// min(Experts, M) m tiles), rounded up to the cluster size; for a
+/// persistent kernel at most SmCount rounded down to the cluster size (but
+/// at least one cluster). SmCount is only read for persistent kernels.
 LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N,
-                      int64_t SmCount = 0);
+                      int64_t SmCount = 0, int64_t Experts = 1);
 
 /// Bytes of the split-K workspace an M x N launch needs (0 without split-K):
 /// one uint32 counter per tile, padded to 256 bytes, then an fp32 partial

@@ -41,9 +41,10 @@ public:
               int64_t K, const CUdeviceptr *Operands, CUstream Stream,
               int64_t Experts = 1);
 
-  /// The grid, block, shared memory and cluster of an M x N launch.
-  LaunchDims dims(int64_t M, int64_t N) const {
-    return launchDims(Shape, M, N, Launcher.residentCtas());
+  /// The grid, block, shared memory and cluster of an M x N launch (of a
+  /// grouped kernel with Experts experts).
+  LaunchDims dims(int64_t M, int64_t N, int64_t Experts = 1) const {
+    return launchDims(Shape, M, N, Launcher.residentCtas(), Experts);
   }
   const GemmKernelShape &shape() const { return Shape; }
 

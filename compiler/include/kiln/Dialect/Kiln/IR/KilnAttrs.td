@@ -78,15 +78,19 @@ def Kiln_KScaleAttr : Kiln_Attr<"KScale", "k_scale"> {
 }
 
 def Kiln_GroupsAttr : Kiln_Attr<"Groups", "groups"> {
-  let summary = "A grouped GEMM's expert of each row (contiguous layout)";
+  let summary = "A grouped GEMM's expert of each row";
   let description = [{
-    B is [E, N, K], one weight per expert, and row m multiplies expert
-    ids[m]'s, where ids is epilogue operand `operand` (an i32 memref of
-    rank 1, [M]). Rows come in runs of one expert that start at multiples
-    of `align` rows and end in padding rows; an id outside [0, E) is
-    padding: the row is not stored.
+    B is [E, N, K], one weight per expert. Contiguous layout: row m
+    multiplies expert ids[m]'s, where ids is epilogue operand `operand` (an
+    i32 memref of rank 1, [M]). Rows come in runs of one expert that start
+    at multiples of `align` rows and end in padding rows; an id outside
+    [0, E) is padding: the row is not stored. Offsets form (`offsets =
+    true`, `align = 1`): operand `operand` is an i32 memref [E] of each
+    expert's end row (templates/kiln/gemm/grouped.cuh, OffsetGroups); rows
+    after the last expert's are not stored.
   }];
-  let parameters = (ins "int64_t":$operand, "int64_t":$align);
+  let parameters = (ins "int64_t":$operand, "int64_t":$align,
+                        DefaultValuedParameter<"bool", "false">:$offsets);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -95,12 +95,14 @@ std::string banner(func::FuncOp F, TiledGemmOp Op) {
                       ? llvm::formatv(", split_k={0}", C.getSplitK()).str()
                       : std::string()) +
                  (C.getTmaStore() ? ", store=tma" : "") +
-                 (Op.getGroupsAttr()
-                      ? llvm::formatv("\n// grouped: B [E, N, K], rows in "
+                 (!Op.getGroupsAttr() ? std::string()
+                  : Op.getGroupsAttr().getOffsets()
+                      ? std::string("\n// grouped: B [E, N, K], each "
+                                    "expert's rows ending at its offset")
+                      : llvm::formatv("\n// grouped: B [E, N, K], rows in "
                                       "runs of one expert aligned to {0}",
                                       Op.getGroupsAttr().getAlign())
-                            .str()
-                      : std::string()))
+                            .str()))
       .str();
 }
 
@@ -251,8 +253,9 @@ void gatedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
 /// The grouped entry's call: `kiln::sm90::gemm_grouped<Cfg, Epi>(tma_A,
 /// tma_B, D, M, N, K, scale_a, scale_b, groups, M, N, operands...)` (sm80:
 /// A and B pointers), groups being
-/// `kiln::gemm::make_contiguous_groups<Align, ScaleBGrouped>(ids, E)` with E
-/// the kernel's last argument.
+/// `kiln::gemm::make_contiguous_groups<Align, ScaleBGrouped>(ids, E)`, or
+/// `kiln::gemm::make_offset_groups<ScaleBGrouped>(offs, E)`, with E the
+/// kernel's last argument.
 void groupedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
                  unsigned EndOperands, bool Sm90, ArrayAttr TemplateArgs) {
   MLIRContext *Ctx = B.getContext();
@@ -265,19 +268,24 @@ void groupedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
                           Entry->getArguments().begin() + 6);
   Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/false));
   Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true));
-  SmallVector<std::string> GroupArgs = {std::to_string(G.getAlign()),
-                                        ScaleBGrouped ? "true" : "false"};
-  std::string Type =
-      "kiln::gemm::ContiguousGroups<" + llvm::join(GroupArgs, ", ") + ">";
+  SmallVector<std::string> GroupArgs;
+  if (!G.getOffsets())
+    GroupArgs.push_back(std::to_string(G.getAlign()));
+  GroupArgs.push_back(ScaleBGrouped ? "true" : "false");
+  std::string Type = std::string(G.getOffsets() ? "kiln::gemm::OffsetGroups<"
+                                                : "kiln::gemm::ContiguousGroups<") +
+                     llvm::join(GroupArgs, ", ") + ">";
+  SmallVector<Attribute> GroupTemplateArgs;
+  for (const std::string &A : GroupArgs)
+    GroupTemplateArgs.push_back(emitc::OpaqueAttr::get(Ctx, A));
   Args.push_back(
       B.create<emitc::CallOpaqueOp>(
            Loc, TypeRange{emitc::OpaqueType::get(Ctx, Type)},
-           "kiln::gemm::make_contiguous_groups",
+           G.getOffsets() ? "kiln::gemm::make_offset_groups"
+                          : "kiln::gemm::make_contiguous_groups",
            ValueRange{Entry->getArgument(6 + G.getOperand()),
                       Entry->getArgument(Entry->getNumArguments() - 1)},
-           ArrayAttr(),
-           B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, GroupArgs[0]),
-                           emitc::OpaqueAttr::get(Ctx, GroupArgs[1])}))
+           ArrayAttr(), B.getArrayAttr(GroupTemplateArgs))
           .getResult(0));
   Args.append({Entry->getArgument(3), Entry->getArgument(4)});
   for (unsigned I = 6; I < EndOperands; ++I)

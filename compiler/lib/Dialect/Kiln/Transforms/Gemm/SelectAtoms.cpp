@@ -71,8 +71,10 @@ struct SelectAtomsPass
       if (OutQuantAttr Q = Op.getOutQuantAttr())
         Types.QuantBlock = Q.getBlock();
       Types.Gated = bool(Op.getUpProjAttr());
-      if (GroupsAttr G = Op.getGroupsAttr())
+      if (GroupsAttr G = Op.getGroupsAttr()) {
         Types.GroupAlign = G.getAlign();
+        Types.GroupOffsets = G.getOffsets();
+      }
       ::kiln::KernelConfig Config = toConfig(Op.getConfig());
       ::kiln::KernelPlan Plan;
       std::string Why;
