@@ -53,9 +53,15 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   Split.Shape.D = DType::F32;
   Split.Shape.UpOperand = 1;
   In.push_back(Split);
+  CompiledKernel Contiguous = kernelFor(64, "fourth");
+  Contiguous.Shape.Grouped = true;
+  In.push_back(Contiguous);
+  CompiledKernel Offsets = kernelFor(64, "fifth");
+  Offsets.Shape.Grouped = Offsets.Shape.GroupOffsets = true;
+  In.push_back(Offsets);
   std::vector<CompiledKernel> Out =
       parseBundle(serializeBundle(In), "b.kbundle");
-  REQUIRE(Out.size() == 3);
+  REQUIRE(Out.size() == 5);
   const CompiledKernel &K = Out[0];
   CHECK(K.Cubin == Cubin);
   CHECK(Out[1].Cubin == "second");
@@ -82,6 +88,11 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   CHECK(K.Shape.TmaWgmma);
   CHECK(K.Entry == "gemm_fp8");
   CHECK(K.Family == OpFamily::Gemm);
+  CHECK_FALSE(K.Shape.Grouped); // the two forms of a grouped GEMM
+  CHECK(Out[3].Shape.Grouped);
+  CHECK_FALSE(Out[3].Shape.GroupOffsets);
+  CHECK(Out[4].Shape.Grouped);
+  CHECK(Out[4].Shape.GroupOffsets);
 }
 
 TEST_CASE("damaged bundles are refused with the reason", "[bundle]") {

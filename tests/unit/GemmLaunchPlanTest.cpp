@@ -253,6 +253,19 @@ TEST_CASE("a GEMM launch plan lists the parameters in ABI order", "[launch]") {
                       "a grouped GEMM needs 1 <= E and E * N < 2^31, got E = "
                       "0, N = 256");
   }
+  SECTION("offsets form: a tile may start at each group's first row") {
+    GemmKernelShape S = fp8Sm90();
+    S.Grouped = S.GroupOffsets = true;
+    L.M = 1000, L.N = 512, L.Experts = 8;
+    planGemmLaunch(S, L, 0, P);
+    // (ceil(M / BM) + min(E, M)) m tiles times ceil(N / BN) n tiles.
+    CHECK(P.Dims.GridX == (8 + 8) * 4);
+    CHECK(P.Args.back().Int == 8);
+    // More experts than rows: at most M groups are nonempty.
+    CHECK(launchDims(S, 3, 512, 0, 100).GridX == (1 + 3) * 4);
+    S.GroupOffsets = false; // the contiguous layout: ceil(M / BM) m tiles
+    CHECK(launchDims(S, 1000, 512, 0, 8).GridX == 8 * 4);
+  }
   SECTION("a persistent grid is bounded by the resident CTAs") {
     GemmKernelShape S = fp8Sm90();
     S.Persistent = true;

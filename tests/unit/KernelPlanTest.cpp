@@ -134,3 +134,26 @@ TEST_CASE("the setmaxnreg budget must fit the registers ptxas allocated") {
   CHECK(P.ProducerRegs == 0);
   CHECK(registerBudgetProblem(P, 255).empty());
 }
+
+TEST_CASE("a grouped GEMM's tiles hold one expert", "[grouped]") {
+  KernelPlan P;
+  std::string Why;
+  GemmTypes Contiguous = bf16();
+  Contiguous.GroupAlign = 64;
+  // Contiguous runs start at multiples of 64: a 128-row tile could hold two.
+  CHECK_FALSE(planKernel(Contiguous, config(128, 128, 3), Arch::SM90a, P, Why));
+  CHECK(Why == "block_m 128 does not divide the group alignment 64: a tile "
+               "would hold rows of two experts");
+  CHECK(planKernel(Contiguous, config(64, 128, 3), Arch::SM90a, P, Why));
+  // The offsets form's tiles start at each group's first row: any block_m.
+  GemmTypes Offsets = bf16();
+  Offsets.GroupAlign = 1;
+  Offsets.GroupOffsets = true;
+  CHECK(planKernel(Offsets, config(128, 128, 3), Arch::SM90a, P, Why));
+  CHECK(planKernel(Offsets, config(64, 64, 3), Arch::SM80, P, Why));
+  // What no grouped kernel does yet is refused in both forms.
+  KernelConfig Split = config(128, 128, 3);
+  Split.SplitK = 2;
+  CHECK_FALSE(planKernel(Offsets, Split, Arch::SM90a, P, Why));
+  CHECK(Why == "a grouped GEMM does not split K yet (split_k 2)");
+}
