@@ -546,3 +546,22 @@ TEST_CASE("cost model: a grouped GEMM reads every expert's weight",
   OpModel Plain = example("gemm_fp8_block.kiln");
   CHECK(gemmProblem(Plain, M, N, K, 8).Experts == 1);
 }
+
+TEST_CASE("cost model: offsets groups each start a tile", "[cost-model]") {
+  OpModel Offsets = example("moe_gemm_bf16_offsets.kiln");
+  // Equal groups: 1000 rows over 3 experts are 334 + 333 + 333 rows, three
+  // 128-row tiles each (the contiguous count would be 8).
+  CHECK(gemmProblem(Offsets, 1000, 256, 256, 3).tilesM(128) == 9);
+  CHECK(gemmProblem(Offsets, 1024, 256, 256, 8).tilesM(128) == 8);
+  CHECK(gemmProblem(Offsets, 1000, 256, 256, 8).tilesM(64) == 16);
+  CHECK(gemmProblem(Offsets, 4, 256, 256, 8).tilesM(64) == 4); // 4 empty
+  OpModel Contiguous = example("moe_gemm_fp8_contiguous.kiln");
+  CHECK(gemmProblem(Contiguous, 1000, 256, 256, 3).tilesM(128) == 8);
+  KernelConfig C = cfg(128, 128, 4);
+  C.BlockK = 64;
+  CostBreakdown B = predict(gemmProblem(Offsets, 1000, 256, 256, 3), C);
+  INFO(B.Why);
+  REQUIRE(B.Valid);
+  CHECK(B.TilesM == 9);
+  CHECK(B.Tiles == 9 * 2);
+}

@@ -142,6 +142,13 @@ bool isBandwidthLimiter(Limiter L) {
          L == Limiter::DramBandwidth;
 }
 
+int64_t GemmProblem::tilesM(int64_t BM) const {
+  if (!Types.GroupOffsets || Experts <= 1)
+    return ceilDiv(M, BM);
+  const int64_t Rows = M / Experts, Longer = M % Experts;
+  return Longer * ceilDiv(Rows + 1, BM) + (Experts - Longer) * ceilDiv(Rows, BM);
+}
+
 GemmProblem gemmProblem(const OpModel &Op, int64_t M, int64_t N, int64_t K,
                         int64_t Experts) {
   GemmProblem P;
@@ -201,7 +208,7 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
 
   // Tiles and waves.
   int64_t BK = Plan.BlockK;
-  B.TilesM = ceilDiv(P.M, C.BlockM);
+  B.TilesM = P.tilesM(C.BlockM);
   B.TilesN = ceilDiv(P.N, C.BlockN);
   B.Tiles = B.TilesM * B.TilesN;
   B.SplitK = Plan.SplitK;

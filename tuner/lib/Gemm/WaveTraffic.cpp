@@ -80,7 +80,7 @@ std::vector<WaveTraffic> walkWaves(const GemmProblem &P, const KernelConfig &C,
   const double Weights = P.Types.Gated ? 2 : 1;
   double Ea = dtypeBits(P.Types.A) / 8.0,
          Eb = Weights * dtypeBits(P.Types.B) / 8.0;
-  int64_t TilesM = ceilDiv(P.M, C.BlockM), TilesN = ceilDiv(P.N, C.BlockN);
+  int64_t TilesM = P.tilesM(C.BlockM), TilesN = ceilDiv(P.N, C.BlockN);
   int64_t Grid = gridSize(TilesM, TilesN, C.ClusterM * C.ClusterN);
   const int64_t Splits = std::max<int64_t>(C.SplitK, 1);
   const int64_t Launched = Grid * Splits;

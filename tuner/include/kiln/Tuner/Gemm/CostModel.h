@@ -40,6 +40,13 @@ struct GemmProblem {
   /// are one per (expert, N-tile) and every expert's weight is read.
   int64_t Experts = 1;
 
+  /// The M tiles that compute, BM rows each: ceil(M / BM), but in the
+  /// offsets form (GemmTypes::GroupOffsets) each of the E equal groups (M / E
+  /// rows, the first M % E one more) starts a tile of its own. The grid's
+  /// further tiles (templates/kiln/gemm/grouped.cuh, tiles_m) exit at once
+  /// and are not counted.
+  int64_t tilesM(int64_t BM) const;
+
   /// A gated op's two reductions count twice.
   double flops() const {
     return (Types.Gated ? 4.0 : 2.0) * double(M) * double(N) * double(K);
