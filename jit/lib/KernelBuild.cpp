@@ -55,6 +55,7 @@ GemmKernelShape kernelShapeOf(const OpModel &Op, const KernelConfig &Config,
   }
   Shape.Grouped = Op.Group.has_value();
   Shape.GroupOffsets = Op.Group && Op.Group->Offsets;
+  Shape.GroupMasked = Op.Group && Op.Group->Masked;
   return Shape;
 }
 

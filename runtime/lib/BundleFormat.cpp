@@ -87,7 +87,10 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
      << (Sh.SplitK > 1 ? " split_k " + std::to_string(Sh.SplitK) : "")
      << (Sh.TmaStore ? " tma_store " + std::string(dtypeName(Sh.D)) : "")
      << (Sh.UpOperand >= 0 ? " up_proj " + std::to_string(Sh.UpOperand) : "")
-     << (Sh.Grouped ? Sh.GroupOffsets ? " grouped 2" : " grouped 1" : "")
+     << (!Sh.Grouped       ? ""
+         : Sh.GroupMasked  ? " grouped 3"
+         : Sh.GroupOffsets ? " grouped 2"
+                           : " grouped 1")
      << '\n'
      << "entry " << K.Entry << '\n'
      << "cubin " << K.Cubin.size() << ' ' << sha256Hex(K.Cubin) << '\n'
@@ -274,11 +277,11 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   // for a persistent kernel, "split_k S" for a split-K one, "tma_store T"
   // (D's dtype) for a TMA-store one, "up_proj I" (the up weight's operand
   // index) for a gated one, "grouped 1" for a grouped GEMM ("grouped 2" in
-  // the offsets form; earlier
-  // bundles' lines have none).
+  // the offsets form, "grouped 3" in the masked layout; earlier bundles'
+  // lines have none).
   size_t Fields = 18;
   bool Persistent = false, TmaStore = false, Grouped = false,
-       GroupOffsets = false;
+       GroupOffsets = false, GroupMasked = false;
   int64_t SplitK = 1, UpOperand = -1;
   DType D = DType::BF16;
   while (W.size() >= Fields + 2 &&
@@ -288,10 +291,11 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
     if (W[Fields] == "persistent") {
       Persistent = R.integer(W[Fields + 1], 0, 1) == 1;
     } else if (W[Fields] == "grouped") {
-      // 1: ids (contiguous layout), 2: offsets.
-      const int64_t Form = R.integer(W[Fields + 1], 0, 2);
+      // 1: ids (contiguous layout), 2: offsets, 3: masked.
+      const int64_t Form = R.integer(W[Fields + 1], 0, 3);
       Grouped = Form >= 1;
       GroupOffsets = Form == 2;
+      GroupMasked = Form == 3;
     } else if (W[Fields] == "split_k") {
       SplitK = R.integer(W[Fields + 1], 1, 16);
     } else if (W[Fields] == "up_proj") {
@@ -326,6 +330,7 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   Sh.UpOperand = UpOperand;
   Sh.Grouped = Grouped;
   Sh.GroupOffsets = GroupOffsets;
+  Sh.GroupMasked = GroupMasked;
   Sh.D = D;
   W = R.expect("entry");
   R.count(W, 2);

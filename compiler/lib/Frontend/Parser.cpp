@@ -304,15 +304,20 @@ bool Parser::parseParam(OpDecl &Op) {
       return false;
     }
   }
-  // `grouped G` or `offsets`: contextual words (a statement `grouped[...] =
-  // ...` or `offsets = ...` assigns a tensor of that name).
-  if (is(TokenKind::Ident) && tok().Text == "offsets" &&
-      !peekTok().is(TokenKind::LBracket) && !peekTok().is(TokenKind::Assign)) {
+  // `grouped G`, `offsets` or `masked`: contextual words (a statement
+  // `grouped[...] = ...` or `offsets = ...` assigns a tensor of that name).
+  auto IsWord = [&](const char *W) {
+    return is(TokenKind::Ident) && tok().Text == W &&
+           !peekTok().is(TokenKind::LBracket) &&
+           !peekTok().is(TokenKind::Assign);
+  };
+  if (IsWord("offsets") || IsWord("masked")) {
     const Token &Word = take();
-    P.GroupOffsets = true;
+    (Word.Text == "offsets" ? P.GroupOffsets : P.GroupMasked) = true;
     P.GroupRange = Word.Range;
   } else if (is(TokenKind::Ident) && tok().Text == "grouped" &&
-      !peekTok().is(TokenKind::LBracket) && !peekTok().is(TokenKind::Assign)) {
+             !peekTok().is(TokenKind::LBracket) &&
+             !peekTok().is(TokenKind::Assign)) {
     const Token &Word = take();
     if (!is(TokenKind::Int)) {
       errorExpected("expected the group alignment (an integer number of "
@@ -323,10 +328,14 @@ bool Parser::parseParam(OpDecl &Op) {
     P.GroupAlign = Align.IntValue;
     P.GroupRange = {Word.loc(), Align.Range.End};
   }
-  if ((P.GroupOffsets || P.GroupAlign) && is(TokenKind::Ident) &&
-      (tok().Text == "grouped" || tok().Text == "offsets")) {
-    error(tok().loc(), "an index tensor holds an expert per row ('grouped G') "
-                       "or each expert's end row ('offsets'), not both",
+  if ((P.GroupOffsets || P.GroupAlign || P.GroupMasked) &&
+      is(TokenKind::Ident) &&
+      (tok().Text == "grouped" || tok().Text == "offsets" ||
+       tok().Text == "masked")) {
+    error(tok().loc(),
+          "an index tensor holds an expert per row ('grouped G'), "
+          "each expert's end row ('offsets') or each expert's "
+          "valid rows ('masked'): one of them",
           tok().Range);
     return false;
   }

@@ -203,10 +203,23 @@ void checkParam(OpSema &S, const ParamDecl &D) {
       S.error(D.GroupRange,
               "'offsets' marks the group boundaries of a grouped GEMM, an i32 "
               "input with one entry per expert ('in offs : i32[E] offsets'); "
-              "'" + D.Name + "' is not one");
+              "'" +
+                  D.Name + "' is not one");
       Valid = false;
     }
     P.GroupOffsets = true;
+  }
+  if (D.GroupMasked) {
+    if (!T || *T != DType::I32 || D.IsOutput || D.Shape.size() != 1 ||
+        D.Shape[0].Sym.empty() || D.Shape[0].Divisor != 1) {
+      S.error(D.GroupRange,
+              "'masked' marks the row counts of a masked grouped GEMM, an i32 "
+              "input with one entry per expert ('in cnt : i32[E] masked'); "
+              "'" +
+                  D.Name + "' is not one");
+      Valid = false;
+    }
+    P.GroupMasked = true;
   }
   S.ParamByName[D.Name] = int(S.Model.Params.size());
   S.Model.Params.push_back(std::move(P));
@@ -270,7 +283,8 @@ void warnUnused(OpSema &S, const ComputeStmt &Stmt) {
   collectNames(*Stmt.Lhs, Used);
   collectNames(*Stmt.Rhs, Used);
   for (size_t I = 0; I < S.Model.Params.size(); ++I)
-    if (!Used.count(S.Model.Params[I].Name))
+    // A masked layout's counts are used by the layout, never by name.
+    if (!Used.count(S.Model.Params[I].Name) && !S.Model.Params[I].GroupMasked)
       S.Diags.warning(S.ParamDecls[I]->NameRange.Begin,
                       "parameter '" + S.Model.Params[I].Name +
                           "' is not used by the computation",

@@ -165,9 +165,10 @@ std::vector<int64_t> checkedRows(const GemmSize &S) {
   return Rows;
 }
 
-/// Rows Rows of D (a [M, N] tensor) as a [Rows.size(), N] tensor.
+/// Rows Rows of D (a [M, N] tensor, or a masked GEMM's [E, R, N] seen as
+/// [E * R, N]) as a [Rows.size(), N] tensor.
 HostTensor selectRows(const HostTensor &D, const std::vector<int64_t> &Rows) {
-  int64_t N = D.Shape[1];
+  int64_t N = D.Shape.back();
   size_t RowBytes = size_t(N) * hostBytes(D.Type);
   HostTensor Out(D.Type, {int64_t(Rows.size()), N});
   for (size_t R = 0; R < Rows.size(); ++R)

@@ -73,9 +73,9 @@ bool ProblemSize::operator<(const ProblemSize &O) const {
   return false;
 }
 
-std::optional<ProblemSize> parseProblemSize(std::string_view Text,
-                                            std::string &Error,
-                                            const std::vector<std::string> &Zero) {
+std::optional<ProblemSize>
+parseProblemSize(std::string_view Text, std::string &Error,
+                 const std::vector<std::string> &Zero) {
   ProblemSize S;
   size_t Pos = 0;
   while (true) {
@@ -103,8 +103,7 @@ std::optional<ProblemSize> parseProblemSize(std::string_view Text,
     bool MayBeZero = std::find(Zero.begin(), Zero.end(), Name) != Zero.end();
     if (!Ok || (V == 0 && !MayBeZero)) {
       Error = "size " + Name + " must be a positive integer" +
-              (MayBeZero ? " or 0" : "") + ", got '" + std::string(Value) +
-              "'";
+              (MayBeZero ? " or 0" : "") + ", got '" + std::string(Value) + "'";
       return std::nullopt;
     }
     S.set(Name, V);
@@ -154,8 +153,14 @@ double sizeDistance(const ProblemSize &A, const ProblemSize &B) {
 }
 
 GemmDims gemmDims(const ProblemSize &Size, const std::string &MSym,
-                  const std::string &NSym, const std::string &KSym) {
-  return {Size.at(MSym), Size.at(NSym), Size.at(KSym)};
+                  const std::string &NSym, const std::string &KSym,
+                  const std::string &BatchSym) {
+  GemmDims G{Size.at(MSym), Size.at(NSym), Size.at(KSym)};
+  if (!BatchSym.empty()) {
+    const int64_t E = Size.at(BatchSym);
+    G.M = E < 0 || G.M < 0 ? -1 : E * G.M;
+  }
+  return G;
 }
 
 } // namespace kiln

@@ -102,6 +102,7 @@ GemmTypes gemmTypes(const OpModel &Op) {
   T.Gated = Op.Up.has_value();
   T.GroupAlign = Op.Group ? Op.Group->Align : 0;
   T.GroupOffsets = Op.Group && Op.Group->Offsets;
+  T.GroupMasked = Op.Group && Op.Group->Masked;
   return T;
 }
 

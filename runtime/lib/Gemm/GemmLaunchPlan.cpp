@@ -111,6 +111,8 @@ LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N,
   int64_t TilesM = ceilDiv(M, Kernel.BlockM);
   if (Kernel.Grouped && Kernel.GroupOffsets)
     TilesM += std::min(Experts, M);
+  if (Kernel.Grouped && Kernel.GroupMasked && Experts >= 1)
+    TilesM = Experts * ceilDiv(M / Experts, Kernel.BlockM);
   int64_t Tiles = TilesM * ceilDiv(N, Kernel.BlockN);
   int64_t Grid = ceilDiv(Tiles, Cluster) * Cluster;
   if (Kernel.Persistent)

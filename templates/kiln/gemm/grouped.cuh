@@ -20,6 +20,12 @@
 //   ceil(M / BM) + min(E, M) (tiles_m), and the tiles past the last
 //   expert's are skipped. A tile's expert and rows come from a warp-wide
 //   scan over offs (tile(), which every lane of a full warp calls).
+// - MaskedGroups (DeepGEMM's m-grouped masked layout, for decode): A is
+//   [E, R, K] and D [E, R, N], seen as [E * R, K] and [E * R, N] (the
+//   kernel's M is E * R), and cnt [E] holds each expert's valid rows:
+//   expert e has rows [e * R, e * R + min(R, max(0, cnt[e]))). Each expert
+//   has ceil(R / BM) m tiles of its own (tiles_m = E * ceil(R / BM)); a
+//   tile past its expert's count is skipped. Any thread may call tile().
 //
 // Either way a tile multiplies its expert's weight (rows e * N + n of B seen
 // as [E * N, K]) and block scale, and stores its rows of that expert only --
@@ -36,8 +42,8 @@
 namespace kiln::gemm {
 
 /// The rows of one m tile: its expert (-1: nothing to compute), its first
-/// row, and for OffsetGroups the end of its rows (the other layouts find it
-/// with rows_end).
+/// row, and for the layouts with kTileEnd (OffsetGroups, MaskedGroups) the
+/// end of its rows (the others find it with rows_end).
 struct GroupTile {
   int32_t expert;
   int32_t m0;
@@ -47,7 +53,7 @@ struct GroupTile {
 /// An ungrouped GEMM.
 struct NoGroups {
   static constexpr bool kPresent = false;
-  static constexpr bool kOffsets = false;
+  static constexpr bool kTileEnd = false;
   template <int BM> KILN_HD int32_t tiles_m(int32_t M) const {
     return (M + BM - 1) / BM;
   }
@@ -66,7 +72,7 @@ struct NoGroups {
 template <int Align, bool ScaleBGrouped> struct ContiguousGroups {
   static_assert(Align >= 1, "the group alignment must be positive");
   static constexpr bool kPresent = true;
-  static constexpr bool kOffsets = false;
+  static constexpr bool kTileEnd = false;
   static constexpr int kAlign = Align;
   /// Whether every BM-row tile holds rows of one expert only.
   template <int BM> KILN_HD static constexpr bool one_expert_per_tile() {
@@ -112,7 +118,7 @@ make_contiguous_groups(const int32_t *ids, int32_t experts) {
 /// Offset groups: offs [E] (i32), E experts (see the file comment).
 template <bool ScaleBGrouped> struct OffsetGroups {
   static constexpr bool kPresent = true;
-  static constexpr bool kOffsets = true;
+  static constexpr bool kTileEnd = true;
   /// Tiles start at each group's first row: any BM holds one expert.
   template <int BM> KILN_HD static constexpr bool one_expert_per_tile() {
     return true;
@@ -191,15 +197,63 @@ KILN_HD OffsetGroups<ScaleBGrouped> make_offset_groups(const int32_t *offs,
   return {offs, experts};
 }
 
+/// Masked groups: cnt [E] (i32), E experts, each with M / E rows of A and
+/// D (see the file comment).
+template <bool ScaleBGrouped> struct MaskedGroups {
+  static constexpr bool kPresent = true;
+  static constexpr bool kTileEnd = true;
+  /// Each expert's rows start a tile: any BM holds one expert.
+  template <int BM> KILN_HD static constexpr bool one_expert_per_tile() {
+    return true;
+  }
+  const int32_t *__restrict__ cnt;
+  int32_t experts;
+
+  /// Each expert's ceil(R / BM) tiles, R = M / E rows.
+  template <int BM> KILN_HD int32_t tiles_m(int32_t M) const {
+    return experts * ((M / experts + BM - 1) / BM);
+  }
+  /// Tile TM's expert and rows; expert -1 when the tile starts at or past
+  /// its expert's count (any thread may call it).
+  template <int BM> KILN_HD GroupTile tile(int32_t tm, int32_t M) const {
+    const int32_t rows = M / experts, per = (rows + BM - 1) / BM;
+    const int32_t e = tm / per;
+    const int32_t m0 = e * rows + (tm - e * per) * BM;
+    if (e >= experts)
+      return {-1, m0, m0};
+    int32_t c = cnt[e];
+    c = c < 0 ? 0 : c > rows ? rows : c;
+    const int32_t end = e * rows + c;
+    if (m0 >= end)
+      return {-1, m0, m0};
+    return {e, m0, m0 + BM < end ? m0 + BM : end};
+  }
+  KILN_HD int32_t b_row0(int32_t e, int32_t n0, int32_t N) const {
+    return e * N + n0;
+  }
+  template <class SB> KILN_HD SB scale_b(const SB &sb, int32_t e) const {
+    if constexpr (ScaleBGrouped)
+      return sb.expert(e);
+    else
+      return sb;
+  }
+};
+
+template <bool ScaleBGrouped>
+KILN_HD MaskedGroups<ScaleBGrouped> make_masked_groups(const int32_t *cnt,
+                                                       int32_t experts) {
+  return {cnt, experts};
+}
+
 /// The end of the tile's rows: M ungrouped; for contiguous groups the first
 /// row in [m0, m0 + BM) clipped at M whose id is not the tile's expert
 /// (every lane of a full warp gets the same value: a ballot over 32 rows at
-/// a time); for offset groups the tile's own end.
+/// a time); for offset and masked groups the tile's own end.
 template <int BM, class G>
 KILN_DEVICE int32_t rows_end(const G &groups, const GroupTile &t, int32_t M) {
   if constexpr (!G::kPresent) {
     return M;
-  } else if constexpr (G::kOffsets) {
+  } else if constexpr (G::kTileEnd) {
     return t.m_end;
   } else {
     const int32_t e = t.expert, m0 = t.m0;

@@ -97,7 +97,10 @@ struct ParamDecl {
   /// `offsets` after the shape (an index tensor of group boundaries: the
   /// end row of each expert, a prefix sum).
   bool GroupOffsets = false;
-  SourceRange GroupRange; ///< Of `grouped G` or `offsets`.
+  /// `masked` after the shape (the masked layout's count of valid rows of
+  /// each expert).
+  bool GroupMasked = false;
+  SourceRange GroupRange; ///< Of `grouped G`, `offsets` or `masked`.
   SourceRange Range;      ///< The whole declaration.
 };
 

@@ -46,6 +46,8 @@ struct TensorParam {
   int64_t GroupAlign = 0;
   /// An index tensor declared `offsets`: each expert's end row.
   bool GroupOffsets = false;
+  /// An index tensor declared `masked`: each expert's valid rows.
+  bool GroupMasked = false;
   SourceLoc Loc;
 };
 
@@ -143,6 +145,9 @@ struct KScale {
   /// A grouped GEMM's B-side scale, one per expert: a leading dimension
   /// indexed by the expert of row m (`sb[eid[m], n / 128, k / 128]`).
   bool Grouped = false;
+  /// The masked layout's A-side scale, [E, M, K / KDiv]: its leading
+  /// expert dimension is part of the (flattened) row, `sa[e, m, k / 128]`.
+  bool Batched = false;
   bool HasRow = false;        ///< Indexed by a row index besides k.
   EpiIndex Row = EpiIndex::M; ///< Which one: m (A's side) or n (B's).
   int64_t RowDiv = 1;         ///< `m / RowDiv`.
@@ -192,6 +197,14 @@ struct GroupIndex {
   /// offs[e]) (offs[-1] = 0), not aligned; rows past offs[E-1] belong to no
   /// expert. Align is 1.
   bool Offsets = false;
+  /// The masked layout (DeepGEMM's m-grouped masked, for decode): A is
+  /// [E, M, K] and D [E, M, N], M rows of capacity per expert, and Param
+  /// (i32[E]) holds each expert's valid rows, `D[e, m, n] = sum(k) A[e, m,
+  /// k] * B[e, n, k]`: rows m >= cnt[e] (clipped to [0, M]) are not
+  /// computed and D keeps them. The GEMM is the flattened one: its rows
+  /// are E x M (row r is expert r / M's row r % M; gemmDims), so A-side
+  /// tensors [E, M, ...] are row tensors. Align is 1.
+  bool Masked = false;
 };
 
 /// A checked GEMM op: D[m, n] = epilogue(sum(k) A[m, k] * B[n, k]).
@@ -226,8 +239,10 @@ struct OpModel {
 };
 
 /// The GEMM roles of Size by Op's symbols.
+/// The masked layout's rows are E x M (GroupIndex::Masked).
 inline GemmDims gemmDims(const OpModel &Op, const ProblemSize &Size) {
-  return gemmDims(Size, Op.MSym, Op.NSym, Op.KSym);
+  return gemmDims(Size, Op.MSym, Op.NSym, Op.KSym,
+                  Op.Group && Op.Group->Masked ? Op.Group->ESym : "");
 }
 
 /// A grouped op's number of experts in Size (its GroupIndex::ESym); 1 for

@@ -174,9 +174,14 @@ int64_t expertCount(const OpModel &Op, const std::vector<HostTensor> &Params);
 /// A grouped op's expert of row M: its index tensor's id when in [0, E),
 /// else -1 (a padding row, which the kernel does not compute and D keeps);
 /// in the offsets form the e with groupEnds[e-1] <= M < groupEnds[e], else
-/// -1. 0 for other ops.
+/// -1; in the masked layout (rows E x R) e = M / R if M % R < maskedRows(e),
+/// else -1. 0 for other ops.
 int64_t rowExpert(const OpModel &Op, const std::vector<HostTensor> &Params,
                   int64_t M);
+
+/// The masked layout's valid rows of Expert: its count clipped to [0, R].
+int64_t maskedRows(const OpModel &Op, const std::vector<HostTensor> &Params,
+                   int64_t Expert);
 
 /// The offsets form's end row of each expert over Rows rows: min(Rows,
 /// max(0, offs[0], ..., offs[e])), so that groups never overlap and never
@@ -194,10 +199,10 @@ struct RowTile {
 /// The row tiles of a BM-row tiling of M rows: every BM rows (ungrouped);
 /// a contiguous-layout tile's leading rows of its first row's expert
 /// (padding tiles left out); each expert's rows from its first, BM at a
-/// time (the offsets form).
+/// time (the offsets form, and the masked layout's valid rows).
 std::vector<RowTile> rowTiles(const OpModel &Op,
-                              const std::vector<HostTensor> &Params,
-                              int64_t M, int64_t BM);
+                              const std::vector<HostTensor> &Params, int64_t M,
+                              int64_t BM);
 
 /// The rows Op computes: every row of [0, M), but a grouped op's padding.
 std::vector<int64_t> computedRows(const OpModel &Op,

@@ -81,10 +81,17 @@ void fillGroupedIndex(HostTensor &T, int64_t Experts, int64_t Align,
 void fillGroupOffsets(HostTensor &T, int64_t M, RowRouting Routing,
                       std::mt19937_64 &Rng);
 
+/// A masked grouped GEMM's counts T (rank 1, one per expert) for Rows rows
+/// of capacity each: half the capacity in all (E x Rows / 2 rows) shared by
+/// Routing, each clipped to [0, Rows] -- so skewed and single routings fill
+/// some experts to capacity and leave others empty.
+void fillMaskedCounts(HostTensor &T, int64_t Rows, RowRouting Routing,
+                      std::mt19937_64 &Rng);
+
 /// Zero-initialized tensors for every parameter of Op, the inputs filled by
 /// fillRandom from one generator seeded with Seed (in declaration order); a
 /// grouped op's index tensor is filled by fillGroupedIndex (offsets:
-/// fillGroupOffsets) with Routing.
+/// fillGroupOffsets, masked: fillMaskedCounts) with Routing.
 bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
                 std::vector<HostTensor> &Params, std::string &Error,
                 RowRouting Routing = RowRouting::Mixed);

@@ -93,9 +93,11 @@ inline ProblemSize mnkSize(int64_t M, int64_t N, int64_t K) {
 }
 
 /// The GEMM roles of Size, by the op's symbol names (-1 where one is
-/// missing).
+/// missing). With BatchSym (a masked grouped GEMM's experts) M counts the
+/// rows of every expert: Size[BatchSym] x Size[MSym].
 GemmDims gemmDims(const ProblemSize &Size, const std::string &MSym,
-                  const std::string &NSym, const std::string &KSym);
+                  const std::string &NSym, const std::string &KSym,
+                  const std::string &BatchSym = "");
 
 } // namespace kiln
 

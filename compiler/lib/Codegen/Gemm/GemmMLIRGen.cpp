@@ -123,7 +123,7 @@ OwningOpRef<ModuleOp> Generator::run() {
     for (const KScale &S : Op.KScales)
       Scales.push_back(mlir::kiln::KScaleAttr::get(
           &Ctx, OperandOf[size_t(S.Param)], S.Row == EpiIndex::N, S.HasRow,
-          S.RowDiv, S.KDiv, S.KDim, S.Grouped));
+          S.RowDiv, S.KDiv, S.KDim, S.Grouped, S.Batched));
     KScales = B.getArrayAttr(Scales);
   }
   mlir::kiln::OutQuantAttr Quant;
@@ -140,7 +140,7 @@ OwningOpRef<ModuleOp> Generator::run() {
   if (Op.Group)
     Groups = mlir::kiln::GroupsAttr::get(
         &Ctx, OperandOf[size_t(Op.Group->Param)], Op.Group->Align,
-        Op.Group->Offsets);
+        Op.Group->Offsets, Op.Group->Masked);
   auto Gemm = B.create<mlir::kiln::GemmOp>(
       loc(Op.Loc), ParamValues[Op.A], ParamValues[Op.B], ParamValues[Op.D],
       Operands, KScales, Quant, Up, Groups);

@@ -52,6 +52,9 @@ struct KFactor {
   const Expr *E = nullptr;
   int Param = -1;
   std::vector<IndexUse> Uses;
+  /// 1 when the masked layout's leading `e` of `X[e, m, ...]` was folded
+  /// into the row (Uses then start at m, X's dimension 1); else 0.
+  unsigned DimOffset = 0;
   bool uses(const std::string &V) const {
     for (const IndexUse &U : Uses)
       if (U.Var == V)
@@ -108,6 +111,7 @@ private:
   // SemaIndices.cpp: index forms, ranks and extents.
   bool checkRank(const Expr &E, int P);
   bool parseIndex(const Expr &E, IndexUse &U);
+  bool foldMaskedRow(std::vector<IndexUse> &Uses, int P, unsigned &Offset);
   bool bindIndex(const IndexUse &U, int P, unsigned Dim, bool NeedSymbol);
   void unknownIndex(const std::string &Name, SourceRange Range,
                     const std::vector<std::string> &Scope);
@@ -116,6 +120,9 @@ private:
   OpSema &S;
   OpModel &M;
   std::string MIdx, NIdx, KIdx;
+  /// The masked layout's expert index, D[e, m, n] (GroupIndex::Masked); ""
+  /// otherwise.
+  std::string EIdx;
   std::map<std::string, Binding> Extents;
   /// k-independent factors of the reduction, applied to the accumulator in
   /// source order (Div for a divisor).

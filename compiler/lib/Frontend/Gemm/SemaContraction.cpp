@@ -74,34 +74,60 @@ bool ComputeChecker::checkLhs(const Expr &L) {
   if (!S.ParamValid[P])
     return false;
   const TensorParam &D = M.Params[P];
-  if (D.Shape.size() != 2) {
-    S.error(S.ParamDecls[P]->Range,
-            "output '" + Out + "' must have rank 2 ([M, N]); it has rank " +
-                std::to_string(D.Shape.size()));
+  // The masked layout's output is [E, M, N], its counts declared `masked`.
+  int Masked = -1;
+  for (size_t I = 0; I < M.Params.size(); ++I)
+    if (M.Params[I].GroupMasked && S.ParamValid[I])
+      Masked = int(I);
+  const size_t Rank = Masked >= 0 ? 3 : 2;
+  if (D.Shape.size() != Rank) {
+    if (Masked >= 0)
+      S.error(S.ParamDecls[P]->Range,
+              "output '" + Out +
+                  "' of a masked grouped GEMM must have rank 3 "
+                  "([E, M, N], one [M, N] block per expert, as '" +
+                  M.Params[size_t(Masked)].Name +
+                  "' is declared masked); it has rank " +
+                  std::to_string(D.Shape.size()));
+    else
+      S.error(S.ParamDecls[P]->Range,
+              "output '" + Out + "' must have rank 2 ([M, N]); it has rank " +
+                  std::to_string(D.Shape.size()) +
+                  (D.Shape.size() == 3 ? " (a masked grouped GEMM's [E, M, "
+                                         "N] needs its row counts, 'in cnt : "
+                                         "i32[E] masked')"
+                                       : ""));
     return false;
   }
   if (!checkRank(L, P))
     return false;
-  std::vector<IndexUse> Uses(2);
-  for (unsigned I = 0; I < 2; ++I) {
+  std::vector<IndexUse> Uses(Rank);
+  for (unsigned I = 0; I < Rank; ++I) {
     const Expr &Idx = *L.Args[I];
     if (Idx.K != Expr::Kind::Name) {
       S.error(Idx.Range, "the output must be indexed by index names, like '" +
-                             Out + "[m, n]'");
+                             Out + (Rank == 3 ? "[e, m, n]'" : "[m, n]'"));
       return false;
     }
     Uses[I].Var = Idx.Name;
     Uses[I].Range = Idx.Range;
+    for (unsigned J = 0; J < I; ++J)
+      if (Uses[J].Var == Uses[I].Var) {
+        S.error(Uses[I].Range, "index '" + Uses[I].Var +
+                                   "' is used twice in '" + exprToString(L) +
+                                   "'");
+        return false;
+      }
   }
-  if (Uses[0].Var == Uses[1].Var) {
-    S.error(Uses[1].Range, "index '" + Uses[1].Var + "' is used twice in '" +
-                               exprToString(L) + "'");
-    return false;
+  bool Ok = true;
+  for (unsigned I = 0; I < Rank; ++I)
+    Ok &= bindIndex(Uses[I], P, I, /*NeedSymbol=*/true);
+  if (Masked >= 0) {
+    EIdx = Uses[0].Var;
+    M.Group = GroupIndex{Masked, "", 1, /*Offsets=*/false, /*Masked=*/true};
   }
-  MIdx = Uses[0].Var;
-  NIdx = Uses[1].Var;
-  bool Ok = bindIndex(Uses[0], P, 0, /*NeedSymbol=*/true);
-  Ok &= bindIndex(Uses[1], P, 1, /*NeedSymbol=*/true);
+  MIdx = Uses[Rank - 2].Var;
+  NIdx = Uses[Rank - 1].Var;
   return Ok;
 }
 
@@ -137,8 +163,10 @@ const Expr *ComputeChecker::stripOutputCast(const Expr &R) {
 bool ComputeChecker::resolveNames(const Expr &E) {
   bool Ok = true;
   std::vector<std::string> Scope = {MIdx, NIdx, KIdx};
+  if (!EIdx.empty())
+    Scope.insert(Scope.begin(), EIdx);
   auto InScope = [&](const std::string &N) {
-    return N == MIdx || N == NIdx || N == KIdx;
+    return N == MIdx || N == NIdx || N == KIdx || (!EIdx.empty() && N == EIdx);
   };
   switch (E.K) {
   case Expr::Kind::Name:
@@ -188,7 +216,7 @@ bool ComputeChecker::checkKFactor(const Expr &F, KFactor &Out) {
       Ok &= parseIndex(*Idx, U);
       Out.Uses.push_back(U);
     }
-    return Ok;
+    return Ok && foldMaskedRow(Out.Uses, Out.Param, Out.DimOffset);
   }
   case Expr::Kind::Name:
     S.error(F.Range, "index '" + F.Name + "' cannot be used as a value");
@@ -349,7 +377,8 @@ bool ComputeChecker::checkSum(const Expr &Sum) {
 
   for (const KFactor *F : {A, B})
     for (unsigned I = 0; I < F->Uses.size(); ++I)
-      Ok &= bindIndex(F->Uses[I], F->Param, I, /*NeedSymbol=*/true);
+      Ok &= bindIndex(F->Uses[I], F->Param, I + F->DimOffset,
+                      /*NeedSymbol=*/true);
   if (!Ok)
     return false;
 
@@ -375,9 +404,19 @@ bool ComputeChecker::checkSum(const Expr &Sum) {
     return false;
   M.A = A->Param;
   M.B = B->Param;
-  M.MSym = M.Params[M.A].Shape[0].Sym;
-  M.KSym = M.Params[M.A].Shape[1].Sym;
-  M.NSym = M.Params[M.D].Shape[1].Sym;
+  // The masked layout's A [E, M, K] and D [E, M, N] lead with the experts.
+  const size_t Lead = A->DimOffset;
+  if (!EIdx.empty() && Lead == 0) {
+    S.error(A->E->Range, "A of a masked grouped GEMM holds each expert's "
+                         "rows: declare it [E, " +
+                             shapeDimToString(M.Params[M.D].Shape[1]) +
+                             ", K] and index it '" + M.Params[M.A].Name + "[" +
+                             EIdx + ", " + MIdx + ", " + KIdx + "]'");
+    return false;
+  }
+  M.MSym = M.Params[M.A].Shape[Lead].Sym;
+  M.KSym = M.Params[M.A].Shape[Lead + 1].Sym;
+  M.NSym = M.Params[M.D].Shape[Lead + 1].Sym;
   return checkDistinctSizes();
 }
 
@@ -513,7 +552,7 @@ bool ComputeChecker::checkBlockScale(const KFactor &F, KScale &Out) {
       }
       SeenK = true;
       Scale.KDiv = U.Div;
-      Scale.KDim = I;
+      Scale.KDim = I + F.DimOffset; // counts a folded expert dimension
       continue;
     }
     if (Scale.HasRow) {
@@ -533,9 +572,11 @@ bool ComputeChecker::checkBlockScale(const KFactor &F, KScale &Out) {
                             NIdx + "' or by '" + KIdx + "' only");
     return false;
   }
+  Scale.Batched = F.DimOffset == 1;
   bool Consistent = true;
   for (unsigned I = 0; I < F.Uses.size(); ++I)
-    Consistent &= bindIndex(F.Uses[I], F.Param, I, /*NeedSymbol=*/true);
+    Consistent &=
+        bindIndex(F.Uses[I], F.Param, I + F.DimOffset, /*NeedSymbol=*/true);
   if (!Consistent)
     return false;
   if (T.Type != DType::F32 && T.Type != DType::UE8M0) {
@@ -591,11 +632,13 @@ bool ComputeChecker::checkGrouping() {
   const TensorParam &B = M.Params[M.B];
   const TensorParam &Index = M.Params[M.Group->Param];
   if (B.Shape.size() != 3) {
+    const std::string Expert =
+        M.Group->Masked ? EIdx : Index.Name + "[" + MIdx + "]";
     S.error(S.ParamDecls[M.Group->Param]->Range,
             "'" + Index.Name + "' selects an expert for each row, but B '" +
                 B.Name + "' has no expert dimension: declare it [E, " + M.NSym +
-                ", " + M.KSym + "] and index it '" + B.Name + "[" + Index.Name +
-                "[" + MIdx + "], " + NIdx + ", " + KIdx + "]'");
+                ", " + M.KSym + "] and index it '" + B.Name + "[" + Expert +
+                ", " + NIdx + ", " + KIdx + "]'");
     S.note(S.ParamDecls[M.B]->Range,
            "'" + S.describeParam(M.B) + "' is declared here");
     return false;
@@ -610,10 +653,13 @@ bool ComputeChecker::checkGrouping() {
     return false;
   }
   M.Group->ESym = E;
-  if (M.Group->Offsets && Index.Shape[0].Sym != E) {
+  if ((M.Group->Offsets || M.Group->Masked) && Index.Shape[0].Sym != E) {
     S.error(S.ParamDecls[M.Group->Param]->Range,
-            "offsets '" + Index.Name + "' give one end row per expert: declare "
-            "it i32[" + E + "], B's expert dimension");
+            std::string(M.Group->Offsets ? "offsets '" : "row counts '") +
+                Index.Name +
+                (M.Group->Offsets ? "' give one end row per expert"
+                                  : "' give the valid rows of each expert") +
+                ": declare it i32[" + E + "], B's expert dimension");
     S.note(S.ParamDecls[M.B]->Range,
            "'" + S.describeParam(M.B) + "' is declared here");
     return false;

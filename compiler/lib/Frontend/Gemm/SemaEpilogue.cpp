@@ -140,7 +140,8 @@ std::unique_ptr<EpiExpr> ComputeChecker::convertLoad(const Expr &E) {
       if (M.Group && M.Group->Offsets) {
         S.error(Idx.Range,
                 "a per-expert epilogue operand of the offsets form ('" +
-                    T.Name + "') is not supported yet: give B a per-expert "
+                    T.Name +
+                    "') is not supported yet: give B a per-expert "
                     "block scale inside the sum, or group the rows by ids "
                     "('in eid : i32[M] grouped 128')");
         Ok = false;
@@ -163,6 +164,17 @@ std::unique_ptr<EpiExpr> ComputeChecker::convertLoad(const Expr &E) {
                              "' cannot be indexed by '" + KIdx + "': '" + KIdx +
                              "' is only in scope inside sum(" + KIdx + ")" +
                              Why);
+      Ok = false;
+    } else if (!EIdx.empty() && V == EIdx) {
+      S.error(Idx.Range,
+              "an epilogue operand indexed by the expert of a masked grouped "
+              "GEMM ('" +
+                  T.Name +
+                  "') is not supported yet: give B a "
+                  "per-expert block scale inside the sum ('sb[" +
+                  EIdx + ", " + NIdx +
+                  " / 128, k / 128]'), or use an operand shared by the "
+                  "experts");
       Ok = false;
     } else if (V != MIdx && V != NIdx) {
       unknownIndex(V, Var->Range, Scope);

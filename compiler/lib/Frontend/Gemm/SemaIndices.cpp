@@ -58,6 +58,8 @@ bool ComputeChecker::parseIndex(const Expr &E, IndexUse &U) {
     return parseGroupIndex(E, U);
   if (E.K == Expr::Kind::Name) {
     U.Var = E.Name;
+    if (!EIdx.empty() && E.Name == EIdx) // the masked layout's expert
+      U.Group = M.Group->Param;
     return true;
   }
   if (E.K == Expr::Kind::Binary && E.Op == Expr::OpKind::Div &&
@@ -107,14 +109,24 @@ bool ComputeChecker::parseGroupIndex(const Expr &E, IndexUse &U) {
     Declared();
     return false;
   }
+  if (T.GroupMasked) {
+    S.error(E.Range,
+            "'" + T.Name +
+                "' counts the valid rows of each expert "
+                "(masked): it is not indexed; the expert is the output's "
+                "first index, as in 'D[e, m, n] = sum(k) A[e, m, k] * "
+                "B[e, n, k]'");
+    Declared();
+    return false;
+  }
   if (T.GroupAlign == 0 && !T.GroupOffsets) {
     S.error(S.ParamDecls[P]->Range,
             "index tensor '" + T.Name +
                 "' must say how it groups the rows: 'in " + T.Name + " : i32[" +
                 (T.Shape[0].Sym.empty() ? MIdx : T.Shape[0].Sym) +
                 "] grouped 128' (an expert id per row, each expert's rows "
-                "starting at a multiple of 128) or 'in " + T.Name +
-                " : i32[E] offsets' (each expert's end row)");
+                "starting at a multiple of 128) or 'in " +
+                T.Name + " : i32[E] offsets' (each expert's end row)");
     return false;
   }
   if (M.Group && M.Group->Param != P) {
@@ -129,10 +141,27 @@ bool ComputeChecker::parseGroupIndex(const Expr &E, IndexUse &U) {
   if (!T.GroupOffsets && !bindIndex(Row, P, 0, /*NeedSymbol=*/true))
     return false;
   if (!M.Group)
-    M.Group = GroupIndex{P, "", T.GroupOffsets ? 1 : T.GroupAlign,
-                         T.GroupOffsets};
+    M.Group =
+        GroupIndex{P, "", T.GroupOffsets ? 1 : T.GroupAlign, T.GroupOffsets};
   U.Var = T.Name + "[" + MIdx + "]";
   U.Group = P;
+  return true;
+}
+
+/// The masked layout's `X[e, m, ...]`: the expert and row of the flattened
+/// GEMM's row, so X is a row tensor whose uses start at m. Binds e to X's
+/// dimension 0 and leaves the uses from m on, Offset 1. Other uses are left
+/// as they are (Offset 0): `B[e, n, k]` selects an expert's weight.
+bool ComputeChecker::foldMaskedRow(std::vector<IndexUse> &Uses, int P,
+                                   unsigned &Offset) {
+  Offset = 0;
+  if (EIdx.empty() || Uses.size() < 2 || !Uses[0].isPlain(EIdx) ||
+      !Uses[1].isPlain(MIdx))
+    return true;
+  if (!bindIndex(Uses[0], P, 0, /*NeedSymbol=*/true))
+    return false;
+  Uses.erase(Uses.begin());
+  Offset = 1;
   return true;
 }
 

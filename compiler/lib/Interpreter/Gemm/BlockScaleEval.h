@@ -25,7 +25,9 @@ namespace kiln {
 inline double kScaleAt(const KScale &S, const std::vector<HostTensor> &Params,
                        int64_t Row, int64_t K, int64_t Expert = 0) {
   const HostTensor &T = Params[size_t(S.Param)];
-  const size_t Lead = S.Grouped ? 1 : 0; // the expert dimension
+  // The expert dimension: a grouped scale's table of Expert, or a batched
+  // one's (the masked layout's A side) part of the flattened rows.
+  const size_t Lead = S.Grouped || S.Batched ? 1 : 0;
   int64_t Base = 0;
   if (S.Grouped) {
     assert(Expert >= 0 && Expert < T.Shape[0] && "expert out of range");
@@ -38,8 +40,9 @@ inline double kScaleAt(const KScale &S, const std::vector<HostTensor> &Params,
   int64_t Idx[2];
   Idx[KDim] = K / S.KDiv;
   Idx[1 - KDim] = Row / S.RowDiv;
-  assert(Idx[0] < T.Shape[Lead] && Idx[1] < T.Shape[Lead + 1] &&
-         "scale out of range");
+  assert(
+      (S.Batched ? Idx[0] < T.Shape[0] * T.Shape[1] : Idx[0] < T.Shape[Lead]) &&
+      Idx[1] < T.Shape[Lead + 1] && "scale out of range");
   return T.get(Base + Idx[0] * T.Shape[Lead + 1] + Idx[1]);
 }
 

@@ -2,10 +2,10 @@
 //
 // OpModel::Group on the host: the expert of each row (its index tensor's id
 // when in [0, E), else padding; in the offsets form the group its row falls
-// in), the row tiles the kernels compute, and the rows a grouped kernel
-// computes,
-// which are the rows the correctness gate checks (padding rows are not
-// written: D keeps its contents there).
+// in; in the masked layout its block of rows, if below the expert's
+// count), the row tiles the kernels compute, and the rows a grouped kernel
+// computes, which are the rows the correctness gate checks (padding rows
+// are not written: D keeps its contents there).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Interpreter/Execute.h"
@@ -35,10 +35,24 @@ std::vector<int64_t> groupEnds(const OpModel &Op,
   return Ends;
 }
 
+int64_t maskedRows(const OpModel &Op, const std::vector<HostTensor> &Params,
+                   int64_t Expert) {
+  const int64_t Rows = Params[size_t(Op.A)].Shape[1];
+  const int64_t Count = int64_t(Params[size_t(Op.Group->Param)].get(Expert));
+  return std::clamp<int64_t>(Count, 0, Rows);
+}
+
 int64_t rowExpert(const OpModel &Op, const std::vector<HostTensor> &Params,
                   int64_t M) {
   if (!Op.Group)
     return 0;
+  if (Op.Group->Masked) { // expert M / R's row M % R, if below its count
+    const int64_t Rows = Params[size_t(Op.A)].Shape[1];
+    const int64_t E = M / Rows;
+    return E < expertCount(Op, Params) && M % Rows < maskedRows(Op, Params, E)
+               ? E
+               : -1;
+  }
   if (Op.Group->Offsets) {
     // The first expert ending past M holds it (the one before ends at or
     // before M); the rows of D stop at A's.
@@ -54,9 +68,18 @@ int64_t rowExpert(const OpModel &Op, const std::vector<HostTensor> &Params,
 }
 
 std::vector<RowTile> rowTiles(const OpModel &Op,
-                              const std::vector<HostTensor> &Params,
-                              int64_t M, int64_t BM) {
+                              const std::vector<HostTensor> &Params, int64_t M,
+                              int64_t BM) {
   std::vector<RowTile> Tiles;
+  if (Op.Group && Op.Group->Masked) {
+    const int64_t Rows = Params[size_t(Op.A)].Shape[1];
+    for (int64_t E = 0; E < expertCount(Op, Params); ++E) {
+      const int64_t End = E * Rows + maskedRows(Op, Params, E);
+      for (int64_t M0 = E * Rows; M0 < End; M0 += BM)
+        Tiles.push_back({M0, std::min(BM, End - M0), E});
+    }
+    return Tiles;
+  }
   if (Op.Group && Op.Group->Offsets) {
     int64_t Start = 0;
     const std::vector<int64_t> Ends = groupEnds(Op, Params, M);

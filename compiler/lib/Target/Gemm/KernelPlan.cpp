@@ -85,14 +85,14 @@ bool checkPromotedAccumulators(const KernelPlan &P, const std::string &What,
 }
 
 /// A grouped GEMM's tile holds rows of one expert: block_m divides the
-/// alignment of the runs (the offsets form's tiles start at each group's
-/// first row, so any block_m does). Its kernels do not yet split K, store with TMA or
-/// multicast A over a cluster of two along M (whose two CTAs could hold
-/// different experts).
+/// alignment of the runs (the offsets form's and the masked layout's tiles
+/// start at each group's first row, so any block_m does). Its kernels do not
+/// yet split K, store with TMA or multicast A over a cluster of two along M
+/// (whose two CTAs could hold different experts).
 bool checkGrouped(const GemmTypes &T, const KernelConfig &C, std::string &Why) {
   if (T.GroupAlign == 0)
     return true;
-  if (!T.GroupOffsets && T.GroupAlign % C.BlockM != 0)
+  if (!T.GroupOffsets && !T.GroupMasked && T.GroupAlign % C.BlockM != 0)
     return fail(Why, "block_m " + std::to_string(C.BlockM) +
                          " does not divide the group alignment " +
                          std::to_string(T.GroupAlign) +

@@ -76,9 +76,19 @@ int64_t paramIndex(const KernelSignature &Sig, ParamRole Role);
 /// The extent of Dim for problem Size (-1 when Size lacks its symbol).
 int64_t dimExtent(const SignatureDim &Dim, const ProblemSize &Size);
 
-/// The GEMM roles of Size by Sig's symbols.
+/// The symbol of a masked grouped GEMM's experts (A is [E, M, K] only in
+/// that layout), else "".
+inline std::string batchSym(const KernelSignature &Sig) {
+  const int64_t A = paramIndex(Sig, ParamRole::A);
+  if (A < 0 || Sig.Params[size_t(A)].Dims.size() != 3)
+    return "";
+  return Sig.Params[size_t(A)].Dims[0].Sym;
+}
+
+/// The GEMM roles of Size by Sig's symbols (a masked GEMM's M counts every
+/// expert's rows).
 inline GemmDims gemmDims(const KernelSignature &Sig, const ProblemSize &Size) {
-  return gemmDims(Size, Sig.MSym, Sig.NSym, Sig.KSym);
+  return gemmDims(Size, Sig.MSym, Sig.NSym, Sig.KSym, batchSym(Sig));
 }
 
 } // namespace kiln

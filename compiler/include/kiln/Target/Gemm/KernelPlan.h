@@ -78,6 +78,9 @@ struct GemmTypes {
   /// not aligned (GroupAlign is 1) and tiles start at each group's first
   /// row, so any block_m holds one expert.
   bool GroupOffsets = false;
+  /// The masked layout (GroupIndex::Masked): each expert's rows start a
+  /// tile, so any block_m holds one expert.
+  bool GroupMasked = false;
 };
 
 /// Plans Config for Target. On failure returns false and sets Why to a

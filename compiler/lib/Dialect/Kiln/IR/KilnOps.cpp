@@ -82,8 +82,15 @@ LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
       return Op->emitOpError("k_scale operand ")
              << S.getOperand() << " is not an epilogue operand";
     auto T = cast<MemRefType>(EpilogueOperands[S.getOperand()].getType());
-    // A grouped scale has the expert as its leading dimension.
-    int64_t Rank = (S.getHasRow() ? 2 : 1) + (S.getGrouped() ? 1 : 0);
+    // A grouped scale has the expert as its leading dimension, and so has
+    // a batched one (the masked layout's A side).
+    if (S.getGrouped() && S.getBatched())
+      return Op->emitOpError("a k_scale is grouped (per expert, n side) or "
+                             "batched (masked rows, m side), not both");
+    if (S.getBatched() && (S.getNSide() || !S.getHasRow()))
+      return Op->emitOpError("a batched k_scale is the m side's, with a row");
+    const bool Lead = S.getGrouped() || S.getBatched();
+    int64_t Rank = (S.getHasRow() ? 2 : 1) + (Lead ? 1 : 0);
     if (T.getRank() != Rank || !(T.getElementType().isF32() ||
                                  T.getElementType().isUnsignedInteger(8)))
       return Op->emitOpError("k_scale operand ")
@@ -93,9 +100,9 @@ LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
         S.getRowDiv() <= 0)
       return Op->emitOpError("k_scale of operand ")
              << S.getOperand() << " needs k_dim < rank and positive divisors";
-    if (S.getGrouped() && S.getKDim() == 0)
-      return Op->emitOpError("a grouped k_scale's dimension 0 is the expert; "
-                             "k_dim must be 1 or more");
+    if (Lead && S.getKDim() == 0)
+      return Op->emitOpError("a grouped or batched k_scale's dimension 0 is "
+                             "the expert; k_dim must be 1 or more");
     if (S.getGrouped() && !S.getNSide())
       return Op->emitOpError("a grouped k_scale (one per expert) belongs to "
                              "the n side");
@@ -111,8 +118,18 @@ LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
 /// only its ids are i32, and only its scales are grouped. Without `groups`,
 /// B is a matrix and nothing is per expert.
 LogicalResult verifyGroups(Operation *Op, GroupsAttr Groups, ArrayAttr Scales,
-                           MemRefType B, ValueRange EpilogueOperands) {
+                           MemRefType A, MemRefType B, MemRefType D,
+                           ValueRange EpilogueOperands) {
   const int64_t Count = int64_t(EpilogueOperands.size());
+  // Only the masked layout's a and d hold a block of rows per expert.
+  const int64_t RowsRank = Groups && Groups.getMasked() ? 3 : 2;
+  if (A.getRank() != RowsRank || D.getRank() != RowsRank)
+    return Op->emitOpError(RowsRank == 3
+                               ? "a masked grouped GEMM's a and d are [E, M, "
+                                 "K] and [E, M, N], got "
+                               : "a and d are matrices (rank 3 is a masked "
+                                 "grouped GEMM's), got ")
+           << A << " and " << D;
   if (Groups) {
     if (B.getRank() != 3)
       return Op->emitOpError("a grouped GEMM's b is [E, N, K], got ") << B;
@@ -131,11 +148,15 @@ LogicalResult verifyGroups(Operation *Op, GroupsAttr Groups, ArrayAttr Scales,
       return Op->emitOpError("offset groups are not aligned: align must be "
                              "1, got ")
              << Groups.getAlign();
-    if (Groups.getOffsets() && !T.isDynamicDim(0) && !B.isDynamicDim(0) &&
-        T.getDimSize(0) != B.getDimSize(0))
+    if (Groups.getMasked() && (Groups.getAlign() != 1 || Groups.getOffsets()))
+      return Op->emitOpError("masked groups are neither aligned nor offsets: "
+                             "align must be 1 and offsets false");
+    if ((Groups.getOffsets() || Groups.getMasked()) && !T.isDynamicDim(0) &&
+        !B.isDynamicDim(0) && T.getDimSize(0) != B.getDimSize(0))
       return Op->emitOpError("groups operand ")
-             << I << " holds one offset per expert: " << T.getDimSize(0)
-             << " offsets for " << B.getDimSize(0) << " experts";
+             << I << " holds one " << (Groups.getMasked() ? "count" : "offset")
+             << " per expert: " << T.getDimSize(0) << " for " << B.getDimSize(0)
+             << " experts";
   } else if (B.getRank() != 2) {
     return Op->emitOpError("b of rank 3 needs a groups attribute");
   }
@@ -144,10 +165,14 @@ LogicalResult verifyGroups(Operation *Op, GroupsAttr Groups, ArrayAttr Scales,
         !(Groups && int64_t(I) == Groups.getOperand()))
       return Op->emitOpError("epilogue operand ")
              << I << " is i32 but not the groups operand";
-  if (Scales && !Groups)
-    for (Attribute A : Scales)
-      if (cast<KScaleAttr>(A).getGrouped())
+  if (Scales)
+    for (Attribute S : Scales) {
+      auto K = cast<KScaleAttr>(S);
+      if (K.getGrouped() && !Groups)
         return Op->emitOpError("a grouped k_scale needs a groups attribute");
+      if (K.getBatched() && !(Groups && Groups.getMasked()))
+        return Op->emitOpError("a batched k_scale needs masked groups");
+    }
   return success();
 }
 
@@ -219,7 +244,8 @@ LogicalResult GemmOp::verify() {
                            getUpProjAttr(), getB().getType(),
                            getEpilogueOperands())) ||
       failed(verifyGroups(*this, getGroupsAttr(), getKScalesAttr(),
-                          getB().getType(), getEpilogueOperands())))
+                          getA().getType(), getB().getType(), getD().getType(),
+                          getEpilogueOperands())))
     return failure();
   return verifyGemmCommon(*this, getA().getType(), getB().getType(),
                           getD().getType(), getEpilogueOperands(),
@@ -232,7 +258,8 @@ LogicalResult TiledGemmOp::verify() {
                            getUpProjAttr(), getB().getType(),
                            getEpilogueOperands())) ||
       failed(verifyGroups(*this, getGroupsAttr(), getKScalesAttr(),
-                          getB().getType(), getEpilogueOperands())))
+                          getA().getType(), getB().getType(), getD().getType(),
+                          getEpilogueOperands())))
     return failure();
   if (failed(verifyGemmCommon(*this, getA().getType(), getB().getType(),
                               getD().getType(), getEpilogueOperands(),

@@ -55,6 +55,9 @@ struct GemmKernelShape {
   /// ceil(M / BM) + min(E, M) (templates/kiln/gemm/grouped.cuh,
   /// OffsetGroups::tiles_m).
   bool GroupOffsets = false;
+  /// A masked grouped GEMM: M is E x R rows (R per expert) and the m tiles
+  /// are E * ceil(R / BM) (grouped.cuh, MaskedGroups::tiles_m).
+  bool GroupMasked = false;
 };
 
 /// What is wrong with a problem size.

@@ -68,12 +68,16 @@ def Kiln_KScaleAttr : Kiln_Attr<"KScale", "k_scale"> {
     scales every `k_div`-long block of K: dimension `k_dim` is indexed by
     k / k_div and, when `has_row`, the other by the row of A (`n_side`
     false: m / row_div) or of B (`n_side` true: n / row_div). A k-only
-    scale (`has_row` false) is still assigned a side.
+    scale (`has_row` false) is still assigned a side. `grouped`: one such
+    table per expert (a leading expert dimension, n side). `batched`: a
+    masked grouped GEMM's A-side scale [E, M, K / k_div], whose leading
+    expert dimension is part of the row (k_dim counts it, as `grouped`'s).
   }];
   let parameters = (ins "int64_t":$operand, "bool":$n_side, "bool":$has_row,
                         "int64_t":$row_div, "int64_t":$k_div,
                         "int64_t":$k_dim,
-                        DefaultValuedParameter<"bool", "false">:$grouped);
+                        DefaultValuedParameter<"bool", "false">:$grouped,
+                        DefaultValuedParameter<"bool", "false">:$batched);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
@@ -87,10 +91,14 @@ def Kiln_GroupsAttr : Kiln_Attr<"Groups", "groups"> {
     [0, E) is padding: the row is not stored. Offsets form (`offsets =
     true`, `align = 1`): operand `operand` is an i32 memref [E] of each
     expert's end row (templates/kiln/gemm/grouped.cuh, OffsetGroups); rows
-    after the last expert's are not stored.
+    after the last expert's are not stored. Masked layout (`masked = true`,
+    `align = 1`): a and d are [E, M, K] and [E, M, N], one block of M rows
+    per expert, and operand `operand` an i32 memref [E] of each expert's
+    valid rows (MaskedGroups); the others are not stored.
   }];
   let parameters = (ins "int64_t":$operand, "int64_t":$align,
-                        DefaultValuedParameter<"bool", "false">:$offsets);
+                        DefaultValuedParameter<"bool", "false">:$offsets,
+                        DefaultValuedParameter<"bool", "false">:$masked);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -13,7 +13,10 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 
 def Kiln_TensorMemRef : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32],
                                      [0, 1, 2]>;
-def Kiln_MatrixMemRef : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32], [2]>;
+// A and D: matrices, or a masked grouped GEMM's [E, M, K] and [E, M, N]
+// (one block of rows per expert; `groups` with `masked`).
+def Kiln_MatrixMemRef
+    : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32], [2, 3]>;
 // B: one [N, K] matrix, or a grouped GEMM's [E, N, K] (one per expert).
 def Kiln_WeightMemRef
     : MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32], [2, 3]>;

@@ -99,6 +99,10 @@ std::string banner(func::FuncOp F, TiledGemmOp Op) {
                   : Op.getGroupsAttr().getOffsets()
                       ? std::string("\n// grouped: B [E, N, K], each "
                                     "expert's rows ending at its offset")
+                  : Op.getGroupsAttr().getMasked()
+                      ? std::string("\n// grouped: A [E, M, K], B [E, N, K], "
+                                    "D [E, M, N], each expert's first "
+                                    "count rows (masked)")
                       : llvm::formatv("\n// grouped: B [E, N, K], rows in "
                                       "runs of one expert aligned to {0}",
                                       Op.getGroupsAttr().getAlign())
@@ -127,10 +131,12 @@ Value kScaleArgument(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
           cast<MemRefType>(Op.getEpilogueOperands()[Operand].getType())
               .getElementType());
       // A grouped scale is one such table per expert: the kernel's
-      // KScale::expert(e) picks it; its dimensions follow the expert's.
+      // KScale::expert(e) picks it; its dimensions follow the expert's. A
+      // batched one's expert dimension is part of its (flattened) rows.
+      const bool Lead = S.getGrouped() || S.getBatched();
       SmallVector<std::string> Args = {
           std::to_string(S.getRowDiv()), std::to_string(S.getKDiv()),
-          std::to_string(S.getKDim() - (S.getGrouped() ? 1 : 0)),
+          std::to_string(S.getKDim() - (Lead ? 1 : 0)),
           S.getHasRow() ? "true" : "false"};
       if (Elem != "float")
         Args.push_back(Elem);
@@ -254,7 +260,8 @@ void gatedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
 /// tma_B, D, M, N, K, scale_a, scale_b, groups, M, N, operands...)` (sm80:
 /// A and B pointers), groups being
 /// `kiln::gemm::make_contiguous_groups<Align, ScaleBGrouped>(ids, E)`, or
-/// `kiln::gemm::make_offset_groups<ScaleBGrouped>(offs, E)`, with E the
+/// `kiln::gemm::make_offset_groups<ScaleBGrouped>(offs, E)` or
+/// `kiln::gemm::make_masked_groups<ScaleBGrouped>(cnt, E)`, with E the
 /// kernel's last argument.
 void groupedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
                  unsigned EndOperands, bool Sm90, ArrayAttr TemplateArgs) {
@@ -269,11 +276,17 @@ void groupedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
   Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/false));
   Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true));
   SmallVector<std::string> GroupArgs;
-  if (!G.getOffsets())
+  const bool Contiguous = !G.getOffsets() && !G.getMasked();
+  if (Contiguous)
     GroupArgs.push_back(std::to_string(G.getAlign()));
   GroupArgs.push_back(ScaleBGrouped ? "true" : "false");
-  std::string Type = std::string(G.getOffsets() ? "kiln::gemm::OffsetGroups<"
-                                                : "kiln::gemm::ContiguousGroups<") +
+  const std::string Form = G.getOffsets()  ? "offset"
+                           : G.getMasked() ? "masked"
+                                           : "contiguous";
+  std::string Type = "kiln::gemm::" +
+                     std::string(G.getOffsets()  ? "OffsetGroups<"
+                                 : G.getMasked() ? "MaskedGroups<"
+                                                 : "ContiguousGroups<") +
                      llvm::join(GroupArgs, ", ") + ">";
   SmallVector<Attribute> GroupTemplateArgs;
   for (const std::string &A : GroupArgs)
@@ -281,8 +294,7 @@ void groupedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
   Args.push_back(
       B.create<emitc::CallOpaqueOp>(
            Loc, TypeRange{emitc::OpaqueType::get(Ctx, Type)},
-           G.getOffsets() ? "kiln::gemm::make_offset_groups"
-                          : "kiln::gemm::make_contiguous_groups",
+           "kiln::gemm::make_" + Form + "_groups",
            ValueRange{Entry->getArgument(6 + G.getOperand()),
                       Entry->getArgument(Entry->getNumArguments() - 1)},
            ArrayAttr(), B.getArrayAttr(GroupTemplateArgs))

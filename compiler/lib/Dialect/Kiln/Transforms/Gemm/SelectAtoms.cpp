@@ -74,6 +74,7 @@ struct SelectAtomsPass
       if (GroupsAttr G = Op.getGroupsAttr()) {
         Types.GroupAlign = G.getAlign();
         Types.GroupOffsets = G.getOffsets();
+        Types.GroupMasked = G.getMasked();
       }
       ::kiln::KernelConfig Config = toConfig(Op.getConfig());
       ::kiln::KernelPlan Plan;
