@@ -127,7 +127,7 @@ func.func @group_of_second_index(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?x?xf8E4
 // -----
 
 func.func @grouped_scale_k_first(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?x?xf8E4M3FN>, %sb: memref<?x?xf32>, %eid: memref<?xi32>, %D: memref<?x?xbf16>) {
-  // expected-error @+1 {{a grouped k_scale's dimension 0 is the expert; k_dim must be 1 or more}}
+  // expected-error @+1 {{a grouped or batched k_scale's dimension 0 is the expert; k_dim must be 1 or more}}
   kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?x?xf8E4M3FN>) d(%D : memref<?x?xbf16>)
       operands(%sb, %eid : memref<?x?xf32>, memref<?xi32>) {
   ^bb0(%acc: f32, %m: index, %n: index):
@@ -158,5 +158,79 @@ func.func @offsets_count(%A: memref<?x?xf8E4M3FN>, %B: memref<8x?x?xf8E4M3FN>, %
   ^bb0(%acc: f32, %m: index, %n: index):
     kiln.yield %acc : f32
   } {groups = #kiln.groups<operand = 0, align = 1, offsets = true>}
+  return
+}
+
+// -----
+
+func.func @masked_rank2_a(%A: memref<?x?xbf16>, %B: memref<?x?x?xbf16>, %cnt: memref<?xi32>, %D: memref<?x?x?xbf16>) {
+  // expected-error @+1 {{a masked grouped GEMM's a and d are [E, M, K] and [E, M, N]}}
+  kiln.gemm a(%A : memref<?x?xbf16>) b(%B : memref<?x?x?xbf16>) d(%D : memref<?x?x?xbf16>)
+      operands(%cnt : memref<?xi32>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {groups = #kiln.groups<operand = 0, align = 1, masked = true>}
+  return
+}
+
+// -----
+
+func.func @rank3_d_unmasked(%A: memref<?x?x?xbf16>, %B: memref<?x?x?xbf16>, %eid: memref<?xi32>, %D: memref<?x?x?xbf16>) {
+  // expected-error @+1 {{a and d are matrices (rank 3 is a masked grouped GEMM's)}}
+  kiln.gemm a(%A : memref<?x?x?xbf16>) b(%B : memref<?x?x?xbf16>) d(%D : memref<?x?x?xbf16>)
+      operands(%eid : memref<?xi32>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {groups = #kiln.groups<operand = 0, align = 128>}
+  return
+}
+
+// -----
+
+func.func @masked_aligned(%A: memref<?x?x?xbf16>, %B: memref<?x?x?xbf16>, %cnt: memref<?xi32>, %D: memref<?x?x?xbf16>) {
+  // expected-error @+1 {{masked groups are neither aligned nor offsets}}
+  kiln.gemm a(%A : memref<?x?x?xbf16>) b(%B : memref<?x?x?xbf16>) d(%D : memref<?x?x?xbf16>)
+      operands(%cnt : memref<?xi32>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {groups = #kiln.groups<operand = 0, align = 128, masked = true>}
+  return
+}
+
+// -----
+
+func.func @masked_count_extent(%A: memref<?x?x?xbf16>, %B: memref<4x?x?xbf16>, %cnt: memref<8xi32>, %D: memref<?x?x?xbf16>) {
+  // expected-error @+1 {{groups operand 0 holds one count per expert: 8 counts for 4 experts}}
+  kiln.gemm a(%A : memref<?x?x?xbf16>) b(%B : memref<4x?x?xbf16>) d(%D : memref<?x?x?xbf16>)
+      operands(%cnt : memref<8xi32>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {groups = #kiln.groups<operand = 0, align = 1, masked = true>}
+  return
+}
+
+// -----
+
+func.func @batched_scale_unmasked(%A: memref<?x?xf8E4M3FN>, %sa: memref<?x?x?xf32>, %B: memref<?x?x?xf8E4M3FN>, %eid: memref<?xi32>, %D: memref<?x?xbf16>) {
+  // expected-error @+1 {{a batched k_scale needs masked groups}}
+  kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?x?xf8E4M3FN>) d(%D : memref<?x?xbf16>)
+      operands(%sa, %eid : memref<?x?x?xf32>, memref<?xi32>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {k_scales = [#kiln.k_scale<operand = 0, n_side = false, has_row = true, row_div = 1, k_div = 128, k_dim = 2, batched = true>],
+     groups = #kiln.groups<operand = 1, align = 128>}
+  return
+}
+
+// -----
+
+func.func @batched_and_grouped(%A: memref<?x?x?xf8E4M3FN>, %sb: memref<?x?x?xf32>, %B: memref<?x?x?xf8E4M3FN>, %cnt: memref<?xi32>, %D: memref<?x?x?xbf16>) {
+  // expected-error @+1 {{a k_scale is grouped (per expert, n side) or batched (masked rows, m side), not both}}
+  kiln.gemm a(%A : memref<?x?x?xf8E4M3FN>) b(%B : memref<?x?x?xf8E4M3FN>) d(%D : memref<?x?x?xbf16>)
+      operands(%sb, %cnt : memref<?x?x?xf32>, memref<?xi32>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {k_scales = [#kiln.k_scale<operand = 0, n_side = true, has_row = true, row_div = 128, k_div = 128, k_dim = 2, grouped = true, batched = true>],
+     groups = #kiln.groups<operand = 1, align = 1, masked = true>}
   return
 }

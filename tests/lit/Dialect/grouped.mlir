@@ -37,3 +37,22 @@ func.func @moe_offsets(%A: memref<?x?xbf16>, %B: memref<?x?x?xbf16>, %offs: memr
   } {groups = #kiln.groups<operand = 0, align = 1, offsets = true>}
   return
 }
+
+// The masked layout (masked = true, align 1): a and d hold a block of rows
+// per expert, an i32 [E] of valid rows, and A's block scale is batched (its
+// expert dimension is part of the row; k_dim counts it).
+// CHECK-LABEL: func.func @moe_masked
+// CHECK: kiln.gemm a(%{{.*}} : memref<?x?x?xf8E4M3FN>) b(%{{.*}} : memref<?x?x?xf8E4M3FN>) d(%{{.*}} : memref<?x?x?xbf16>)
+// CHECK: groups = #kiln.groups<operand = 2, align = 1, masked = true>
+// CHECK-SAME: #kiln.k_scale<operand = 0, n_side = false, has_row = true, row_div = 1, k_div = 128, k_dim = 2, batched = true>
+func.func @moe_masked(%A: memref<?x?x?xf8E4M3FN>, %sa: memref<?x?x?xf32>, %B: memref<?x?x?xf8E4M3FN>,
+                      %sb: memref<?x?x?xf32>, %cnt: memref<?xi32>, %D: memref<?x?x?xbf16>) {
+  kiln.gemm a(%A : memref<?x?x?xf8E4M3FN>) b(%B : memref<?x?x?xf8E4M3FN>) d(%D : memref<?x?x?xbf16>)
+      operands(%sa, %sb, %cnt : memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?xi32>) {
+  ^bb0(%acc: f32, %m: index, %n: index):
+    kiln.yield %acc : f32
+  } {groups = #kiln.groups<operand = 2, align = 1, masked = true>,
+     k_scales = [#kiln.k_scale<operand = 0, n_side = false, has_row = true, row_div = 1, k_div = 128, k_dim = 2, batched = true>,
+                 #kiln.k_scale<operand = 1, n_side = true, has_row = true, row_div = 128, k_div = 128, k_dim = 2, grouped = true>]}
+  return
+}

@@ -77,8 +77,10 @@ bool ComputeChecker::checkLhs(const Expr &L) {
   // The masked layout's output is [E, M, N], its counts declared `masked`.
   int Masked = -1;
   for (size_t I = 0; I < M.Params.size(); ++I)
-    if (M.Params[I].GroupMasked && S.ParamValid[I])
+    if (M.Params[I].GroupMasked)
       Masked = int(I);
+  if (Masked >= 0 && !S.ParamValid[size_t(Masked)])
+    return false; // its declaration's error says what is wrong
   const size_t Rank = Masked >= 0 ? 3 : 2;
   if (D.Shape.size() != Rank) {
     if (Masked >= 0)
@@ -563,6 +565,16 @@ bool ComputeChecker::checkBlockScale(const KFactor &F, KScale &Out) {
     Scale.HasRow = true;
     Scale.Row = U.Var == MIdx ? EpiIndex::M : EpiIndex::N;
     Scale.RowDiv = U.Div;
+  }
+  if (Scale.Grouped && Scale.HasRow && Scale.Row == EpiIndex::M &&
+      !EIdx.empty()) {
+    S.error(F.E->Range, "block scale '" + T.Name +
+                            "' of a masked grouped GEMM's A side must be "
+                            "indexed '" +
+                            T.Name + "[" + EIdx + ", " + MIdx + ", " + KIdx +
+                            " / 128]' (the expert, then the row): k-major "
+                            "and row-blocked A scales are not supported yet");
+    return false;
   }
   if (Scale.Grouped && Scale.HasRow && Scale.Row == EpiIndex::M) {
     S.error(F.E->Range, "block scale '" + T.Name +

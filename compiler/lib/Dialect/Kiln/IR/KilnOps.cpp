@@ -155,8 +155,9 @@ LogicalResult verifyGroups(Operation *Op, GroupsAttr Groups, ArrayAttr Scales,
         !B.isDynamicDim(0) && T.getDimSize(0) != B.getDimSize(0))
       return Op->emitOpError("groups operand ")
              << I << " holds one " << (Groups.getMasked() ? "count" : "offset")
-             << " per expert: " << T.getDimSize(0) << " for " << B.getDimSize(0)
-             << " experts";
+             << " per expert: " << T.getDimSize(0)
+             << (Groups.getMasked() ? " counts" : " offsets") << " for "
+             << B.getDimSize(0) << " experts";
   } else if (B.getRank() != 2) {
     return Op->emitOpError("b of rank 3 needs a groups attribute");
   }
