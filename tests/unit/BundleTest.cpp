@@ -59,9 +59,13 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   CompiledKernel Offsets = kernelFor(64, "fifth");
   Offsets.Shape.Grouped = Offsets.Shape.GroupOffsets = true;
   In.push_back(Offsets);
-  std::vector<CompiledKernel> Out =
-      parseBundle(serializeBundle(In), "b.kbundle");
-  REQUIRE(Out.size() == 5);
+  CompiledKernel Masked = kernelFor(64, "sixth");
+  Masked.Shape.Grouped = Masked.Shape.GroupMasked = true;
+  In.push_back(Masked);
+  const std::string Text = serializeBundle(In);
+  CHECK(Text.find(" grouped 3\n") != std::string::npos);
+  std::vector<CompiledKernel> Out = parseBundle(Text, "b.kbundle");
+  REQUIRE(Out.size() == 6);
   const CompiledKernel &K = Out[0];
   CHECK(K.Cubin == Cubin);
   CHECK(Out[1].Cubin == "second");
@@ -88,11 +92,16 @@ TEST_CASE("a bundle round-trips every field", "[bundle]") {
   CHECK(K.Shape.TmaWgmma);
   CHECK(K.Entry == "gemm_fp8");
   CHECK(K.Family == OpFamily::Gemm);
-  CHECK_FALSE(K.Shape.Grouped); // the two forms of a grouped GEMM
+  CHECK_FALSE(K.Shape.Grouped); // the three forms of a grouped GEMM
   CHECK(Out[3].Shape.Grouped);
   CHECK_FALSE(Out[3].Shape.GroupOffsets);
+  CHECK_FALSE(Out[3].Shape.GroupMasked);
   CHECK(Out[4].Shape.Grouped);
   CHECK(Out[4].Shape.GroupOffsets);
+  CHECK_FALSE(Out[4].Shape.GroupMasked);
+  CHECK(Out[5].Shape.Grouped);
+  CHECK(Out[5].Shape.GroupMasked);
+  CHECK_FALSE(Out[5].Shape.GroupOffsets);
 }
 
 TEST_CASE("damaged bundles are refused with the reason", "[bundle]") {

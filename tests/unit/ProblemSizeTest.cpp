@@ -66,4 +66,8 @@ TEST_CASE("problem size: distance between shapes", "[problem-size]") {
   GemmDims G = gemmDims({{"E", 1}, {"rows", 5}, {"N", 6}, {"K", 7}}, "rows",
                         "N", "K");
   CHECK(G == GemmDims{5, 6, 7});
+  // A masked grouped GEMM's rows are every expert's block: E x M.
+  CHECK(gemmDims({{"E", 4}, {"M", 5}, {"N", 6}, {"K", 7}}, "M", "N", "K",
+                 "E") == GemmDims{20, 6, 7});
+  CHECK(gemmDims({{"M", 5}, {"N", 6}, {"K", 7}}, "M", "N", "K", "E").M == -1);
 }

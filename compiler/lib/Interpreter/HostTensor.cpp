@@ -120,7 +120,8 @@ std::optional<RowRouting> parseRowRouting(std::string_view Name) {
 
 namespace {
 
-/// Align-row chunks per expert for Routing, Chunks in all at most.
+/// Align-row chunks per expert for Routing: Chunks in all at most, but for
+/// Mixed (random shares around twice the mean, which may sum past it).
 std::vector<int64_t> chunkCounts(int64_t Experts, int64_t Chunks,
                                  RowRouting Routing, std::mt19937_64 &Rng) {
   std::vector<int64_t> Count(size_t(Experts), 0);

@@ -82,9 +82,9 @@ void fillGroupOffsets(HostTensor &T, int64_t M, RowRouting Routing,
                       std::mt19937_64 &Rng);
 
 /// A masked grouped GEMM's counts T (rank 1, one per expert) for Rows rows
-/// of capacity each: half the capacity in all (E x Rows / 2 rows) shared by
-/// Routing, each clipped to [0, Rows] -- so skewed and single routings fill
-/// some experts to capacity and leave others empty.
+/// of capacity each: about half the capacity in all (E x Rows / 2 rows)
+/// shared by Routing, each clipped to [0, Rows] -- so skewed and single
+/// routings fill an expert to capacity, mixed and single leave some empty.
 void fillMaskedCounts(HostTensor &T, int64_t Rows, RowRouting Routing,
                       std::mt19937_64 &Rng);
 

@@ -104,7 +104,8 @@ TensorMapSpec tensorMapForD(const GemmKernelShape &Kernel, int64_t M,
                             int64_t N);
 
 /// Grid: ceil(M / BM) * ceil(N / BN) tiles (offset groups: ceil(M / BM) +
-/// min(Experts, M) m tiles), rounded up to the cluster size; for a
+/// min(Experts, M) m tiles; the masked layout: Experts * ceil((M / Experts)
+/// / BM), each expert's block of rows tiled alone), rounded up to the cluster size; for a
 /// persistent kernel at most SmCount rounded down to the cluster size (but
 /// at least one cluster). SmCount is only read for persistent kernels.
 LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N,
