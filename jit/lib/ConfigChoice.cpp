@@ -2,6 +2,7 @@
 #include "kiln/Jit/ConfigChoice.h"
 
 #include "kiln/Target/ConfigOverride.h"
+#include "kiln/Frontend/SizeHints.h"
 #include "kiln/Target/TuningSpace.h"
 #include "kiln/Tuner/DeviceModel.h"
 #include "kiln/Tuner/Gemm/CostModel.h"
@@ -55,7 +56,7 @@ std::optional<ChosenConfig> chooseConfig(const OpModel &Op,
     return C;
   tuner::DeviceModel Device = In.Device ? tuner::deviceModelFor(*In.Device)
                                         : tuner::nominalDevice(In.Target);
-  const GemmDims G = gemmDims(Op, In.Size);
+  const GemmDims G = expectedDims(Op, In.Size);
   if (std::optional<KernelConfig> C = tuner::modelBestConfig(
           Op, In.Target, G.M, G.N, std::max<int64_t>(G.K, 1), Device,
           opExperts(Op, In.Size)))

@@ -1,6 +1,7 @@
 //===- GpuEvaluator.cpp - The tuner's GPU measurement backend -------------===//
 #include "kiln/Jit/GpuEvaluator.h"
 
+#include "kiln/Frontend/SizeHints.h"
 #include "kiln/Jit/KernelBuild.h"
 #include "kiln/Jit/MeasureWorker.h"
 #include "kiln/Target/TuningSpace.h"
@@ -115,7 +116,7 @@ GpuEvaluator::GpuEvaluator(const tuner::OpSearchSpace &TheSpace,
     P->Options.Timing.MinReps = P->Options.Timing.MaxReps = 1;
     P->Options.FlushL2 = false;
   }
-  const GemmDims G = gemmDims(Space.op(), Size);
+  const GemmDims G = expectedDims(Space.op(), Size);
   P->Predicted = tuner::modelPrior(Space, G.M, G.N, G.K, P->Model,
                                    opExperts(Space.op(), Size));
   int64_t L2 = P->Options.FlushL2 ? Device.L2CacheBytes : 0;

@@ -2,6 +2,7 @@
 #include "kiln/Jit/Jit.h"
 
 #include "kiln/Frontend/Frontend.h"
+#include "kiln/Frontend/SizeHints.h"
 #include "kiln/Jit/ConfigChoice.h"
 #include "kiln/Jit/KernelBuild.h"
 #include "kiln/Runtime/DeviceInfo.h"
@@ -170,10 +171,10 @@ std::shared_ptr<const CompiledKernel> Jit::compile(const JitOp &Op,
   if (!Op.P)
     throw JitError(JitError::Kind::Op, "compile: the op was never loaded");
   const OpModel &Model = Op.model();
-  if (std::optional<std::string> Bad = sizeSymbolProblem(Given, Model.SizeSyms))
+  if (std::optional<std::string> Bad = problemSizeError(Model, Given))
     throw JitError(JitError::Kind::Config,
                    Op.name() + ": problem size " + Given.str() + ": " + *Bad);
-  const ProblemSize Size = inSymbolOrder(Given, Model.SizeSyms);
+  const ProblemSize Size = withHintDefaults(Model, Given);
   const GemmDims G = gemmDims(Model, Size);
   if (std::optional<SizeProblem> Bad =
           checkProblemSize(Model.Params[Model.A].Type, G.M, G.N, G.K))

@@ -557,6 +557,11 @@ TEST_CASE("cost model: offsets groups each start a tile", "[cost-model]") {
   CHECK(gemmProblem(Offsets, 4, 256, 256, 8).tilesM(64) == 4); // 4 empty
   OpModel Contiguous = example("moe_gemm_fp8_contiguous.kiln");
   CHECK(gemmProblem(Contiguous, 1000, 256, 256, 3).tilesM(128) == 8);
+  // The masked layout likewise: E blocks of expected rows (expectedDims),
+  // each starting a tile of its own.
+  OpModel Masked = example("moe_gemm_fp8_masked.kiln");
+  CHECK(gemmProblem(Masked, 4 * 64, 256, 256, 4).tilesM(128) == 4);
+  CHECK(gemmProblem(Masked, 4 * 200, 256, 256, 4).tilesM(128) == 8);
   KernelConfig C = cfg(128, 128, 4);
   C.BlockK = 64;
   CostBreakdown B = predict(gemmProblem(Offsets, 1000, 256, 256, 3), C);

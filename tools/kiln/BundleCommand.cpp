@@ -75,9 +75,10 @@ int runBundle(const Args &A) {
   Options.UseCompileCache = !P.has("--no-cache");
   // Each shape once: a repeated shape would be a second, identical kernel.
   for (size_t I = 0; I < Shapes.size(); ++I) {
-    ProblemSize S = parseShapeArg(Shapes[I], Op);
+    // A hint picks the configuration, not the shape a bundle finds.
+    ProblemSize S = inSymbolOrder(parseShapeArg(Shapes[I], Op), Op.SizeSyms);
     for (size_t J = 0; J < I; ++J)
-      if (parseShapeArg(Shapes[J], Op) == S)
+      if (inSymbolOrder(parseShapeArg(Shapes[J], Op), Op.SizeSyms) == S)
         throw UsageError("--shape " + Shapes[I] + " is given twice (also " +
                          "--shape " + Shapes[J] + ")");
   }
@@ -88,7 +89,7 @@ int runBundle(const Args &A) {
     for (const std::string &Text : Shapes) {
       ProblemSize S = parseShapeArg(Text, Op);
       CompiledKernel K = *J.compile(Loaded, S, Config);
-      K.TunedFor = S;
+      K.TunedFor = inSymbolOrder(S, Op.SizeSyms);
       std::cout << "kiln: " << Op.Name << " " << S.str() << ": "
                 << K.Config << " (" << K.ConfigSource << "), " << K.Cubin.size()
                 << (K.Emulated ? " B emulator module\n" : " B cubin\n");

@@ -4,6 +4,7 @@
 #include "CommandLine.h"
 
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
+#include "kiln/Frontend/SizeHints.h"
 
 namespace kiln::cli {
 
@@ -12,6 +13,8 @@ ProblemSize parseShapeArg(const std::string &Text, const OpModel &Op,
   std::string Expected;
   for (const std::string &Sym : Op.SizeSyms)
     Expected += (Expected.empty() ? "" : ",") + Sym + "=..";
+  for (const std::string &Sym : Op.HintSyms) // optional
+    Expected += "[," + Sym + "=..]";
   std::string Error;
   std::optional<ProblemSize> Parsed =
       parseProblemSize(Text, Error,
@@ -20,13 +23,13 @@ ProblemSize parseShapeArg(const std::string &Text, const OpModel &Op,
   if (!Parsed)
     throw UsageError("--shape " + Text + ": " + Error + " (expected " +
                      Expected + ")");
-  if (std::optional<std::string> Bad = sizeSymbolProblem(*Parsed, Op.SizeSyms))
+  if (std::optional<std::string> Bad = problemSizeError(Op, *Parsed))
     throw UsageError("--shape " + Text + " for op '" + Op.Name + "': " + *Bad);
   for (const ProblemSize::Entry &E : Parsed->entries())
     if (E.Extent >= (int64_t(1) << 31))
       throw UsageError("--shape: " + E.Sym + "=" + std::to_string(E.Extent) +
                        ": too large (every size must be below 2^31)");
-  ProblemSize S = inSymbolOrder(*Parsed, Op.SizeSyms);
+  ProblemSize S = withHintDefaults(Op, *Parsed);
   // The same rule as every other entry point
   // (kiln/Runtime/Gemm/GemmLaunchPlan.h).
   GemmDims G = gemmDims(Op, S);

@@ -14,8 +14,10 @@ namespace kiln::cli {
 /// (OpModel::SizeSyms): every size given once, a positive integer (K may be
 /// 0 with AllowEmptyK: D = epilogue(0)), and a size every entry point
 /// accepts (checkProblemSize: "too large" beyond the kernels' 32-bit
-/// indexing, K aligned to 16 bytes of A). The result is in the op's symbol
-/// order. Throws UsageError naming the problem.
+/// indexing, K aligned to 16 bytes of A); a hint (OpModel::HintSyms, the
+/// masked layout's expected rows) may be given and is else set to its
+/// default (withHintDefaults). The result is in the op's symbol order.
+/// Throws UsageError naming the problem.
 ProblemSize parseShapeArg(const std::string &Text, const OpModel &Op,
                           bool AllowEmptyK = false);
 

@@ -19,6 +19,7 @@
 #include "TuneProgress.h"
 #include "TuneReport.h"
 
+#include "kiln/Frontend/SizeHints.h"
 #include "kiln/Jit/ConfigChoice.h"
 #include "kiln/Jit/GpuEvaluator.h"
 #include "kiln/Target/ConfigOverride.h"
@@ -119,7 +120,8 @@ bool storeWinner(const std::string &Path, const OpModel &Op,
   tuner::TuningEntry E;
   E.Key.OpFingerprint = opFingerprint(Op);
   E.Key.Shape = tuner::canonicalShape(Named);
-  const GemmDims Size = gemmDims(Op, Named);
+  // A masked layout's expected rows are the rows it computes.
+  const GemmDims Size = expectedDims(Op, Named);
   E.Key.Device = tuner::deviceKeyOf(Device);
   E.OpName = Op.Name;
   E.Config = W.Config;
@@ -202,7 +204,7 @@ int runTune(const Args &A) {
     return ExitInputError;
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
   const ProblemSize Named = parseShapeArg(*P.get("--shape"), Op);
-  const GemmSize Size = gemmDims(Op, Named);
+  const GemmSize Size = expectedDims(Op, Named); // what the model charges
 
   const CudaDriver &Driver = CudaDriver::instance();
   bool HaveGpu = Driver.available() && Driver.deviceCount() > 0;

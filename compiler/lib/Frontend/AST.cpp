@@ -252,7 +252,9 @@ void printAST(const Module &M, std::ostream &OS) {
          << P.TypeName << shapeToString(P.Shape)
          << (P.GroupAlign ? " grouped " + std::to_string(P.GroupAlign) : "")
          << (P.GroupOffsets ? " offsets" : "")
-         << (P.GroupMasked ? " masked" : "") << at(P.Range.Begin) << '\n';
+         << (P.GroupMasked ? " masked" : "")
+         << (P.GroupExpect.empty() ? "" : " expect " + P.GroupExpect)
+         << at(P.Range.Begin) << '\n';
     for (const ComputeStmt &S : Op.Computes) {
       OS << "    compute " << exprToString(*S.Lhs) << " =" << at(S.AssignLoc)
          << '\n';

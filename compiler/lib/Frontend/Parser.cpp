@@ -315,6 +315,14 @@ bool Parser::parseParam(OpDecl &Op) {
     const Token &Word = take();
     (Word.Text == "offsets" ? P.GroupOffsets : P.GroupMasked) = true;
     P.GroupRange = Word.Range;
+    // `masked expect T`: T names the expected valid rows per expert.
+    if (P.GroupMasked && is(TokenKind::Ident) && tok().Text == "expect" &&
+        peekTok().is(TokenKind::Ident)) {
+      take();
+      const Token &Sym = take();
+      P.GroupExpect = Sym.Text;
+      P.ExpectRange = Sym.Range;
+    }
   } else if (is(TokenKind::Ident) && tok().Text == "grouped" &&
              !peekTok().is(TokenKind::LBracket) &&
              !peekTok().is(TokenKind::Assign)) {

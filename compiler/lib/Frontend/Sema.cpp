@@ -220,11 +220,29 @@ void checkParam(OpSema &S, const ParamDecl &D) {
       Valid = false;
     }
     P.GroupMasked = true;
+    P.GroupExpect = D.GroupExpect;
   }
   S.ParamByName[D.Name] = int(S.Model.Params.size());
   S.Model.Params.push_back(std::move(P));
   S.ParamDecls.push_back(&D);
   S.ParamValid.push_back(Valid);
+}
+
+/// The masked layout's `expect T`: a size of its own, no tensor's extent.
+void checkHints(OpSema &S) {
+  if (!S.Model.Group || S.Model.Group->ExpectSym.empty())
+    return;
+  const std::string &T = S.Model.Group->ExpectSym;
+  const std::vector<std::string> &Sizes = S.Model.SizeSyms;
+  if (std::find(Sizes.begin(), Sizes.end(), T) != Sizes.end()) {
+    S.error(S.ParamDecls[size_t(S.Model.Group->Param)]->ExpectRange,
+            "'expect " + T + "' names the expected valid rows per expert, a "
+            "hint no tensor has, but '" + T +
+                "' is already a tensor's size: give the hint a symbol of its "
+                "own, like 'expect " + S.Model.MSym + "e'");
+    return;
+  }
+  S.Model.HintSyms = {T};
 }
 
 /// The first quantize(x, ...) call in E, or null.
@@ -359,6 +377,7 @@ bool analyzeOp(OpSema &S) {
     return false;
   checkTuneSpace(S);
   S.Model.SizeSyms = sizeSymbols(S.Model);
+  checkHints(S);
   return !S.Failed;
 }
 

@@ -3,6 +3,7 @@
 
 #include "Parallel.h"
 
+#include "kiln/Frontend/SizeHints.h"
 #include "kiln/Interpreter/Numeric.h"
 
 #include <algorithm>
@@ -197,12 +198,12 @@ void fillGroupOffsets(HostTensor &T, int64_t M, RowRouting Routing,
   }
 }
 
-void fillMaskedCounts(HostTensor &T, int64_t Rows, RowRouting Routing,
-                      std::mt19937_64 &Rng) {
+void fillMaskedCounts(HostTensor &T, int64_t Rows, int64_t Mean,
+                      RowRouting Routing, std::mt19937_64 &Rng) {
   const int64_t Experts = T.numElements();
   if (Experts < 1)
     return;
-  const int64_t Total = std::max<int64_t>(1, Experts * Rows / 2);
+  const int64_t Total = std::max<int64_t>(1, Experts * Mean);
   const std::vector<int64_t> Count = chunkCounts(Experts, Total, Routing, Rng);
   for (int64_t E = 0; E < Experts; ++E)
     T.set(E, double(std::min(Rows, Count[size_t(E)])));
@@ -219,7 +220,8 @@ bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
   for (size_t I = 0; I < Op.Params.size(); ++I) {
     Params.emplace_back(Op.Params[I].Type, Shapes[I]);
     if (Op.Group && Op.Group->Masked && int(I) == Op.Group->Param)
-      fillMaskedCounts(Params.back(), Shapes[size_t(Op.A)][1], Routing, Rng);
+      fillMaskedCounts(Params.back(), Shapes[size_t(Op.A)][1],
+                       expectedRows(Op, Sizes), Routing, Rng);
     else if (Op.Group && Op.Group->Offsets && int(I) == Op.Group->Param)
       fillGroupOffsets(Params.back(), Shapes[size_t(Op.A)][0], Routing, Rng);
     else if (Op.Group && int(I) == Op.Group->Param)

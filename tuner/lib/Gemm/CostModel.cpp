@@ -143,7 +143,7 @@ bool isBandwidthLimiter(Limiter L) {
 }
 
 int64_t GemmProblem::tilesM(int64_t BM) const {
-  if (!Types.GroupOffsets || Experts <= 1)
+  if (!(Types.GroupOffsets || Types.GroupMasked) || Experts <= 1)
     return ceilDiv(M, BM);
   const int64_t Rows = M / Experts, Longer = M % Experts;
   return Longer * ceilDiv(Rows + 1, BM) + (Experts - Longer) * ceilDiv(Rows, BM);

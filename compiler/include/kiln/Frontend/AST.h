@@ -100,7 +100,11 @@ struct ParamDecl {
   /// `masked` after the shape (the masked layout's count of valid rows of
   /// each expert).
   bool GroupMasked = false;
-  SourceRange GroupRange; ///< Of `grouped G`, `offsets` or `masked`.
+  /// `masked expect T`: the size symbol of the expected valid rows per
+  /// expert (a host hint for choosing the configuration); "" when absent.
+  std::string GroupExpect;
+  SourceRange ExpectRange; ///< Of T.
+  SourceRange GroupRange;  ///< Of `grouped G`, `offsets` or `masked`.
   SourceRange Range;      ///< The whole declaration.
 };
 

@@ -48,6 +48,8 @@ struct TensorParam {
   bool GroupOffsets = false;
   /// An index tensor declared `masked`: each expert's valid rows.
   bool GroupMasked = false;
+  /// `masked expect T`: T, the expected-rows hint's symbol ("" if none).
+  std::string GroupExpect;
   SourceLoc Loc;
 };
 
@@ -205,6 +207,12 @@ struct GroupIndex {
   /// are E x M (row r is expert r / M's row r % M; gemmDims), so A-side
   /// tensors [E, M, ...] are row tensors. Align is 1.
   bool Masked = false;
+  /// The masked layout's `masked expect T`: T, a size no tensor has, the
+  /// expected valid rows per expert that a host knows without reading the
+  /// counts. It chooses the configuration (the tuning-cache key, the cost
+  /// model's rows) and seeds the counts of test inputs; the kernel does not
+  /// read it. "" when not declared.
+  std::string ExpectSym;
 };
 
 /// A checked GEMM op: D[m, n] = epilogue(sum(k) A[m, k] * B[n, k]).
@@ -222,6 +230,11 @@ struct OpModel {
   /// order), then MSym, NSym, KSym. A ProblemSize for the op names exactly
   /// these.
   std::vector<std::string> SizeSyms;
+  /// Sizes that are hints, not extents (GroupIndex::ExpectSym): a
+  /// ProblemSize may name them (sizeSymbolProblem's optional ones) and
+  /// withHintDefaults gives them their default. No tensor, kernel
+  /// signature or launch has them.
+  std::vector<std::string> HintSyms;
   /// The epilogue tree; k-independent factors of the reduction (per-tensor,
   /// per-row, per-column scales) have been moved here by sema.
   std::unique_ptr<EpiExpr> Epilogue;

@@ -82,16 +82,17 @@ void fillGroupOffsets(HostTensor &T, int64_t M, RowRouting Routing,
                       std::mt19937_64 &Rng);
 
 /// A masked grouped GEMM's counts T (rank 1, one per expert) for Rows rows
-/// of capacity each: about half the capacity in all (E x Rows / 2 rows)
-/// shared by Routing, each clipped to [0, Rows] -- so skewed and single
-/// routings fill an expert to capacity, mixed and single leave some empty.
-void fillMaskedCounts(HostTensor &T, int64_t Rows, RowRouting Routing,
-                      std::mt19937_64 &Rng);
+/// of capacity each: about Mean per expert (E x Mean rows in all) shared by
+/// Routing, each clipped to [0, Rows] -- so skewed and single routings fill
+/// an expert to capacity, mixed and single leave some empty.
+void fillMaskedCounts(HostTensor &T, int64_t Rows, int64_t Mean,
+                      RowRouting Routing, std::mt19937_64 &Rng);
 
 /// Zero-initialized tensors for every parameter of Op, the inputs filled by
 /// fillRandom from one generator seeded with Seed (in declaration order); a
 /// grouped op's index tensor is filled by fillGroupedIndex (offsets:
-/// fillGroupOffsets, masked: fillMaskedCounts) with Routing.
+/// fillGroupOffsets, masked: fillMaskedCounts around expectedRows)
+/// with Routing. Sizes may name Op's hints.
 bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
                 std::vector<HostTensor> &Params, std::string &Error,
                 RowRouting Routing = RowRouting::Mixed);

@@ -41,10 +41,11 @@ struct GemmProblem {
   int64_t Experts = 1;
 
   /// The M tiles that compute, BM rows each: ceil(M / BM), but in the
-  /// offsets form (GemmTypes::GroupOffsets) each of the E equal groups (M / E
-  /// rows, the first M % E one more) starts a tile of its own. The grid's
-  /// further tiles (templates/kiln/gemm/grouped.cuh, tiles_m) exit at once
-  /// and are not counted.
+  /// offsets form (GemmTypes::GroupOffsets) and the masked layout
+  /// (GroupMasked, whose M is E x the expected rows: expectedDims) each of
+  /// the E equal groups (M / E rows, the first M % E one more) starts a tile
+  /// of its own. The grid's further tiles (templates/kiln/gemm/grouped.cuh,
+  /// tiles_m) exit at once and are not counted.
   int64_t tilesM(int64_t BM) const;
 
   /// A gated op's two reductions count twice.
