@@ -37,6 +37,13 @@ for _m, _row in ((4096, (1127, 1212, 775, 1520, 1410, 1168)),
 # (N, K), for 4 x 8192 and 8 x 4096 rows alike.
 DEEPGEMM_GROUPED_H800 = {(4096, 7168): 1346, (7168, 2048): 1214}
 
+# DeepGEMM's published m-grouped masked FP8 figures (H800), TFLOP/s by
+# (groups, expected rows per group, N, K).
+DEEPGEMM_MASKED_H800 = {
+    (1, 1024, 4096, 7168): 1233, (1, 1024, 7168, 2048): 925,
+    (2, 512, 4096, 7168): 1040, (2, 512, 7168, 2048): 916,
+    (4, 256, 4096, 7168): 932, (4, 256, 7168, 2048): 815}
+
 
 def fmt(v, spec):
     return "n/a" if v is None else format(v, spec)
@@ -154,6 +161,15 @@ def main():
                              op, m, n, k, fmt(kt, ".1f"), fmt(pt, ".1f"),
                              fmt(dg, ".0f"),
                              fmt(kt / dg if kt and dg else None, ".2f")))
+        if base_op == "moe_gemm_fp8_masked" and kt:
+            shape = (rec or {}).get("shape") or {}
+            key = (shape.get("E"), shape.get("T"), n, k)
+            dg = DEEPGEMM_MASKED_H800.get(key)
+            extra.append("%s E=%s T=%s N=%d K=%d: kiln %s (computed rows), "
+                         "DeepGEMM H800 masked (published) %s, kiln/DeepGEMM "
+                         "%s" % (op, key[0], key[1], n, k, fmt(kt, ".1f"),
+                                 fmt(dg, ".0f"),
+                                 fmt(kt / dg if dg else None, ".2f")))
         if base_op == "moe_gemm_fp8_contiguous" and kt:
             dg = DEEPGEMM_GROUPED_H800.get((n, k))
             extra.append("%s %dx%dx%d: kiln %s (computed rows), DeepGEMM "

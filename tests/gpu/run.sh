@@ -101,10 +101,12 @@ shapes="${KILN_GPU_SHAPES:-$shapes}" # "M,N,K M,N,K ..." for a quick subset
 
 # One kiln run: OP (example name, or FILE#OP for an op of another file),
 # SET (--set value or "-"), M, N, K, and for a grouped GEMM E (its rows
-# routed uniformly: --routing uniform; the run's name gets "+E<E>").
+# routed uniformly: --routing uniform; the run's name gets "+E<E>") and, for
+# the masked layout, T (its expected rows per expert: "+T<T>", each expert
+# then holds T valid rows of its M).
 status=0
 run_one() {
-  local op=$1 set=$2 M=$3 N=$4 K=$5 E=${6:-} name=$1 extra=() file="examples/$1.kiln"
+  local op=$1 set=$2 M=$3 N=$4 K=$5 E=${6:-} T=${7:-} name=$1 extra=() file="examples/$1.kiln"
   local shape="M=$M,N=$N,K=$K"
   if [[ "$op" == *"#"* ]]; then
     file=${op%%#*} op=${op##*#} name=${op##*#}
@@ -115,6 +117,7 @@ run_one() {
     name="$name+E$E" shape="E=$E,$shape"
     extra+=(--routing uniform)
   fi
+  if [ -n "$T" ]; then name="$name+T$T" shape="$shape,T=$T"; fi
   local base="$out/runs/$name.$M.$N.$K"
   if [ $(( $(date +%s) - start )) -ge "$budget_s" ] || [ "$timeouts" -ge 2 ]; then
     echo "$name $M,$N,$K not run: time budget of ${budget_s}s spent or 2 runs timed out" | tee "$base.err"
@@ -197,6 +200,17 @@ for s in $moe_shapes; do
   IFS=, read -r E R N K <<<"$s"
   run_one moe_gemm_fp8_contiguous - "$((E * R))" "$N" "$K" "$E"
   run_one moe_gemm_fp8_contiguous schedule=persistent "$((E * R))" "$N" "$K" "$E"
+done
+
+# MoE grouped GEMM, masked layout (decode; DeepGEMM's masked shapes: E
+# experts expecting T rows each, here in blocks of 2T rows of capacity, T
+# valid), untuned and persistent; report.py adds DeepGEMM's H800 figures.
+masked_shapes="1,1024,4096,7168 1,1024,7168,2048 2,512,4096,7168 2,512,7168,2048 4,256,4096,7168 4,256,7168,2048"
+[ "$emu" -eq 1 ] && masked_shapes="3,40,136,256"
+for s in $masked_shapes; do
+  IFS=, read -r E T N K <<<"$s"
+  run_one moe_gemm_fp8_masked - "$((2 * T))" "$N" "$K" "$E" "$T"
+  run_one moe_gemm_fp8_masked schedule=persistent "$((2 * T))" "$N" "$K" "$E" "$T"
 done
 
 # The tuner: tune, then run the tuned configuration from the tuning cache.

@@ -316,9 +316,13 @@ bool Parser::parseParam(OpDecl &Op) {
     (Word.Text == "offsets" ? P.GroupOffsets : P.GroupMasked) = true;
     P.GroupRange = Word.Range;
     // `masked expect T`: T names the expected valid rows per expert.
-    if (P.GroupMasked && is(TokenKind::Ident) && tok().Text == "expect" &&
-        peekTok().is(TokenKind::Ident)) {
+    if (P.GroupMasked && IsWord("expect")) {
       take();
+      if (!is(TokenKind::Ident)) {
+        errorExpected("expected the size symbol of the expected valid rows "
+                      "per expert after 'expect', like 'masked expect T'");
+        return false;
+      }
       const Token &Sym = take();
       P.GroupExpect = Sym.Text;
       P.ExpectRange = Sym.Range;
@@ -335,6 +339,14 @@ bool Parser::parseParam(OpDecl &Op) {
     const Token &Align = take();
     P.GroupAlign = Align.IntValue;
     P.GroupRange = {Word.loc(), Align.Range.End};
+  }
+  if ((P.GroupOffsets || P.GroupAlign) && IsWord("expect")) {
+    error(tok().loc(),
+          "'expect' gives the expected valid rows per expert of a masked "
+          "layout's counts ('in cnt : i32[E] masked expect T'); '" +
+              P.Name + "' is not declared masked",
+          tok().Range);
+    return false;
   }
   if ((P.GroupOffsets || P.GroupAlign || P.GroupMasked) &&
       is(TokenKind::Ident) &&
