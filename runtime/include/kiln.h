@@ -100,7 +100,9 @@ void kiln_op_destroy(kiln_op op);
 kiln_status kiln_op_specialize(kiln_op op, int64_t m, int64_t n, int64_t k,
                                const char *config, kiln_kernel *out);
 /* The same with every size named by the op's symbols: "E=8,M=4096,N=4096,
- * K=7168" (any order, each once). */
+ * K=7168" (any order, each once), and optionally a masked layout's hint of
+ * the expected rows per expert ("E=4,M=256,N=4096,K=7168,T=64", docs/DSL.md):
+ * it picks the configuration; the kernel runs with any counts. */
 kiln_status kiln_op_specialize_shape(kiln_op op, const char *shape,
                                      const char *config, kiln_kernel *out);
 

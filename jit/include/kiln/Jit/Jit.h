@@ -102,7 +102,9 @@ public:
   Arch target();
 
   /// Compiles Op for Size, which names each of the op's sizes
-  /// ({{"M", 4096}, {"N", 4096}, {"K", 7168}}). Config ("block_m=128,
+  /// ({{"M", 4096}, {"N", 4096}, {"K", 7168}}) and may name its hints (a
+  /// masked layout's expected rows, Frontend/SizeHints.h: they pick the
+  /// configuration, with withHintDefaults when absent). Config ("block_m=128,
   /// stages=4", the --set form) overrides the chosen configuration; it must
   /// lie in the op's space. Throws JitError.
   std::shared_ptr<const CompiledKernel> compile(const JitOp &Op,

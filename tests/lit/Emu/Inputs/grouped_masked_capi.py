@@ -38,7 +38,13 @@ else:
                                    ctypes.byref(jit)), "jit")
     check(lib, lib.kiln_op_load_string(jit, OP, None, ctypes.byref(op)),
           "load")
-    check(lib, lib.kiln_op_specialize_shape(op, SHAPE, sys.argv[3].encode(),
+    # The expected rows T: a hint, in [1, M], that no tensor has.
+    bad = lib.kiln_op_specialize_shape(op, SHAPE + b",T=101",
+                                       sys.argv[3].encode(),
+                                       ctypes.byref(handle))
+    print("T=101:", bad != 0, lib.kiln_last_error().decode())
+    check(lib, lib.kiln_op_specialize_shape(op, SHAPE + b",T=30",
+                                            sys.argv[3].encode(),
                                             ctypes.byref(handle)),
           "specialize")
 print("config", lib.kiln_kernel_config(handle).decode())
