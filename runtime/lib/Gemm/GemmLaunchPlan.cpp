@@ -222,10 +222,12 @@ void planGemmLaunch(const GemmKernelShape &Kernel, const GemmLaunchArgs &Args,
         tmaStoreUsable(Kernel, N, Args.D)
             ? KernelArgument::tensorMap(tensorMapForD(Kernel, M, N), Args.D)
             : KernelArgument::zeroTensorMap());
-  // The up weight is B's shape and type; the mma.sync kernel reads it
-  // through its pointer among the operands.
+  // The up weight is B's shape and type (a grouped one [E, N, K], one map
+  // over E * N rows as B's); the mma.sync kernel reads it through its
+  // pointer among the operands.
   if (Kernel.UpOperand >= 0 && Kernel.TmaWgmma)
-    P.push_back(KernelArgument::tensorMap(tensorMapForB(Kernel, N, K), Up));
+    P.push_back(
+        KernelArgument::tensorMap(tensorMapForB(Kernel, Experts * N, K), Up));
   if (Kernel.Grouped)
     P.push_back(KernelArgument::int32(int32_t(Experts)));
 }

@@ -24,7 +24,8 @@
 //  * Grouped GEMMs (gemm/grouped.cuh, entry gemm_grouped): B is [E, N, K]
 //    (16-byte aligned); the ids [M] (i32) and E come in the groups argument.
 //    A tile of padding rows is skipped and padding rows of D are never
-//    written. No split-K or gated op.
+//    written. A gated one (gemm_grouped_gated) has its up weight U [E, N,
+//    K] too. No split-K or quantized output.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -176,9 +177,13 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
   if (expert < 0)
     return;
   const int32_t m0 = rows.m0, n0 = tile.n * Cfg::kBN;
-  if constexpr (G::kPresent) { // expert's [N, K] weight and block scale
+  if constexpr (G::kPresent) { // expert's [N, K] weights and block scales
     B += int64_t(expert) * N * K;
     sb = groups.scale_b(sb, expert);
+    if constexpr (Cfg::kGated) {
+      U += int64_t(expert) * N * K;
+      su = groups.scale_b(su, expert);
+    }
   }
   const uint32_t smem = arch::dynamic_smem_aligned<128>();
   const int32_t wm0 = m0 + warp_m * Cfg::kWarpM,
@@ -206,12 +211,14 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
       return; // another split finishes this tile
   }
   if constexpr (Cfg::kGated) {
-    gate_accumulators<Cfg, Epi>(acc, M, N, wm0, wn0, args...);
+    // A grouped tile stores its expert's rows only.
+    const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
+    gate_accumulators<Cfg, Epi>(acc, end, N, wm0, wn0, args...);
     if constexpr (Quant::kPresent) // (it syncs before it uses the ring)
       quantize_accumulators<Cfg, gemm::identity_epilogue<Args...>, TOut>(
-          acc, smem, quant, M, N, wm0, wn0, args...);
-    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, M, N, wm0,
-                                                      wn0, args...);
+          acc, smem, quant, end, N, wm0, wn0, args...);
+    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, end, N,
+                                                      wm0, wn0, args...);
   } else if constexpr (Quant::kPresent) {
     quantize_accumulators<Cfg, Epi, TOut>(acc, smem, quant, M, N, wm0, wn0,
                                           args...);
@@ -298,9 +305,29 @@ KILN_DEVICE void gemm_grouped(const typename Cfg::TA *A,
                     G::template one_expert_per_tile<Cfg::kBM>(),
                 "kiln::sm80::gemm_grouped: BM must divide the group alignment");
   static_assert(Cfg::kSplitK == 1 && !Cfg::kGated,
-                "kiln::sm80::gemm_grouped: no split-K or gated op");
+                "kiln::sm80::gemm_grouped: no split-K or gated op "
+                "(gemm_grouped_gated)");
   gemm_impl<Cfg, Epi>(A, B, nullptr, D, M, N, K, nullptr, gemm::NoQuant(), sa,
                       sb, gemm::NoKScale(), groups, args...);
+}
+
+/// The gated grouped entry (Cfg::kGated; an MoE up projection with SwiGLU):
+/// gemm_grouped with U, the up weight [E, N, K] (16-byte aligned), and SU
+/// its block scale (per expert as SB). Epi takes (gate, up, m, n, args...).
+template <class Cfg, auto Epi, class TOut, class SA, class SB, class SU,
+          class G, class... Args>
+KILN_DEVICE void
+gemm_grouped_gated(const typename Cfg::TA *A, const typename Cfg::TB *B,
+                   const typename Cfg::TB *U, TOut *D, int32_t M, int32_t N,
+                   int32_t K, SA sa, SB sb, SU su, G groups, Args... args) {
+  static_assert(G::kPresent &&
+                    G::template one_expert_per_tile<Cfg::kBM>(),
+                "kiln::sm80::gemm_grouped_gated: BM must divide the group "
+                "alignment");
+  static_assert(Cfg::kSplitK == 1 && Cfg::kGated,
+                "kiln::sm80::gemm_grouped_gated: a gated config, no split-K");
+  gemm_impl<Cfg, Epi>(A, B, U, D, M, N, K, nullptr, gemm::NoQuant(), sa, sb,
+                      su, groups, args...);
 }
 
 } // namespace kiln::sm80

@@ -65,8 +65,9 @@
 //  * Grouped GEMMs (gemm/grouped.cuh, entry gemm_grouped): B is [E, N, K],
 //    its tensor map encoded as B's with rows = E * N; the ids [M] (i32) and
 //    E come in the groups argument. A tile of padding rows is skipped and
-//    padding rows of D are never written. No split-K, TMA store, gated op
-//    or ClusterM == 2 (the planner refuses them).
+//    padding rows of D are never written. A gated one (gemm_grouped_gated)
+//    has its up weight [E, N, K] encoded likewise. No split-K, TMA store,
+//    quantized output or ClusterM == 2 (the planner refuses them).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -363,8 +364,8 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
       const int32_t m0 = rows.m0, n0 = t.n * Cfg::kBN;
       Accum<Cfg> acc;
       consume_tile(smem, acc, wg, ktiles, Cfg::kClusterSize == 2 && t.multicast,
-                   rank ^ 1, sa, groups.scale_b(sb, rows.expert), su, m0, n0,
-                   pos);
+                   rank ^ 1, sa, groups.scale_b(sb, rows.expert),
+                   groups.scale_b(su, rows.expert), m0, n0, pos);
       const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
       store_accumulators<Cfg, Epi>(staging, staging + gemm::kStagedBlockBytes,
                                    tma_d, quant, acc, wg, D, end, N, m0, n0,
@@ -465,7 +466,8 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
     arch::setmaxnreg_inc<Cfg::kConsumerRegs>();
     Accum<Cfg> acc;
     consume_tile(smem, acc, wg, ktiles, multicast, rank ^ 1, sa,
-                 groups.scale_b(sb, expert), su, m0, n0, pos, kr.begin);
+                 groups.scale_b(sb, expert), groups.scale_b(su, expert), m0,
+                 n0, pos, kr.begin);
     bool store = true;
     if constexpr (Cfg::kSplitK > 1) {
       // The consumer threads (0 .. 128 * kConsumers - 1) hold the tile.
@@ -629,10 +631,32 @@ KILN_DEVICE void gemm_grouped(const TmaDescriptor &tma_a,
   static_assert(Cfg::kSplitK == 1 && !Cfg::kTmaStore && !Cfg::kGated &&
                     Cfg::kClusterM == 1,
                 "kiln::sm90::gemm_grouped: no split-K, TMA store, gated op "
-                "or cluster_m = 2");
+                "(gemm_grouped_gated) or cluster_m = 2");
   gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, nullptr, D, M, N, K, nullptr,
                       gemm::NoQuant(), sa, sb, gemm::NoKScale(), groups,
                       args...);
+}
+
+/// The gated grouped entry (Cfg::kGated; an MoE up projection with SwiGLU):
+/// gemm_grouped with TMA_U, the up weight's tensor map over all experts
+/// (rows = E * N, as TMA_B), and SU its block scale (per expert as SB). Epi
+/// takes (gate, up, m, n, args...).
+template <class Cfg, auto Epi, class TOut, class SA, class SB, class SU,
+          class G, class... Args>
+KILN_DEVICE void
+gemm_grouped_gated(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
+                   const TmaDescriptor &tma_u, TOut *D, int32_t M, int32_t N,
+                   int32_t K, SA sa, SB sb, SU su, G groups, Args... args) {
+  static_assert(G::kPresent &&
+                    G::template one_expert_per_tile<Cfg::kBM>(),
+                "kiln::sm90::gemm_grouped_gated: BM must divide the group "
+                "alignment");
+  static_assert(Cfg::kGated && Cfg::kSplitK == 1 && !Cfg::kTmaStore &&
+                    Cfg::kClusterM == 1,
+                "kiln::sm90::gemm_grouped_gated: a gated config, no split-K, "
+                "TMA store or cluster_m = 2");
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, &tma_u, nullptr, D, M, N, K, nullptr,
+                      gemm::NoQuant(), sa, sb, su, groups, args...);
 }
 
 } // namespace kiln::sm90

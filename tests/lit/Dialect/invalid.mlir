@@ -224,7 +224,7 @@ func.func @out_quant_block(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %
 // -----
 
 func.func @up_proj_type(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %D: memref<?x?xbf16>, %U: memref<?x?xbf16>) {
-  // expected-error @+1 {{up_proj weight 0 must be an epilogue operand of rank 2 with b's type 'f8E4M3FN'}}
+  // expected-error @+1 {{up_proj weight 0 must be an epilogue operand of b's rank 2 and type 'f8E4M3FN'}}
   kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>) d(%D : memref<?x?xbf16>) operands(%U : memref<?x?xbf16>) {
   ^bb0(%acc: f32, %m: index, %n: index, %up: f32):
     kiln.yield %acc : f32

@@ -503,7 +503,8 @@ bool ComputeChecker::checkUpSum(const Expr &Sum) {
   if ((FirstB == nullptr) != (UpB == nullptr) ||
       (FirstB &&
        (FirstB->HasRow != UpB->HasRow || FirstB->RowDiv != UpB->RowDiv ||
-        FirstB->KDiv != UpB->KDiv || FirstB->KDim != UpB->KDim))) {
+        FirstB->KDiv != UpB->KDiv || FirstB->KDim != UpB->KDim ||
+        FirstB->Grouped != UpB->Grouped))) {
     S.error(UpB ? UpB->Loc : Sum.Loc,
             Pattern +
                 " must scale its weight in the same form as the first "
@@ -677,15 +678,13 @@ bool ComputeChecker::checkGrouping() {
            "'" + S.describeParam(M.B) + "' is declared here");
     return false;
   }
-  // Not yet: the gated (SwiGLU) and quantized-output forms of a grouped
-  // GEMM, which the fused MoE layer builds on.
-  if (M.Up || M.Quant) {
+  // Not yet: the quantized-output form of a grouped GEMM (the fused MoE
+  // layer's FP8 intermediate). The gated form groups its up weight as B.
+  if (M.Quant) {
     S.error(S.ParamDecls[M.Group->Param]->Range,
-            std::string("a grouped GEMM with ") +
-                (M.Up ? "a gated epilogue (two weights)"
-                      : "a quantized output (quantize(...))") +
-                " is not supported yet: kiln groups plain and "
-                "block-scaled GEMMs with an elementwise epilogue");
+            "a grouped GEMM with a quantized output (quantize(...)) is not "
+            "supported yet: kiln groups plain, gated and block-scaled GEMMs "
+            "with an elementwise epilogue");
     return false;
   }
   return true;

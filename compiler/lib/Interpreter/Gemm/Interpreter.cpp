@@ -74,9 +74,10 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
   const std::vector<std::vector<double>> ScaleB = expertScaleTables(
       kScaleOfSide(Op, EpiIndex::N), Params, Experts, S.N, S.K, Block);
   const std::optional<KScale> SU = upScaleOf(Op);
-  const std::vector<double> ScaleU =
-      Op.Up ? kScaleTable(SU ? &*SU : nullptr, Params, S.N, S.K, Block)
-            : std::vector<double>();
+  const std::vector<std::vector<double>> ScaleU =
+      Op.Up ? expertScaleTables(SU ? &*SU : nullptr, Params, Experts, S.N, S.K,
+                                Block)
+            : std::vector<std::vector<double>>();
   const int64_t Blocks = (S.K + Block - 1) / Block;
   const int64_t AtomK =
       std::max<int64_t>(1, 32 / int64_t(hostBytes(Params[size_t(Op.A)].Type)));
@@ -156,8 +157,9 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
     for (int64_t N0 = 0; N0 < S.N; N0 += BN) {
       const int64_t ColsN = std::min(BN, S.N - N0);
       TileResult(B, ScaleE, M0, N0, Expert, Gate);
-      if (Op.Up)
-        TileResult(U, ScaleU, M0, N0, 0, UpResult);
+      if (Op.Up) // a grouped op's up weight is per expert, as B
+        TileResult(U, ScaleU[ScaleU.size() > 1 ? size_t(Expert) : 0], M0, N0,
+                   Expert, UpResult);
       // The epilogue and the predicated store.
       for (int64_t I = 0; I < RowsM; ++I)
         for (int64_t J = 0; J < ColsN; ++J) {

@@ -23,13 +23,15 @@ LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
   if (Up) {
     const int64_t W = Up.getWeight(), S = Up.getScale();
     const int64_t Count = int64_t(EpilogueOperands.size());
+    // A grouped GEMM's up weight is [E, N, K] like its b.
     if (W < 0 || W >= Count ||
-        cast<MemRefType>(EpilogueOperands[W].getType()).getRank() != 2 ||
+        cast<MemRefType>(EpilogueOperands[W].getType()).getRank() !=
+            B.getRank() ||
         cast<MemRefType>(EpilogueOperands[W].getType()).getElementType() !=
             B.getElementType())
       return Op->emitOpError("up_proj weight ")
-             << W << " must be an epilogue operand of rank 2 with b's type "
-             << B.getElementType();
+             << W << " must be an epilogue operand of b's rank " << B.getRank()
+             << " and type " << B.getElementType();
     if (S != -1 && (S < 0 || S >= Count || S == W))
       return Op->emitOpError("up_proj scale ")
              << S << " must be another epilogue operand or -1";

@@ -9,7 +9,8 @@
 //                       (tma_U: a gated op's up weight, OpModel::Up)
 //   sm80_cp_async_mma: (const A*, const B*, D*, M, N, K, epilogue operands...)
 // A grouped GEMM's (kiln.groups: B [E, N, K]) adds `int32_t E`, the number
-// of experts, last, and calls gemm_grouped with the ids as groups.
+// of experts, last (after a gated op's tma_U), and calls gemm_grouped (or
+// gemm_grouped_gated) with the ids as groups.
 // Block scales are epilogue operands; both collectives take them, after K,
 // as kiln::gemm::KScale values (gemm/block_scale.cuh; NoKScale for none).
 //
@@ -262,19 +263,36 @@ void gatedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
 /// `kiln::gemm::make_contiguous_groups<Align, ScaleBGrouped>(ids, E)`, or
 /// `kiln::gemm::make_offset_groups<ScaleBGrouped>(offs, E)` or
 /// `kiln::gemm::make_masked_groups<ScaleBGrouped>(cnt, E)`, with E the
-/// kernel's last argument.
+/// kernel's last argument. A gated op calls gemm_grouped_gated, with the up
+/// weight (sm90: its tensor map, the argument before E; sm80: its pointer)
+/// after B and its scale after B's.
 void groupedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
                  unsigned EndOperands, bool Sm90, ArrayAttr TemplateArgs) {
   MLIRContext *Ctx = B.getContext();
   GroupsAttr G = Op.getGroupsAttr();
+  const UpProjAttr Up = Op.getUpProjAttr();
   bool ScaleBGrouped = false;
   if (ArrayAttr Scales = Op.getKScalesAttr())
     for (Attribute A : Scales)
       ScaleBGrouped |= cast<KScaleAttr>(A).getGrouped();
   SmallVector<Value> Args(Entry->getArguments().begin(),
                           Entry->getArguments().begin() + 6);
+  if (Up)
+    Args.insert(Args.begin() + 2,
+                Sm90 ? Entry->getArgument(Entry->getNumArguments() - 2)
+                     : Entry->getArgument(6 + Up.getWeight()));
   Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/false));
   Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true));
+  if (Up)
+    Args.push_back(
+        Up.getScale() >= 0
+            ? kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true, Up.getScale())
+            : B.create<emitc::CallOpaqueOp>(
+                   Loc,
+                   TypeRange{
+                       emitc::OpaqueType::get(Ctx, "kiln::gemm::NoKScale")},
+                   "kiln::gemm::NoKScale", ValueRange{})
+                  .getResult(0));
   SmallVector<std::string> GroupArgs;
   const bool Contiguous = !G.getOffsets() && !G.getMasked();
   if (Contiguous)
@@ -302,10 +320,11 @@ void groupedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
   Args.append({Entry->getArgument(3), Entry->getArgument(4)});
   for (unsigned I = 6; I < EndOperands; ++I)
     Args.push_back(Entry->getArgument(I));
-  B.create<emitc::CallOpaqueOp>(Loc, TypeRange{},
-                                Sm90 ? "kiln::sm90::gemm_grouped"
-                                     : "kiln::sm80::gemm_grouped",
-                                Args, ArrayAttr(), TemplateArgs);
+  B.create<emitc::CallOpaqueOp>(
+      Loc, TypeRange{},
+      std::string(Sm90 ? "kiln::sm90::" : "kiln::sm80::") +
+          (Up ? "gemm_grouped_gated" : "gemm_grouped"),
+      Args, ArrayAttr(), TemplateArgs);
 }
 
 LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
@@ -360,11 +379,11 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   if (Gated && Sm90)
     Params.push_back(Opaque("const __grid_constant__ kiln::TmaDescriptor"));
   // A grouped kernel's number of experts comes last (the planner refuses
-  // split-K, TMA stores and gated ops for it).
+  // split-K and TMA stores for it; sema a quantized output).
   const bool Grouped = bool(Op.getGroupsAttr());
-  if (Grouped && (SplitK || TmaStore || Gated))
+  if (Grouped && (SplitK || TmaStore || Quant))
     return Op.emitError("a grouped GEMM cannot be lowered with split-K, TMA "
-                        "stores or a gated epilogue");
+                        "stores or a quantized output");
   if (Grouped)
     Params.push_back(I32);
 
