@@ -1,8 +1,8 @@
 //===- ConfigChoice.cpp - Which configuration a specialization uses -------===//
 #include "kiln/Jit/ConfigChoice.h"
 
-#include "kiln/Target/ConfigOverride.h"
 #include "kiln/Frontend/SizeHints.h"
+#include "kiln/Target/ConfigOverride.h"
 #include "kiln/Target/TuningSpace.h"
 #include "kiln/Tuner/DeviceModel.h"
 #include "kiln/Tuner/Gemm/CostModel.h"

@@ -132,9 +132,8 @@ GpuEvaluator::GpuEvaluator(const tuner::OpSearchSpace &TheSpace,
     W.Timing = P->Options.Timing;
     P->Worker = std::make_unique<MeasureWorker>(P->Options.WorkerCommand, W);
   } else {
-    P->Bench =
-        std::make_unique<DeviceBench>(Space.op(), Size, Options.Seed, L2,
-                                      Options.Routing);
+    P->Bench = std::make_unique<DeviceBench>(Space.op(), Size, Options.Seed, L2,
+                                             Options.Routing);
   }
 }
 

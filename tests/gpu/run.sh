@@ -202,6 +202,18 @@ for s in $moe_shapes; do
   run_one moe_gemm_fp8_contiguous schedule=persistent "$((E * R))" "$N" "$K" "$E"
 done
 
+# An MoE layer's first GEMM with SwiGLU fused (per-expert gate and up
+# weights, DeepSeek-V3's w1/w3: N = 2048, K = 7168) beside the plain grouped
+# GEMM of the same FLOPs (one weight of 2N rows, an unfused w13 before its
+# separate SwiGLU kernel).
+swiglu_moe_shapes="8,4096,2048,7168 4,8192,2048,7168"
+[ "$emu" -eq 1 ] && swiglu_moe_shapes="3,300,96,256"
+for s in $swiglu_moe_shapes; do
+  IFS=, read -r E R N K <<<"$s"
+  run_one moe_gemm_fp8_swiglu - "$((E * R))" "$N" "$K" "$E"
+  run_one moe_gemm_fp8_contiguous - "$((E * R))" "$((2 * N))" "$K" "$E"
+done
+
 # MoE grouped GEMM, masked layout (decode; DeepGEMM's masked shapes: E
 # experts expecting T rows each, here in blocks of 2T rows of capacity, T
 # valid), untuned and persistent; report.py adds DeepGEMM's H800 figures.

@@ -40,12 +40,9 @@ std::vector<HostTensor> paramsWithCounts(const OpModel &Op, int64_t Rows,
                                          const std::vector<int64_t> &Counts) {
   std::vector<HostTensor> P;
   std::string Error;
-  REQUIRE(makeParams(Op,
-                     {{"E", int64_t(Counts.size())},
-                      {"M", Rows},
-                      {"N", 128},
-                      {"K", 128}},
-                     1, P, Error));
+  REQUIRE(makeParams(
+      Op, {{"E", int64_t(Counts.size())}, {"M", Rows}, {"N", 128}, {"K", 128}},
+      1, P, Error));
   HostTensor &T = P[size_t(Op.Group->Param)];
   for (size_t E = 0; E < Counts.size(); ++E)
     T.set(int64_t(E), double(Counts[E]));
@@ -159,8 +156,8 @@ TEST_CASE("Masked: the tiles cover each valid row once, within the grid",
   const int64_t E = 6, Rows = 200, M = E * Rows;
   std::vector<HostTensor> P;
   std::string Error;
-  REQUIRE(makeParams(Op, {{"E", E}, {"M", Rows}, {"N", 128}, {"K", 128}}, 5,
-                     P, Error, Routing));
+  REQUIRE(makeParams(Op, {{"E", E}, {"M", Rows}, {"N", 128}, {"K", 128}}, 5, P,
+                     Error, Routing));
   const std::vector<RowTile> Tiles = rowTiles(Op, P, M, BM);
   // The kernels' grid (MaskedGroups::tiles_m): E blocks of ceil(R / BM).
   GemmKernelShape S;

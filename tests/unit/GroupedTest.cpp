@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ExampleFiles.h"
+#include "GroupedOracle.h"
 
 #include <catch2/catch.hpp>
 
@@ -142,10 +143,8 @@ TEST_CASE("Grouped: interpreter and reference match each expert's GEMM",
   for (int64_t R : Computed)
     Experts.insert(int64_t(Ids.get(R)));
   for (int64_t Expert : Experts) {
-    std::vector<int64_t> Rows;
-    for (int64_t R : Computed)
-      if (int64_t(Ids.get(R)) == Expert)
-        Rows.push_back(R);
+    const std::vector<int64_t> Rows =
+        test::rowsOfExpert(Grouped, P, Computed, Expert);
     const int64_t MR = int64_t(Rows.size());
     // The expert's GEMM: its rows of A and sa, its weight and scale.
     std::vector<HostTensor> Q;
@@ -168,15 +167,7 @@ TEST_CASE("Grouped: interpreter and reference match each expert's GEMM",
     const std::vector<double> Oracle =
         referenceGemm(Plain, Q, GemmSize{MR, N, K});
     INFO("expert " << Expert << ", " << MR << " rows");
-    for (int64_t I = 0; I < MR; ++I)
-      for (int64_t J = 0; J < N; ++J) {
-        const double Want = Oracle[size_t(I * N + J)];
-        const int64_t At = Rows[size_t(I)] * N + J;
-        REQUIRE(std::fabs(Ref[size_t(At)] - Want) <=
-                1e-9 * (1 + std::fabs(Want)));
-        REQUIRE(std::fabs(D.get(At) - Want) <=
-                std::fabs(Want) * std::ldexp(1.0, -7) + 0.05);
-      }
+    test::requireRowsMatch(Ref, D, Rows, Oracle, N, 0.05);
   }
   const PaddingCheck Pad = checkPaddingRows(Grouped, P, D, S);
   CHECK(Pad.Rows == M - int64_t(Computed.size()));

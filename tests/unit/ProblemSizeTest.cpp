@@ -9,8 +9,8 @@ using namespace kiln;
 
 TEST_CASE("problem size: parse, order and print", "[problem-size]") {
   std::string Error;
-  std::optional<ProblemSize> S = parseProblemSize("E=8,M=4096,N=7168,K=2048",
-                                                  Error);
+  std::optional<ProblemSize> S =
+      parseProblemSize("E=8,M=4096,N=7168,K=2048", Error);
   REQUIRE(S);
   CHECK(S->str() == "E=8,M=4096,N=7168,K=2048");
   CHECK(S->at("E") == 8);
@@ -61,10 +61,10 @@ TEST_CASE("problem size: distance between shapes", "[problem-size]") {
   // Different symbols are not comparable at all.
   CHECK(std::isinf(sizeDistance(mnkSize(4, 4, 4),
                                 {{"E", 1}, {"M", 4}, {"N", 4}, {"K", 4}})));
-  CHECK(std::isinf(sizeDistance(mnkSize(4, 4, 4),
-                                {{"M", 4}, {"N", 4}, {"L", 4}})));
-  GemmDims G = gemmDims({{"E", 1}, {"rows", 5}, {"N", 6}, {"K", 7}}, "rows",
-                        "N", "K");
+  CHECK(std::isinf(
+      sizeDistance(mnkSize(4, 4, 4), {{"M", 4}, {"N", 4}, {"L", 4}})));
+  GemmDims G =
+      gemmDims({{"E", 1}, {"rows", 5}, {"N", 6}, {"K", 7}}, "rows", "N", "K");
   CHECK(G == GemmDims{5, 6, 7});
   // A masked grouped GEMM's rows are every expert's block: E x M.
   CHECK(gemmDims({{"E", 4}, {"M", 5}, {"N", 6}, {"K", 7}}, "M", "N", "K",

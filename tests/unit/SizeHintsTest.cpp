@@ -84,9 +84,10 @@ TEST_CASE("Hints: the default, the rows charged and the seeded counts",
           "[grouped]") {
   OpModel Op = loadExample("moe_gemm_fp8_masked.kiln");
   // Not given: half the capacity, appended in the op's order.
-  CHECK(withHintDefaults(Op, decode()).str() == "E=4,M=256,N=4096,K=7168,T=128");
-  ProblemSize Reordered{{"T", 64}, {"K", 7168}, {"N", 4096}, {"M", 256},
-                        {"E", 4}};
+  CHECK(withHintDefaults(Op, decode()).str() ==
+        "E=4,M=256,N=4096,K=7168,T=128");
+  ProblemSize Reordered{
+      {"T", 64}, {"K", 7168}, {"N", 4096}, {"M", 256}, {"E", 4}};
   CHECK(withHintDefaults(Op, Reordered).str() ==
         "E=4,M=256,N=4096,K=7168,T=64");
   CHECK(expectedRows(Op, decode(64)) == 64);

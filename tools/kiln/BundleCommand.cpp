@@ -90,8 +90,8 @@ int runBundle(const Args &A) {
       ProblemSize S = parseShapeArg(Text, Op);
       CompiledKernel K = *J.compile(Loaded, S, Config);
       K.TunedFor = inSymbolOrder(S, Op.SizeSyms);
-      std::cout << "kiln: " << Op.Name << " " << S.str() << ": "
-                << K.Config << " (" << K.ConfigSource << "), " << K.Cubin.size()
+      std::cout << "kiln: " << Op.Name << " " << S.str() << ": " << K.Config
+                << " (" << K.ConfigSource << "), " << K.Cubin.size()
                 << (K.Emulated ? " B emulator module\n" : " B cubin\n");
       Kernels.push_back(std::move(K));
     }

@@ -3,8 +3,8 @@
 
 #include "CommandLine.h"
 
-#include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 #include "kiln/Frontend/SizeHints.h"
+#include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 
 namespace kiln::cli {
 

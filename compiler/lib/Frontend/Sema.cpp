@@ -236,10 +236,13 @@ void checkHints(OpSema &S) {
   const std::vector<std::string> &Sizes = S.Model.SizeSyms;
   if (std::find(Sizes.begin(), Sizes.end(), T) != Sizes.end()) {
     S.error(S.ParamDecls[size_t(S.Model.Group->Param)]->ExpectRange,
-            "'expect " + T + "' names the expected valid rows per expert, a "
-            "hint no tensor has, but '" + T +
+            "'expect " + T +
+                "' names the expected valid rows per expert, a "
+                "hint no tensor has, but '" +
+                T +
                 "' is already a tensor's size: give the hint a symbol of its "
-                "own, like 'expect " + S.Model.MSym + "e'");
+                "own, like 'expect " +
+                S.Model.MSym + "e'");
     return;
   }
   S.Model.HintSyms = {T};

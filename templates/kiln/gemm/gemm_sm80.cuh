@@ -217,8 +217,8 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
     if constexpr (Quant::kPresent) // (it syncs before it uses the ring)
       quantize_accumulators<Cfg, gemm::identity_epilogue<Args...>, TOut>(
           acc, smem, quant, end, N, wm0, wn0, args...);
-    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, end, N,
-                                                      wm0, wn0, args...);
+    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, end, N, wm0,
+                                                      wn0, args...);
   } else if constexpr (Quant::kPresent) {
     quantize_accumulators<Cfg, Epi, TOut>(acc, smem, quant, M, N, wm0, wn0,
                                           args...);
@@ -301,8 +301,7 @@ KILN_DEVICE void gemm_grouped(const typename Cfg::TA *A,
                               const typename Cfg::TB *B, TOut *D, int32_t M,
                               int32_t N, int32_t K, SA sa, SB sb, G groups,
                               Args... args) {
-  static_assert(G::kPresent &&
-                    G::template one_expert_per_tile<Cfg::kBM>(),
+  static_assert(G::kPresent && G::template one_expert_per_tile<Cfg::kBM>(),
                 "kiln::sm80::gemm_grouped: BM must divide the group alignment");
   static_assert(Cfg::kSplitK == 1 && !Cfg::kGated,
                 "kiln::sm80::gemm_grouped: no split-K or gated op "
@@ -320,14 +319,13 @@ KILN_DEVICE void
 gemm_grouped_gated(const typename Cfg::TA *A, const typename Cfg::TB *B,
                    const typename Cfg::TB *U, TOut *D, int32_t M, int32_t N,
                    int32_t K, SA sa, SB sb, SU su, G groups, Args... args) {
-  static_assert(G::kPresent &&
-                    G::template one_expert_per_tile<Cfg::kBM>(),
+  static_assert(G::kPresent && G::template one_expert_per_tile<Cfg::kBM>(),
                 "kiln::sm80::gemm_grouped_gated: BM must divide the group "
                 "alignment");
   static_assert(Cfg::kSplitK == 1 && Cfg::kGated,
                 "kiln::sm80::gemm_grouped_gated: a gated config, no split-K");
-  gemm_impl<Cfg, Epi>(A, B, U, D, M, N, K, nullptr, gemm::NoQuant(), sa, sb,
-                      su, groups, args...);
+  gemm_impl<Cfg, Epi>(A, B, U, D, M, N, K, nullptr, gemm::NoQuant(), sa, sb, su,
+                      groups, args...);
 }
 
 } // namespace kiln::sm80

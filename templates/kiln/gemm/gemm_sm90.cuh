@@ -466,8 +466,8 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
     arch::setmaxnreg_inc<Cfg::kConsumerRegs>();
     Accum<Cfg> acc;
     consume_tile(smem, acc, wg, ktiles, multicast, rank ^ 1, sa,
-                 groups.scale_b(sb, expert), groups.scale_b(su, expert), m0,
-                 n0, pos, kr.begin);
+                 groups.scale_b(sb, expert), groups.scale_b(su, expert), m0, n0,
+                 pos, kr.begin);
     bool store = true;
     if constexpr (Cfg::kSplitK > 1) {
       // The consumer threads (0 .. 128 * kConsumers - 1) hold the tile.
@@ -625,8 +625,7 @@ KILN_DEVICE void gemm_grouped(const TmaDescriptor &tma_a,
                               const TmaDescriptor &tma_b, TOut *D, int32_t M,
                               int32_t N, int32_t K, SA sa, SB sb, G groups,
                               Args... args) {
-  static_assert(G::kPresent &&
-                    G::template one_expert_per_tile<Cfg::kBM>(),
+  static_assert(G::kPresent && G::template one_expert_per_tile<Cfg::kBM>(),
                 "kiln::sm90::gemm_grouped: BM must divide the group alignment");
   static_assert(Cfg::kSplitK == 1 && !Cfg::kTmaStore && !Cfg::kGated &&
                     Cfg::kClusterM == 1,
@@ -647,8 +646,7 @@ KILN_DEVICE void
 gemm_grouped_gated(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
                    const TmaDescriptor &tma_u, TOut *D, int32_t M, int32_t N,
                    int32_t K, SA sa, SB sb, SU su, G groups, Args... args) {
-  static_assert(G::kPresent &&
-                    G::template one_expert_per_tile<Cfg::kBM>(),
+  static_assert(G::kPresent && G::template one_expert_per_tile<Cfg::kBM>(),
                 "kiln::sm90::gemm_grouped_gated: BM must divide the group "
                 "alignment");
   static_assert(Cfg::kGated && Cfg::kSplitK == 1 && !Cfg::kTmaStore &&

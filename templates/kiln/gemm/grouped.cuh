@@ -140,7 +140,7 @@ template <bool ScaleBGrouped> struct OffsetGroups {
   /// past TM holds the tile.
   template <int BM> KILN_DEVICE GroupTile tile(int32_t tm, int32_t M) const {
     const int lane = threadIdx.x % 32;
-    int32_t carry_end = 0;   // end row of the experts before the chunk
+    int32_t carry_end = 0;    // end row of the experts before the chunk
     int32_t tiles_before = 0; // their tiles
 #pragma unroll 1
     for (int32_t c = 0; c < experts; c += 32) {

@@ -146,7 +146,8 @@ int64_t GemmProblem::tilesM(int64_t BM) const {
   if (!(Types.GroupOffsets || Types.GroupMasked) || Experts <= 1)
     return ceilDiv(M, BM);
   const int64_t Rows = M / Experts, Longer = M % Experts;
-  return Longer * ceilDiv(Rows + 1, BM) + (Experts - Longer) * ceilDiv(Rows, BM);
+  return Longer * ceilDiv(Rows + 1, BM) +
+         (Experts - Longer) * ceilDiv(Rows, BM);
 }
 
 GemmProblem gemmProblem(const OpModel &Op, int64_t M, int64_t N, int64_t K,

@@ -105,7 +105,7 @@ struct ParamDecl {
   std::string GroupExpect;
   SourceRange ExpectRange; ///< Of T.
   SourceRange GroupRange;  ///< Of `grouped G`, `offsets` or `masked`.
-  SourceRange Range;      ///< The whole declaration.
+  SourceRange Range;       ///< The whole declaration.
 };
 
 /// `D[m, n] = expr`.

@@ -126,7 +126,11 @@ bool ComputeChecker::checkLhs(const Expr &L) {
     Ok &= bindIndex(Uses[I], P, I, /*NeedSymbol=*/true);
   if (Masked >= 0) {
     EIdx = Uses[0].Var;
-    M.Group = GroupIndex{Masked, "", 1, /*Offsets=*/false, /*Masked=*/true,
+    M.Group = GroupIndex{Masked,
+                         "",
+                         1,
+                         /*Offsets=*/false,
+                         /*Masked=*/true,
                          M.Params[size_t(Masked)].GroupExpect};
   }
   MIdx = Uses[Rank - 2].Var;

@@ -105,9 +105,10 @@ TensorMapSpec tensorMapForD(const GemmKernelShape &Kernel, int64_t M,
 
 /// Grid: ceil(M / BM) * ceil(N / BN) tiles (offset groups: ceil(M / BM) +
 /// min(Experts, M) m tiles; the masked layout: Experts * ceil((M / Experts)
-/// / BM), each expert's block of rows tiled alone), rounded up to the cluster size; for a
-/// persistent kernel at most SmCount rounded down to the cluster size (but
-/// at least one cluster). SmCount is only read for persistent kernels.
+/// / BM), each expert's block of rows tiled alone), rounded up to the cluster
+/// size; for a persistent kernel at most SmCount rounded down to the cluster
+/// size (but at least one cluster). SmCount is only read for persistent
+/// kernels.
 LaunchDims launchDims(const GemmKernelShape &Kernel, int64_t M, int64_t N,
                       int64_t SmCount = 0, int64_t Experts = 1);
 

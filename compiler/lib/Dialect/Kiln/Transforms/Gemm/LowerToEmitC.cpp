@@ -287,11 +287,11 @@ void groupedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
     Args.push_back(
         Up.getScale() >= 0
             ? kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true, Up.getScale())
-            : B.create<emitc::CallOpaqueOp>(
-                   Loc,
-                   TypeRange{
-                       emitc::OpaqueType::get(Ctx, "kiln::gemm::NoKScale")},
-                   "kiln::gemm::NoKScale", ValueRange{})
+            : B.create<emitc::CallOpaqueOp>(Loc,
+                                            TypeRange{emitc::OpaqueType::get(
+                                                Ctx, "kiln::gemm::NoKScale")},
+                                            "kiln::gemm::NoKScale",
+                                            ValueRange{})
                   .getResult(0));
   SmallVector<std::string> GroupArgs;
   const bool Contiguous = !G.getOffsets() && !G.getMasked();
