@@ -62,8 +62,16 @@ GpuCheck GpuProblem::check(const AccumulationModel &Acc) {
   if (Op.Quant) {
     HostTensor &Ds = Params[size_t(Op.Quant->Scale)];
     Buffers[size_t(Op.Quant->Scale)].download(Ds.Bytes.data(), Ds.Bytes.size());
+    // A grouped op's padding rows of the scales keep their NaN bytes too.
+    const int64_t Blocks = Ds.Shape.back();
     for (int64_t I = 0, E = Ds.numElements(); I < E; ++I)
-      R.NonFinite += !std::isfinite(Ds.get(I));
+      if (rowExpert(Op, Params, I / Blocks) >= 0)
+        R.NonFinite += !std::isfinite(Ds.get(I));
+    const PaddingCheck DsPad = checkPaddingRows(Op, Params, Ds, Size);
+    R.PaddingWritten += DsPad.Written;
+    // The amax is exact when every computed row is checked.
+    const bool AllComputed =
+        !Op.Group || Rows.size() == computedRows(Op, Params, Size.M).size();
     const HostTensor *Amax = nullptr;
     if (Op.Quant->Amax >= 0) {
       HostTensor &A = Params[size_t(Op.Quant->Amax)];
@@ -74,7 +82,7 @@ GpuCheck GpuProblem::check(const AccumulationModel &Acc) {
     QuantComparison Q =
         All ? compareQuantized(Op, D, Ds, Reference, Acc, Amax)
             : compareQuantized(Op, selectRows(D, Rows), selectRows(Ds, Rows),
-                               Reference, Acc, Amax, /*AllRows=*/false);
+                               Reference, Acc, Amax, AllComputed);
     R.C = Q.Values;
     R.Scales = Q.Scales;
     R.Amax = Q.Amax;

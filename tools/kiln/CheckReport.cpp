@@ -51,12 +51,14 @@ void printCheckText(std::ostream &OS, const CheckView &V) {
           "elements stay NaN)\n";
   if (V.PaddingRows) {
     OS << "padding " << (V.PaddingWritten ? "FAIL" : "PASS") << "  ";
+    const std::string Of =
+        V.OutName + (V.PaddingAlso.empty() ? "" : " and " + V.PaddingAlso);
     if (V.PaddingWritten)
       OS << V.PaddingWritten << " elements of " << V.PaddingRows
-         << " padding rows of " << V.OutName
+         << " padding rows of " << Of
          << " were written (padding rows must keep their contents)\n";
     else
-      OS << "the " << V.PaddingRows << " padding rows of " << V.OutName
+      OS << "the " << V.PaddingRows << " padding rows of " << Of
          << " kept their contents\n";
   }
 }

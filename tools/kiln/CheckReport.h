@@ -28,8 +28,10 @@ struct CheckView {
   const std::vector<int64_t> *Rows = nullptr;
   /// NaN/inf elements in all of D (the rows not compared included).
   int64_t NonFiniteAll = 0;
-  /// A grouped op's padding rows and the elements of them written.
+  /// A grouped op's padding rows and the elements of them written (of D,
+  /// and of PaddingAlso: a quantized output's scales, when not empty).
   int64_t PaddingRows = 0, PaddingWritten = 0;
+  std::string PaddingAlso;
   bool Pass = false;
 };
 

@@ -218,9 +218,11 @@ int runRun(const Args &A) {
     std::cerr << "kiln: error: " << Op.Name << ": " << Error << '\n';
     return ExitInputError;
   }
-  // As on the GPU, D starts as NaN bytes: a grouped op's padding rows must
-  // keep them, and are not compared.
-  Params[size_t(Op.D)].Bytes.assign(Params[size_t(Op.D)].Bytes.size(), 0xFF);
+  // As on the GPU, D (and a quantized output's scales) start as NaN bytes:
+  // a grouped op's padding rows must keep them, and are not compared.
+  for (int Out : {Op.D, Op.Quant ? Op.Quant->Scale : -1})
+    if (Out >= 0)
+      Params[size_t(Out)].Bytes.assign(Params[size_t(Out)].Bytes.size(), 0xFF);
   interpretGemm(Op, Config, Params, Size);
 
   bool Check = P.has("--check");
@@ -231,10 +233,20 @@ int runRun(const Args &A) {
     Ref = referenceGemm(Op, Params, Size);
   std::optional<Comparison> Scales, Amax;
   if (Check && Op.Quant) {
-    QuantComparison Q = compareQuantized(
-        Op, Params[size_t(Op.D)], Params[size_t(Op.Quant->Scale)], Ref,
-        AccumulationModel{Size.K, true},
-        Op.Quant->Amax >= 0 ? &Params[size_t(Op.Quant->Amax)] : nullptr);
+    const HostTensor *AmaxOut =
+        Op.Quant->Amax >= 0 ? &Params[size_t(Op.Quant->Amax)] : nullptr;
+    const HostTensor &Ds = Params[size_t(Op.Quant->Scale)];
+    QuantComparison Q;
+    if (Op.Group) { // the computed rows, every one of them
+      const std::vector<int64_t> Rows = computedRows(Op, Params, Size.M);
+      Q = compareQuantized(Op, selectRows(Params[size_t(Op.D)], Rows),
+                           selectRows(Ds, Rows),
+                           referenceGemmRows(Op, Params, Size, Rows),
+                           AccumulationModel{Size.K, true}, AmaxOut);
+    } else {
+      Q = compareQuantized(Op, Params[size_t(Op.D)], Ds, Ref,
+                           AccumulationModel{Size.K, true}, AmaxOut);
+    }
     C = Q.Values;
     Scales = Q.Scales;
     Amax = Q.Amax;
@@ -247,8 +259,11 @@ int runRun(const Args &A) {
     C = compareWithReference(Params[size_t(Op.D)], Ref,
                              AccumulationModel{Size.K, true});
   }
-  const PaddingCheck Pad =
-      checkPaddingRows(Op, Params, Params[size_t(Op.D)], Size);
+  PaddingCheck Pad = checkPaddingRows(Op, Params, Params[size_t(Op.D)], Size);
+  if (Op.Quant) // the padding rows' scales are not written either
+    Pad.Written +=
+        checkPaddingRows(Op, Params, Params[size_t(Op.Quant->Scale)], Size)
+            .Written;
   if (SaveDir && !saveAll(*SaveDir, Op, Params, Ref))
     return ExitInputError;
 
@@ -259,6 +274,8 @@ int runRun(const Args &A) {
   View.C = &C;
   View.Out = Op.Params[size_t(Op.D)].Type;
   View.OutName = Op.Params[size_t(Op.D)].Name;
+  if (Op.Quant) // its scales' padding rows are checked too
+    View.PaddingAlso = Op.Params[size_t(Op.Quant->Scale)].Name;
   View.M = Size.M;
   View.N = Size.N;
   View.PaddingRows = Pad.Rows;

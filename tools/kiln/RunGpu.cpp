@@ -170,6 +170,8 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   View.C = &Checked.C;
   View.Out = D.Type;
   View.OutName = Op.Params[size_t(Op.D)].Name;
+  if (Op.Quant) // its scales' padding rows are checked too
+    View.PaddingAlso = Op.Params[size_t(Op.Quant->Scale)].Name;
   View.M = Size.M;
   View.N = Size.N;
   View.Rows = &Problem.rows();

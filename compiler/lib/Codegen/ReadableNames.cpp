@@ -72,11 +72,10 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
   if (Op.Up)
     Names.push_back(Fresh("kscale_" + Op.Params[Op.Up->Param].Name));
   // A quantized output's scales (kiln::gemm::RowQuant) come next; a gated
-  // op has a kiln::gemm::NoQuant there when its output is not quantized
-  // (but a grouped one, whose entry takes no quantization yet).
+  // op has a kiln::gemm::NoQuant there when its output is not quantized.
   if (Op.Quant)
     Names.push_back(Fresh("quant_" + Op.Params[Op.Quant->Scale].Name));
-  else if (Op.Up && !Op.Group)
+  else if (Op.Up)
     Names.push_back(Fresh("no_quant"));
   if (Op.Group) // kiln::gemm::ContiguousGroups, after the scales
     Names.push_back(Fresh("groups"));

@@ -25,7 +25,8 @@
 //    (16-byte aligned); the ids [M] (i32) and E come in the groups argument.
 //    A tile of padding rows is skipped and padding rows of D are never
 //    written. A gated one (gemm_grouped_gated) has its up weight U [E, N,
-//    K] too. No split-K or quantized output.
+//    K] too; a quantized one (gemm_grouped_quant, or gated) writes the
+//    scales of its computed rows only. No split-K.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -220,9 +221,10 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
     store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, end, N, wm0,
                                                       wn0, args...);
   } else if constexpr (Quant::kPresent) {
-    quantize_accumulators<Cfg, Epi, TOut>(acc, smem, quant, M, N, wm0, wn0,
+    const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
+    quantize_accumulators<Cfg, Epi, TOut>(acc, smem, quant, end, N, wm0, wn0,
                                           args...);
-    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, M, N, wm0,
+    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, end, N, wm0,
                                                       wn0, args...);
   } else {
     // A grouped tile stores its expert's rows only.
@@ -310,22 +312,43 @@ KILN_DEVICE void gemm_grouped(const typename Cfg::TA *A,
                       sb, gemm::NoKScale(), groups, args...);
 }
 
-/// The gated grouped entry (Cfg::kGated; an MoE up projection with SwiGLU):
-/// gemm_grouped with U, the up weight [E, N, K] (16-byte aligned), and SU
-/// its block scale (per expert as SB). Epi takes (gate, up, m, n, args...).
-template <class Cfg, auto Epi, class TOut, class SA, class SB, class SU,
+/// The quantized grouped entry (D[m, n] = quantize(x, ds) over a grouped
+/// GEMM): gemm_grouped with QUANT, ds and its row length; a tile writes the
+/// scales of its expert's rows only.
+template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
           class G, class... Args>
+KILN_DEVICE void
+gemm_grouped_quant(const typename Cfg::TA *A, const typename Cfg::TB *B,
+                   TOut *D, int32_t M, int32_t N, int32_t K, Quant quant, SA sa,
+                   SB sb, G groups, Args... args) {
+  static_assert(G::kPresent && G::template one_expert_per_tile<Cfg::kBM>(),
+                "kiln::sm80::gemm_grouped_quant: BM must divide the group "
+                "alignment");
+  static_assert(Quant::kPresent && Cfg::kSplitK == 1 && !Cfg::kGated,
+                "kiln::sm80::gemm_grouped_quant: a quantized output, no "
+                "split-K or gated op");
+  gemm_impl<Cfg, Epi>(A, B, nullptr, D, M, N, K, nullptr, quant, sa, sb,
+                      gemm::NoKScale(), groups, args...);
+}
+
+/// The gated grouped entry (Cfg::kGated; an MoE up projection with SwiGLU):
+/// gemm_grouped with U, the up weight [E, N, K] (16-byte aligned), QUANT
+/// (gemm::NoQuant for an unquantized output) and SU the up weight's block
+/// scale (per expert as SB). Epi takes (gate, up, m, n, args...).
+template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
+          class SU, class G, class... Args>
 KILN_DEVICE void
 gemm_grouped_gated(const typename Cfg::TA *A, const typename Cfg::TB *B,
                    const typename Cfg::TB *U, TOut *D, int32_t M, int32_t N,
-                   int32_t K, SA sa, SB sb, SU su, G groups, Args... args) {
+                   int32_t K, Quant quant, SA sa, SB sb, SU su, G groups,
+                   Args... args) {
   static_assert(G::kPresent && G::template one_expert_per_tile<Cfg::kBM>(),
                 "kiln::sm80::gemm_grouped_gated: BM must divide the group "
                 "alignment");
   static_assert(Cfg::kSplitK == 1 && Cfg::kGated,
                 "kiln::sm80::gemm_grouped_gated: a gated config, no split-K");
-  gemm_impl<Cfg, Epi>(A, B, U, D, M, N, K, nullptr, gemm::NoQuant(), sa, sb, su,
-                      groups, args...);
+  gemm_impl<Cfg, Epi>(A, B, U, D, M, N, K, nullptr, quant, sa, sb, su, groups,
+                      args...);
 }
 
 } // namespace kiln::sm80

@@ -66,8 +66,10 @@
 //    its tensor map encoded as B's with rows = E * N; the ids [M] (i32) and
 //    E come in the groups argument. A tile of padding rows is skipped and
 //    padding rows of D are never written. A gated one (gemm_grouped_gated)
-//    has its up weight [E, N, K] encoded likewise. No split-K, TMA store,
-//    quantized output or ClusterM == 2 (the planner refuses them).
+//    has its up weight [E, N, K] encoded likewise; a quantized one
+//    (gemm_grouped_quant, or gated) writes the scales of its computed rows
+//    only. No split-K, TMA store or ClusterM == 2 (the planner refuses
+//    them).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -636,16 +638,38 @@ KILN_DEVICE void gemm_grouped(const TmaDescriptor &tma_a,
                       args...);
 }
 
+/// The quantized grouped entry (D[m, n] = quantize(x, ds) over a grouped
+/// GEMM, gemm/row_quant.cuh): gemm_grouped with QUANT, ds and its row
+/// length; a tile writes the scales of its expert's rows only.
+template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
+          class G, class... Args>
+KILN_DEVICE void
+gemm_grouped_quant(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
+                   TOut *D, int32_t M, int32_t N, int32_t K, Quant quant, SA sa,
+                   SB sb, G groups, Args... args) {
+  static_assert(G::kPresent && G::template one_expert_per_tile<Cfg::kBM>(),
+                "kiln::sm90::gemm_grouped_quant: BM must divide the group "
+                "alignment");
+  static_assert(Quant::kPresent && Cfg::kSplitK == 1 && !Cfg::kTmaStore &&
+                    !Cfg::kGated && Cfg::kClusterM == 1,
+                "kiln::sm90::gemm_grouped_quant: a quantized output, no "
+                "split-K, TMA store, gated op or cluster_m = 2");
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, nullptr, nullptr, D, M, N, K, nullptr,
+                      quant, sa, sb, gemm::NoKScale(), groups, args...);
+}
+
 /// The gated grouped entry (Cfg::kGated; an MoE up projection with SwiGLU):
 /// gemm_grouped with TMA_U, the up weight's tensor map over all experts
-/// (rows = E * N, as TMA_B), and SU its block scale (per expert as SB). Epi
-/// takes (gate, up, m, n, args...).
-template <class Cfg, auto Epi, class TOut, class SA, class SB, class SU,
-          class G, class... Args>
+/// (rows = E * N, as TMA_B), QUANT (gemm::NoQuant for an unquantized
+/// output, as gemm_gated) and SU the up weight's block scale (per expert as
+/// SB). Epi takes (gate, up, m, n, args...).
+template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
+          class SU, class G, class... Args>
 KILN_DEVICE void
 gemm_grouped_gated(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
                    const TmaDescriptor &tma_u, TOut *D, int32_t M, int32_t N,
-                   int32_t K, SA sa, SB sb, SU su, G groups, Args... args) {
+                   int32_t K, Quant quant, SA sa, SB sb, SU su, G groups,
+                   Args... args) {
   static_assert(G::kPresent && G::template one_expert_per_tile<Cfg::kBM>(),
                 "kiln::sm90::gemm_grouped_gated: BM must divide the group "
                 "alignment");
@@ -653,8 +677,8 @@ gemm_grouped_gated(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
                     Cfg::kClusterM == 1,
                 "kiln::sm90::gemm_grouped_gated: a gated config, no split-K, "
                 "TMA store or cluster_m = 2");
-  gemm_impl<Cfg, Epi>(tma_a, tma_b, &tma_u, nullptr, D, M, N, K, nullptr,
-                      gemm::NoQuant(), sa, sb, su, groups, args...);
+  gemm_impl<Cfg, Epi>(tma_a, tma_b, &tma_u, nullptr, D, M, N, K, nullptr, quant,
+                      sa, sb, su, groups, args...);
 }
 
 } // namespace kiln::sm90

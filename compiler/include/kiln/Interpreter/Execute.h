@@ -158,7 +158,8 @@ QuantScale quantScaleFor(float Amax, DType D, DType ScaleType);
 
 /// Quantizes the fp32 results Y ([M, N] row-major) of a quantized output
 /// into D and its scales (Params[Op.Quant->Scale]), as the kernel does, and
-/// sets an amax output to max |Y| (a launch from a zeroed amax).
+/// sets an amax output to max |Y| (a launch from a zeroed amax). A grouped
+/// op's padding rows are left as they are, in D and in the scales.
 void quantizeOutput(const OpModel &Op, const std::vector<float> &Y,
                     std::vector<HostTensor> &Params, const GemmSize &S);
 
@@ -215,9 +216,10 @@ std::vector<int64_t> checkedRows(const OpModel &Op,
                                  const std::vector<HostTensor> &Params,
                                  const GemmSize &Size);
 
-/// A grouped op's padding rows of D ([M, N]), which must keep the 0xFF
-/// bytes D was filled with before the kernel (or interpreter) ran:
-/// Rows counts them and Written their elements that lost those bytes.
+/// A grouped op's padding rows of D ([M, N]; or of a quantized output's
+/// scales, [M, N / block]), which must keep the 0xFF bytes D was filled
+/// with before the kernel (or interpreter) ran: Rows counts them and
+/// Written their elements that lost those bytes.
 struct PaddingCheck {
   int64_t Rows = 0, Written = 0;
 };

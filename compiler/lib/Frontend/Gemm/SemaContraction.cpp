@@ -682,15 +682,6 @@ bool ComputeChecker::checkGrouping() {
            "'" + S.describeParam(M.B) + "' is declared here");
     return false;
   }
-  // Not yet: the quantized-output form of a grouped GEMM (the fused MoE
-  // layer's FP8 intermediate). The gated form groups its up weight as B.
-  if (M.Quant) {
-    S.error(S.ParamDecls[M.Group->Param]->Range,
-            "a grouped GEMM with a quantized output (quantize(...)) is not "
-            "supported yet: kiln groups plain, gated and block-scaled GEMMs "
-            "with an elementwise epilogue");
-    return false;
-  }
   return true;
 }
 

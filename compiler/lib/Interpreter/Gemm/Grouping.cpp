@@ -138,12 +138,13 @@ PaddingCheck checkPaddingRows(const OpModel &Op,
   if (!Op.Group)
     return P;
   const size_t Width = dtypeBits(D.Type) / 8;
-  const size_t RowBytes = size_t(Size.N) * Width;
+  const int64_t Cols = D.Shape.back(); // N, or a row's scales
+  const size_t RowBytes = size_t(Cols) * Width;
   for (int64_t R = 0; R < Size.M; ++R) {
     if (rowExpert(Op, Params, R) >= 0)
       continue;
     ++P.Rows;
-    for (int64_t J = 0; J < Size.N; ++J) {
+    for (int64_t J = 0; J < Cols; ++J) {
       bool Poisoned = true;
       for (size_t B = 0; B < Width; ++B)
         Poisoned &=

@@ -263,36 +263,41 @@ void gatedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
 /// `kiln::gemm::make_contiguous_groups<Align, ScaleBGrouped>(ids, E)`, or
 /// `kiln::gemm::make_offset_groups<ScaleBGrouped>(offs, E)` or
 /// `kiln::gemm::make_masked_groups<ScaleBGrouped>(cnt, E)`, with E the
-/// kernel's last argument. A gated op calls gemm_grouped_gated, with the up
+/// kernel's last argument. A quantized output calls gemm_grouped_quant,
+/// with its RowQuant after K; a gated op gemm_grouped_gated, with the up
 /// weight (sm90: its tensor map, the argument before E; sm80: its pointer)
-/// after B and its scale after B's.
+/// after B, a RowQuant or NoQuant after K and the up weight's scale after
+/// B's.
 void groupedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
                  unsigned EndOperands, bool Sm90, ArrayAttr TemplateArgs) {
   MLIRContext *Ctx = B.getContext();
   GroupsAttr G = Op.getGroupsAttr();
   const UpProjAttr Up = Op.getUpProjAttr();
+  const bool Quant = bool(Op.getOutQuantAttr());
   bool ScaleBGrouped = false;
   if (ArrayAttr Scales = Op.getKScalesAttr())
     for (Attribute A : Scales)
       ScaleBGrouped |= cast<KScaleAttr>(A).getGrouped();
-  SmallVector<Value> Args(Entry->getArguments().begin(),
-                          Entry->getArguments().begin() + 6);
+  auto None = [&](StringRef Type) {
+    return B
+        .create<emitc::CallOpaqueOp>(
+            Loc, TypeRange{emitc::OpaqueType::get(Ctx, Type)}, Type,
+            ValueRange{})
+        .getResult(0);
+  };
+  // The locals in the order ReadableNames names them: the scales, the
+  // quantization, the groups.
+  Value ScaleA = kScaleArgument(B, Loc, Op, Entry, /*NSide=*/false);
+  Value ScaleB = kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true);
+  Value ScaleU, RowQuant;
   if (Up)
-    Args.insert(Args.begin() + 2,
-                Sm90 ? Entry->getArgument(Entry->getNumArguments() - 2)
-                     : Entry->getArgument(6 + Up.getWeight()));
-  Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/false));
-  Args.push_back(kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true));
-  if (Up)
-    Args.push_back(
-        Up.getScale() >= 0
-            ? kScaleArgument(B, Loc, Op, Entry, /*NSide=*/true, Up.getScale())
-            : B.create<emitc::CallOpaqueOp>(Loc,
-                                            TypeRange{emitc::OpaqueType::get(
-                                                Ctx, "kiln::gemm::NoKScale")},
-                                            "kiln::gemm::NoKScale",
-                                            ValueRange{})
-                  .getResult(0));
+    ScaleU = Up.getScale() >= 0 ? kScaleArgument(B, Loc, Op, Entry,
+                                                 /*NSide=*/true, Up.getScale())
+                                : None("kiln::gemm::NoKScale");
+  if (Quant)
+    RowQuant = rowQuantArgument(B, Loc, Op, Entry);
+  else if (Up)
+    RowQuant = None("kiln::gemm::NoQuant");
   SmallVector<std::string> GroupArgs;
   const bool Contiguous = !G.getOffsets() && !G.getMasked();
   if (Contiguous)
@@ -309,21 +314,36 @@ void groupedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
   SmallVector<Attribute> GroupTemplateArgs;
   for (const std::string &A : GroupArgs)
     GroupTemplateArgs.push_back(emitc::OpaqueAttr::get(Ctx, A));
-  Args.push_back(
+  Value Groups =
       B.create<emitc::CallOpaqueOp>(
            Loc, TypeRange{emitc::OpaqueType::get(Ctx, Type)},
            "kiln::gemm::make_" + Form + "_groups",
            ValueRange{Entry->getArgument(6 + G.getOperand()),
                       Entry->getArgument(Entry->getNumArguments() - 1)},
            ArrayAttr(), B.getArrayAttr(GroupTemplateArgs))
-          .getResult(0));
+          .getResult(0);
+
+  SmallVector<Value> Args(Entry->getArguments().begin(),
+                          Entry->getArguments().begin() + 6);
+  if (Up)
+    Args.insert(Args.begin() + 2,
+                Sm90 ? Entry->getArgument(Entry->getNumArguments() - 2)
+                     : Entry->getArgument(6 + Up.getWeight()));
+  if (RowQuant)
+    Args.push_back(RowQuant);
+  Args.append({ScaleA, ScaleB});
+  if (Up)
+    Args.push_back(ScaleU);
+  Args.push_back(Groups);
   Args.append({Entry->getArgument(3), Entry->getArgument(4)});
   for (unsigned I = 6; I < EndOperands; ++I)
     Args.push_back(Entry->getArgument(I));
   B.create<emitc::CallOpaqueOp>(
       Loc, TypeRange{},
       std::string(Sm90 ? "kiln::sm90::" : "kiln::sm80::") +
-          (Up ? "gemm_grouped_gated" : "gemm_grouped"),
+          (Up      ? "gemm_grouped_gated"
+           : Quant ? "gemm_grouped_quant"
+                   : "gemm_grouped"),
       Args, ArrayAttr(), TemplateArgs);
 }
 
@@ -379,11 +399,11 @@ LogicalResult lowerKernel(func::FuncOp F, TiledGemmOp Op) {
   if (Gated && Sm90)
     Params.push_back(Opaque("const __grid_constant__ kiln::TmaDescriptor"));
   // A grouped kernel's number of experts comes last (the planner refuses
-  // split-K and TMA stores for it; sema a quantized output).
+  // split-K and TMA stores for it).
   const bool Grouped = bool(Op.getGroupsAttr());
-  if (Grouped && (SplitK || TmaStore || Quant))
-    return Op.emitError("a grouped GEMM cannot be lowered with split-K, TMA "
-                        "stores or a quantized output");
+  if (Grouped && (SplitK || TmaStore))
+    return Op.emitError("a grouped GEMM cannot be lowered with split-K or "
+                        "TMA stores");
   if (Grouped)
     Params.push_back(I32);
 
