@@ -191,7 +191,7 @@ func.func @zero_split_k(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %D: memref<?
 // -----
 
 func.func @out_quant_rank(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %D: memref<?x?xf8E4M3FN>, %ds: memref<?xf32>) {
-  // expected-error @+1 {{out_quant operand 0 must be an f32 or ui8 memref of rank 2, got 'memref<?xf32>'}}
+  // expected-error @+1 {{out_quant operand 0 must be an f32 or ui8 memref of d's rank 2, got 'memref<?xf32>'}}
   kiln.gemm a(%A : memref<?x?xf8E4M3FN>) b(%B : memref<?x?xf8E4M3FN>) d(%D : memref<?x?xf8E4M3FN>) operands(%ds : memref<?xf32>) {
   ^bb0(%acc: f32, %m: index, %n: index):
     kiln.yield %acc : f32

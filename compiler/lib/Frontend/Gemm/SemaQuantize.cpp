@@ -92,37 +92,34 @@ const Expr *ComputeChecker::stripQuantize(const Expr &R) {
   return R.Args[0].get();
 }
 
-/// ds must be [M, N / B] over D's own size names, B a multiple of 8. Not
-/// yet in the masked layout, whose scales would be [E, M, N / B].
+/// ds must be [M, N / B] over D's own size names (the masked layout's [E,
+/// M, N / B], one block of rows per expert as D), B a multiple of 8.
 bool ComputeChecker::checkQuantScale() {
   if (!M.Quant)
     return true;
-  if (M.Group && M.Group->Masked) {
-    S.error(S.ParamDecls[M.Group->Param]->Range,
-            "a masked grouped GEMM with a quantized output (quantize(...)) "
-            "is not supported yet: quantize in the contiguous layout or the "
-            "offsets form, whose scales are [M, N / block]");
-    return false;
-  }
   const int P = M.Quant->Scale;
   const TensorParam &T = M.Params[P];
   const TensorParam &D = M.Params[M.D];
-  const bool Shaped = T.Shape.size() == 2 && T.Shape[0].Sym == D.Shape[0].Sym &&
-                      T.Shape[0].Divisor == 1 &&
-                      T.Shape[1].Sym == D.Shape[1].Sym &&
-                      T.Shape[1].Divisor > 1;
+  const size_t Rank = D.Shape.size(), Cols = Rank - 1; // D's N dimension
+  bool Shaped = T.Shape.size() == Rank &&
+                T.Shape[Cols].Sym == D.Shape[Cols].Sym &&
+                T.Shape[Cols].Divisor > 1;
+  for (size_t I = 0; Shaped && I < Cols; ++I)
+    Shaped = T.Shape[I].Sym == D.Shape[I].Sym && T.Shape[I].Divisor == 1;
   if (!Shaped) {
+    std::string Want;
+    for (size_t I = 0; I < Cols; ++I)
+      Want += D.Shape[I].Sym + ", ";
     S.error(S.ParamDecls[P]->Range,
-            "quantize's scale tensor '" + T.Name + "' must be [" +
-                D.Shape[0].Sym + ", " + D.Shape[1].Sym +
-                " / B]: one scale per row of '" + D.Name +
+            "quantize's scale tensor '" + T.Name + "' must be [" + Want +
+                D.Shape[Cols].Sym + " / B]: one scale per row of '" + D.Name +
                 "' and B of its "
                 "columns (DeepSeek-V3's per-token scales: B = 128)");
     return false;
   }
-  const int64_t B = T.Shape[1].Divisor;
+  const int64_t B = T.Shape[Cols].Divisor;
   if (B % 8 != 0) {
-    S.error(S.ParamDecls[P]->Shape[1].Range,
+    S.error(S.ParamDecls[P]->Shape[Cols].Range,
             "quantize's block of " + std::to_string(B) +
                 " columns must be a multiple of 8 (the MMA fragments' "
                 "column groups)");

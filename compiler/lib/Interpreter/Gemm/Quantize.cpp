@@ -71,7 +71,8 @@ QuantComparison compareQuantized(const OpModel &Op, const HostTensor &D,
                                  const AccumulationModel &Acc,
                                  const HostTensor *Amax, bool AllRows) {
   QuantComparison R;
-  const int64_t N = D.Shape.size() == 2 ? D.Shape[1] : 0;
+  // D's row length ([M, N], or the masked layout's [E, M, N]).
+  const int64_t N = D.Shape.size() >= 2 ? D.Shape.back() : 0;
   const int64_t Rows = N ? int64_t(Ref.size()) / N : 0;
   const int64_t B = Op.Quant->Block, Blocks = (N + B - 1) / B;
   // Values: D * ds against x, element by element, within what a faithful

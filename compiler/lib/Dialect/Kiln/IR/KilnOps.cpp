@@ -17,7 +17,7 @@ bool isFp8(Type T) { return isa<Float8E4M3FNType, Float8E5M2Type>(T); }
 /// rank 1 (k only) or 2 (a row and k), with positive block sizes, at most
 /// one per side; a ui8 operand is only ever a block scale.
 LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
-                            UpProjAttr Up, MemRefType B,
+                            UpProjAttr Up, MemRefType B, MemRefType D,
                             ValueRange EpilogueOperands) {
   llvm::SmallVector<bool> IsScale(EpilogueOperands.size(), false);
   if (Up) {
@@ -43,11 +43,15 @@ LogicalResult verifyKScales(Operation *Op, ArrayAttr Scales, OutQuantAttr Quant,
     if (I < 0 || I >= int64_t(EpilogueOperands.size()))
       return Op->emitOpError("out_quant operand ")
              << I << " is not an epilogue operand";
+    // One row of scales per row of d: [M, N / B], or the masked layout's
+    // [E, M, N / B].
     auto T = cast<MemRefType>(EpilogueOperands[I].getType());
-    if (T.getRank() != 2 || !(T.getElementType().isF32() ||
-                              T.getElementType().isUnsignedInteger(8)))
+    if (T.getRank() != D.getRank() ||
+        !(T.getElementType().isF32() ||
+          T.getElementType().isUnsignedInteger(8)))
       return Op->emitOpError("out_quant operand ")
-             << I << " must be an f32 or ui8 memref of rank 2, got " << T;
+             << I << " must be an f32 or ui8 memref of d's rank " << D.getRank()
+             << ", got " << T;
     if (Quant.getBlock() <= 0 || Quant.getBlock() % 8 != 0)
       return Op->emitOpError("out_quant block must be a positive multiple of "
                              "8, got ")
@@ -244,7 +248,7 @@ LogicalResult verifyGemmCommon(Operation *Op, MemRefType A, MemRefType B,
 
 LogicalResult GemmOp::verify() {
   if (failed(verifyKScales(*this, getKScalesAttr(), getOutQuantAttr(),
-                           getUpProjAttr(), getB().getType(),
+                           getUpProjAttr(), getB().getType(), getD().getType(),
                            getEpilogueOperands())) ||
       failed(verifyGroups(*this, getGroupsAttr(), getKScalesAttr(),
                           getA().getType(), getB().getType(), getD().getType(),
@@ -258,7 +262,7 @@ LogicalResult GemmOp::verify() {
 
 LogicalResult TiledGemmOp::verify() {
   if (failed(verifyKScales(*this, getKScalesAttr(), getOutQuantAttr(),
-                           getUpProjAttr(), getB().getType(),
+                           getUpProjAttr(), getB().getType(), getD().getType(),
                            getEpilogueOperands())) ||
       failed(verifyGroups(*this, getGroupsAttr(), getKScalesAttr(),
                           getA().getType(), getB().getType(), getD().getType(),
