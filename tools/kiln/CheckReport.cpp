@@ -23,6 +23,14 @@ Worst worstElement(const CheckView &V) {
   return W;
 }
 
+/// Row R of an output as its leading indices: "r", or "e, m" when the
+/// masked layout holds PerExpert rows per expert.
+std::string rowText(int64_t R, int64_t PerExpert) {
+  if (PerExpert <= 0)
+    return std::to_string(R);
+  return std::to_string(R / PerExpert) + ", " + std::to_string(R % PerExpert);
+}
+
 } // namespace
 
 void printCheckText(std::ostream &OS, const CheckView &V) {
@@ -38,8 +46,8 @@ void printCheckText(std::ostream &OS, const CheckView &V) {
     OS << " (" << V.Rows->size() << " of " << V.M << " rows)";
   Worst W = worstElement(V);
   if (W.Known)
-    OS << "; worst " << V.OutName << "[" << W.M << ", " << W.N
-       << "] = " << textNumber(C.WorstValue) << ", reference "
+    OS << "; worst " << V.OutName << "[" << rowText(W.M, V.RowsPerExpert)
+       << ", " << W.N << "] = " << textNumber(C.WorstValue) << ", reference "
        << textNumber(C.WorstRef) << " (" << textNumber(C.WorstRatio)
        << " x its tolerance)";
   OS << "; max-abs " << textNumber(C.MaxAbs) << ", rel " << textNumber(C.Rel)
@@ -64,7 +72,8 @@ void printCheckText(std::ostream &OS, const CheckView &V) {
 }
 
 void printScalesText(std::ostream &OS, const Comparison &C, DType Type,
-                     const std::string &Name, int64_t Blocks) {
+                     const std::string &Name, int64_t Blocks,
+                     const std::vector<int64_t> *Rows, int64_t RowsPerExpert) {
   OS << "scales  " << (C.Pass ? "PASS" : "FAIL") << "  " << dtypeName(Type)
      << ": ";
   if (C.Failures)
@@ -73,11 +82,14 @@ void printScalesText(std::ostream &OS, const Comparison &C, DType Type,
   else
     OS << "all " << C.Checked << " scales of " << Name
        << " within the reference's range";
-  if (C.Worst >= 0 && Blocks > 0)
-    OS << "; worst " << Name << "[" << C.Worst / Blocks << ", "
+  if (C.Worst >= 0 && Blocks > 0) {
+    const int64_t Row = C.Worst / Blocks; // of the rows compared
+    OS << "; worst " << Name << "["
+       << rowText(Rows ? (*Rows)[size_t(Row)] : Row, RowsPerExpert) << ", "
        << C.Worst % Blocks << "] = " << textNumber(C.WorstValue)
        << ", reference " << textNumber(C.WorstRef) << " ("
        << textNumber(C.WorstRatio) << " x its tolerance)";
+  }
   OS << "\n";
 }
 

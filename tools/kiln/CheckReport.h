@@ -26,6 +26,9 @@ struct CheckView {
   int64_t M = 0, N = 0;
   /// The rows of D that were compared (null: all of them, in order).
   const std::vector<int64_t> *Rows = nullptr;
+  /// The masked layout's rows per expert (D is [E, M, N]: an element prints
+  /// as D[e, m, n]); 0 for [M, N] outputs.
+  int64_t RowsPerExpert = 0;
   /// NaN/inf elements in all of D (the rows not compared included).
   int64_t NonFiniteAll = 0;
   /// A grouped op's padding rows and the elements of them written (of D,
@@ -40,9 +43,13 @@ struct CheckView {
 void printCheckText(std::ostream &OS, const CheckView &V);
 
 /// A quantized output's scales (compareQuantized): "scales  PASS  f32: all
-/// 1200 scales of ds within ...; worst ds[3, 1] = ...", and its JSON.
+/// 1200 scales of ds within ...; worst ds[3, 1] = ...", and its JSON. Rows
+/// and RowsPerExpert as CheckView's (the rows compared, the masked layout's
+/// rows per expert).
 void printScalesText(std::ostream &OS, const Comparison &C, DType Type,
-                     const std::string &Name, int64_t Blocks);
+                     const std::string &Name, int64_t Blocks,
+                     const std::vector<int64_t> *Rows = nullptr,
+                     int64_t RowsPerExpert = 0);
 std::string scalesJson(const Comparison &C);
 /// Its amax output: "amax    PASS  f32: amax = 271.2, reference 271.2".
 void printAmaxText(std::ostream &OS, const Comparison &C,

@@ -232,16 +232,19 @@ int runRun(const Args &A) {
   if (Check || SaveDir)
     Ref = referenceGemm(Op, Params, Size);
   std::optional<Comparison> Scales, Amax;
+  // A grouped op's rows compared: every computed one.
+  const std::vector<int64_t> Computed = Check && Op.Group
+                                            ? computedRows(Op, Params, Size.M)
+                                            : std::vector<int64_t>();
   if (Check && Op.Quant) {
     const HostTensor *AmaxOut =
         Op.Quant->Amax >= 0 ? &Params[size_t(Op.Quant->Amax)] : nullptr;
     const HostTensor &Ds = Params[size_t(Op.Quant->Scale)];
     QuantComparison Q;
-    if (Op.Group) { // the computed rows, every one of them
-      const std::vector<int64_t> Rows = computedRows(Op, Params, Size.M);
-      Q = compareQuantized(Op, selectRows(Params[size_t(Op.D)], Rows),
-                           selectRows(Ds, Rows),
-                           referenceGemmRows(Op, Params, Size, Rows),
+    if (Op.Group) {
+      Q = compareQuantized(Op, selectRows(Params[size_t(Op.D)], Computed),
+                           selectRows(Ds, Computed),
+                           referenceGemmRows(Op, Params, Size, Computed),
                            AccumulationModel{Size.K, true}, AmaxOut);
     } else {
       Q = compareQuantized(Op, Params[size_t(Op.D)], Ds, Ref,
@@ -251,9 +254,8 @@ int runRun(const Args &A) {
     Scales = Q.Scales;
     Amax = Q.Amax;
   } else if (Check && Op.Group) {
-    const std::vector<int64_t> Rows = computedRows(Op, Params, Size.M);
-    C = compareWithReference(selectRows(Params[size_t(Op.D)], Rows),
-                             referenceGemmRows(Op, Params, Size, Rows),
+    C = compareWithReference(selectRows(Params[size_t(Op.D)], Computed),
+                             referenceGemmRows(Op, Params, Size, Computed),
                              AccumulationModel{Size.K, true});
   } else if (Check) {
     C = compareWithReference(Params[size_t(Op.D)], Ref,
@@ -278,6 +280,9 @@ int runRun(const Args &A) {
     View.PaddingAlso = Op.Params[size_t(Op.Quant->Scale)].Name;
   View.M = Size.M;
   View.N = Size.N;
+  if (Op.Group)
+    View.Rows = &Computed;
+  View.RowsPerExpert = maskedRowsPerExpert(Op, Params);
   View.PaddingRows = Pad.Rows;
   View.PaddingWritten = Pad.Written;
   View.Pass = C.Pass && Pad.Written == 0;
@@ -311,7 +316,8 @@ int runRun(const Args &A) {
       printScalesText(std::cout, *Scales,
                       Op.Params[size_t(Op.Quant->Scale)].Type,
                       Op.Params[size_t(Op.Quant->Scale)].Name,
-                      (Size.N + Op.Quant->Block - 1) / Op.Quant->Block);
+                      (Size.N + Op.Quant->Block - 1) / Op.Quant->Block,
+                      View.Rows, View.RowsPerExpert);
     if (Amax)
       printAmaxText(std::cout, *Amax, Op.Params[size_t(Op.Quant->Amax)].Name);
   }

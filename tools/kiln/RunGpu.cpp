@@ -175,6 +175,7 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   View.M = Size.M;
   View.N = Size.N;
   View.Rows = &Problem.rows();
+  View.RowsPerExpert = maskedRowsPerExpert(Op, Problem.params());
   View.NonFiniteAll = Checked.NonFinite;
   View.PaddingRows = Checked.PaddingRows;
   View.PaddingWritten = Checked.PaddingWritten;
@@ -250,7 +251,8 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
       printScalesText(std::cout, *Checked.Scales,
                       Op.Params[size_t(Op.Quant->Scale)].Type,
                       Op.Params[size_t(Op.Quant->Scale)].Name,
-                      (Size.N + Op.Quant->Block - 1) / Op.Quant->Block);
+                      (Size.N + Op.Quant->Block - 1) / Op.Quant->Block,
+                      View.Rows, View.RowsPerExpert);
     if (Req.Check && Checked.Amax)
       printAmaxText(std::cout, *Checked.Amax,
                     Op.Params[size_t(Op.Quant->Amax)].Name);

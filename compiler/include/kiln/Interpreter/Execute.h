@@ -180,6 +180,10 @@ int64_t expertCount(const OpModel &Op, const std::vector<HostTensor> &Params);
 int64_t rowExpert(const OpModel &Op, const std::vector<HostTensor> &Params,
                   int64_t M);
 
+/// The masked layout's rows per expert R (A is [E, R, K]); 0 for other ops.
+int64_t maskedRowsPerExpert(const OpModel &Op,
+                            const std::vector<HostTensor> &Params);
+
 /// The masked layout's valid rows of Expert: its count clipped to [0, R].
 int64_t maskedRows(const OpModel &Op, const std::vector<HostTensor> &Params,
                    int64_t Expert);

@@ -35,6 +35,13 @@ std::vector<int64_t> groupEnds(const OpModel &Op,
   return Ends;
 }
 
+int64_t maskedRowsPerExpert(const OpModel &Op,
+                            const std::vector<HostTensor> &Params) {
+  if (!Op.Group || !Op.Group->Masked)
+    return 0;
+  return Params[size_t(Op.A)].Shape[1];
+}
+
 int64_t maskedRows(const OpModel &Op, const std::vector<HostTensor> &Params,
                    int64_t Expert) {
   const int64_t Rows = Params[size_t(Op.A)].Shape[1];
