@@ -35,8 +35,8 @@ namespace kiln::cli {
 const char *RunHelp =
     R"(usage: kiln run FILE [--op NAME] --shape M=..,N=..,K=.. [--interpret]
                 [--device gpu|emu] [--arch ARCH] [--set k=v[,k=v...]]...
-                [--check] [--seed S] [--routing R] [--reps N] [--save DIR]
-                [--json]
+                [--check] [--seed S] [--routing R] [--top-k K] [--reps N]
+                [--save DIR] [--json]
 
 Runs an op on seeded random inputs (scalars uniform in [0.5, 2), tensors
 uniform in [-2, 2) rounded to their type; never all zero). Without
@@ -73,6 +73,10 @@ checked; see docs/ARCHITECTURE.md, "The emulator").
                 (random shares, about a quarter of the experts empty; the
                 default), uniform, skewed (Zipf-like: a few hot experts) or
                 single (one expert holds every row)
+  --top-k K     the rows as tokens that each choose K distinct experts by
+                --routing's law (single: the same K), as a router's top-k
+                does: no expert holds more rows than there are tokens
+                (also written --routing LAW/top-K, e.g. skewed/top-8)
   --reps N      on the GPU, time N launches with CUDA events after 3 warm-ups
                 and print the median, TFLOP/s (2*M*N*K / t) and the fraction
                 of the device's dense peak when known (default 20; 0: none;
@@ -159,6 +163,7 @@ int runRun(const Args &A) {
                    {"--check", false},
                    {"--seed", true},
                    {"--routing", true},
+                   {"--top-k", true},
                    {"--save", true},
                    {"--reps", true},
                    {"--json", false}});
@@ -178,7 +183,8 @@ int runRun(const Args &A) {
   if (!P.get("--shape"))
     throw UsageError("--shape is required (e.g. --shape M=128,N=256,K=512)");
   uint64_t Seed = parseSeed(P.get("--seed"));
-  const RowRouting Routing = parseRoutingArg(P.get("--routing"));
+  const RowRouting Routing =
+      parseRoutingArg(P.get("--routing"), P.get("--top-k"));
   std::optional<LoadedFile> File = loadFile(P.positionals()[0]);
   if (!File)
     return ExitInputError;

@@ -39,13 +39,28 @@ ProblemSize parseShapeArg(const std::string &Text, const OpModel &Op,
   return S;
 }
 
-RowRouting parseRoutingArg(const std::optional<std::string> &Text) {
-  if (!Text)
-    return RowRouting::Mixed;
-  if (std::optional<RowRouting> R = parseRowRouting(*Text))
-    return *R;
-  throw UsageError("--routing must be mixed, uniform, skewed or single, got '" +
-                   *Text + "'");
+RowRouting parseRoutingArg(const std::optional<std::string> &Text,
+                           const std::optional<std::string> &TopK) {
+  RowRouting R;
+  if (Text) {
+    std::optional<RowRouting> Parsed = parseRowRouting(*Text);
+    if (!Parsed || (Parsed->TopK != 0 && TopK))
+      throw UsageError("--routing must be mixed, uniform, skewed or single "
+                       "(or LAW/top-K, without --top-k), got '" +
+                       *Text + "'");
+    R = *Parsed;
+  }
+  if (TopK) {
+    const std::string &T = *TopK;
+    if (T.empty() || T.size() > 6 ||
+        T.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoll(T) < 1)
+      throw UsageError("--top-k must be a positive integer (the experts each "
+                       "token is routed to), got '" +
+                       T + "'");
+    R.TopK = std::stoll(T);
+  }
+  return R;
 }
 
 } // namespace kiln::cli

@@ -21,10 +21,13 @@ namespace kiln::cli {
 ProblemSize parseShapeArg(const std::string &Text, const OpModel &Op,
                           bool AllowEmptyK = false);
 
-/// The --routing option of run and tune: a grouped op's rows over its
-/// experts (RowRouting; mixed when absent). Throws UsageError on another
-/// word.
-RowRouting parseRoutingArg(const std::optional<std::string> &Text);
+/// The --routing and --top-k options of run and tune: a grouped op's rows
+/// over its experts (RowRouting; mixed when absent), as tokens that each
+/// choose TopK experts with --top-k (or --routing LAW/top-K, as
+/// rowRoutingName writes it). Throws UsageError on another word or a top-k
+/// that is not a positive integer.
+RowRouting parseRoutingArg(const std::optional<std::string> &Text,
+                           const std::optional<std::string> &TopK = {});
 
 } // namespace kiln::cli
 

@@ -41,7 +41,8 @@ const char *TuneHelp =
     R"(usage: kiln tune FILE [--op NAME] --shape M=..,N=..,K=.. [--backend gpu|model]
                  [--device gpu|emu] [--arch ARCH] [--strategy S] [--budget N]
                  [--time-limit SEC]
-                 [--seed S] [--routing R] [--jobs N] [--candidate-timeout SEC]
+                 [--seed S] [--routing R] [--top-k K] [--jobs N]
+                 [--candidate-timeout SEC]
                  [--cache PATH] [--no-store] [--quiet] [--json]
        kiln tune --replay FILE [--strategy S] [--budget N] [--time-limit SEC]
                  [--seed S] [--quiet] [--json]
@@ -76,7 +77,8 @@ the right answer, for one problem size on this machine's GPU 0.
                     for a seed and the backend's answers
   --routing R       a grouped op's token distribution, the rows of every
                     candidate's inputs over the experts: mixed (the default),
-                    uniform, skewed (Zipf-like) or single, as for kiln run;
+                    uniform, skewed (Zipf-like) or single, as for kiln run
+                    (--top-k K: tokens each routed to K experts);
                     the GPU backend checks and times every candidate on it
                     (the cost model assumes uniform)
   --cache PATH      the tuning cache (default: KILN_TUNING_CACHE, else
@@ -160,6 +162,7 @@ int runTune(const Args &A) {
                    {"--time-limit", true},
                    {"--seed", true},
                    {"--routing", true},
+                   {"--top-k", true},
                    {"--jobs", true},
                    {"--candidate-timeout", true},
                    {"--cache", true},
@@ -174,7 +177,8 @@ int runTune(const Args &A) {
   if (!P.get("--shape"))
     throw UsageError("--shape is required (e.g. --shape M=4096,N=2112,K=7168)");
   SearchArgs S = parseSearchArgs(P);
-  const RowRouting Routing = parseRoutingArg(P.get("--routing"));
+  const RowRouting Routing =
+      parseRoutingArg(P.get("--routing"), P.get("--top-k"));
   const bool Emulated = applyDeviceOption(P);
   std::string Backend = P.get("--backend").value_or("");
   if (Emulated && Backend == "model")

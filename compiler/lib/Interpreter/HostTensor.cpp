@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 
 namespace kiln {
 
@@ -97,8 +98,10 @@ void fillRandom(HostTensor &T, std::mt19937_64 &Rng) {
     T.set(0, 1.0);
 }
 
-const char *rowRoutingName(RowRouting R) {
-  switch (R) {
+namespace {
+
+const char *lawName(RowRouting::Kind K) {
+  switch (K) {
   case RowRouting::Mixed:
     return "mixed";
   case RowRouting::Uniform:
@@ -111,12 +114,85 @@ const char *rowRoutingName(RowRouting R) {
   return "mixed";
 }
 
+} // namespace
+
+std::string rowRoutingName(RowRouting R) {
+  std::string Name = lawName(R.Law);
+  if (R.TopK >= 1)
+    Name += "/top-" + std::to_string(R.TopK);
+  return Name;
+}
+
 std::optional<RowRouting> parseRowRouting(std::string_view Name) {
-  for (RowRouting R : {RowRouting::Mixed, RowRouting::Uniform,
-                       RowRouting::Skewed, RowRouting::Single})
-    if (Name == rowRoutingName(R))
-      return R;
+  int64_t TopK = 0;
+  if (size_t Slash = Name.find("/top-"); Slash != std::string_view::npos) {
+    const std::string_view K = Name.substr(Slash + 5);
+    if (K.empty() || K.size() > 6 ||
+        K.find_first_not_of("0123456789") != std::string_view::npos)
+      return std::nullopt;
+    TopK = std::stoll(std::string(K));
+    if (TopK < 1)
+      return std::nullopt;
+    Name = Name.substr(0, Slash);
+  }
+  for (RowRouting::Kind K : {RowRouting::Mixed, RowRouting::Uniform,
+                             RowRouting::Skewed, RowRouting::Single})
+    if (Name == lawName(K))
+      return RowRouting(K, TopK);
   return std::nullopt;
+}
+
+std::vector<int64_t> routedTokenCounts(int64_t Experts, int64_t Tokens,
+                                       RowRouting R, std::mt19937_64 &Rng) {
+  std::vector<int64_t> Count(size_t(std::max<int64_t>(Experts, 0)), 0);
+  if (Experts < 1 || Tokens < 1)
+    return Count;
+  // The law's weight of each expert (0: never chosen).
+  std::vector<double> W(size_t(Experts), 1.0);
+  std::vector<int64_t> Order(static_cast<size_t>(Experts));
+  for (int64_t E = 0; E < Experts; ++E)
+    Order[size_t(E)] = E;
+  std::shuffle(Order.begin(), Order.end(), Rng);
+  const int64_t K = std::min<int64_t>(std::max<int64_t>(R.TopK, 1), Experts);
+  switch (R.Law) {
+  case RowRouting::Uniform:
+    break;
+  case RowRouting::Skewed:
+    for (int64_t Rank = 0; Rank < Experts; ++Rank)
+      W[size_t(Order[size_t(Rank)])] = std::pow(double(Rank + 1), -1.2);
+    break;
+  case RowRouting::Single: // the same K experts for every token
+    for (int64_t Rank = K; Rank < Experts; ++Rank)
+      W[size_t(Order[size_t(Rank)])] = 0;
+    break;
+  case RowRouting::Mixed: { // random weights, a quarter never chosen
+    std::uniform_real_distribution<double> U(0.05, 1.0);
+    for (int64_t Rank = 0; Rank < Experts; ++Rank)
+      W[size_t(Order[size_t(Rank)])] =
+          Rank >= K && Rank % 4 == 3 ? 0.0 : U(Rng);
+    break;
+  }
+  }
+  // Each token: K distinct experts, weighted sampling without replacement
+  // (the K largest keys log(u) / w).
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  std::vector<std::pair<double, int64_t>> Keys(static_cast<size_t>(Experts));
+  for (int64_t T = 0; T < Tokens; ++T) {
+    for (int64_t E = 0; E < Experts; ++E) {
+      const double Wt = W[size_t(E)];
+      const double Key = Wt > 0 ? std::log(std::max(U(Rng), 1e-300)) / Wt
+                                : -std::numeric_limits<double>::infinity();
+      Keys[size_t(E)] = {Key, E};
+    }
+    std::partial_sort(Keys.begin(), Keys.begin() + K, Keys.end(),
+                      [](const auto &A, const auto &B) {
+                        return A.first > B.first ||
+                               (A.first == B.first && A.second < B.second);
+                      });
+    for (int64_t I = 0; I < K; ++I)
+      ++Count[size_t(Keys[size_t(I)].second)];
+  }
+  return Count;
 }
 
 namespace {
@@ -126,7 +202,7 @@ namespace {
 std::vector<int64_t> chunkCounts(int64_t Experts, int64_t Chunks,
                                  RowRouting Routing, std::mt19937_64 &Rng) {
   std::vector<int64_t> Count(size_t(Experts), 0);
-  switch (Routing) {
+  switch (Routing.Law) {
   case RowRouting::Mixed: {
     // A random share around twice the mean, about one expert in four none.
     const int64_t Share =
@@ -171,6 +247,22 @@ void fillGroupedIndex(HostTensor &T, int64_t Experts, int64_t Align,
     T.set(I, -1.0);
   if (Experts < 1)
     return;
+  if (Routing.TopK >= 1) {
+    // Tokens choosing TopK experts: as many as fit with every run padded
+    // to Align (at least one).
+    const int64_t K = std::min(Routing.TopK, Experts);
+    const int64_t Tokens =
+        std::max<int64_t>(1, (M - Experts * (Align - 1)) / K);
+    const std::vector<int64_t> Rows =
+        routedTokenCounts(Experts, Tokens, Routing, Rng);
+    int64_t Start = 0;
+    for (int64_t E = 0; E < Experts && Start < M; ++E) {
+      for (int64_t R = 0; R < Rows[size_t(E)] && Start + R < M; ++R)
+        T.set(Start + R, double(E));
+      Start += (Rows[size_t(E)] + Align - 1) / Align * Align;
+    }
+    return;
+  }
   const std::vector<int64_t> Count = chunkCounts(Experts, Chunks, Routing, Rng);
   int64_t Chunk = 0;
   for (int64_t E = 0; E < Experts && Chunk < Chunks; ++E) {
@@ -190,7 +282,14 @@ void fillGroupOffsets(HostTensor &T, int64_t M, RowRouting Routing,
   const int64_t Experts = T.numElements();
   if (Experts < 1)
     return;
-  const std::vector<int64_t> Count = chunkCounts(Experts, M, Routing, Rng);
+  // With TopK, M / TopK tokens fill (about) every row.
+  const std::vector<int64_t> Count =
+      Routing.TopK >= 1
+          ? routedTokenCounts(
+                Experts,
+                std::max<int64_t>(1, M / std::min(Routing.TopK, Experts)),
+                Routing, Rng)
+          : chunkCounts(Experts, M, Routing, Rng);
   int64_t End = 0;
   for (int64_t E = 0; E < Experts; ++E) {
     End = std::min(M, End + Count[size_t(E)]);
@@ -204,7 +303,15 @@ void fillMaskedCounts(HostTensor &T, int64_t Rows, int64_t Mean,
   if (Experts < 1)
     return;
   const int64_t Total = std::max<int64_t>(1, Experts * Mean);
-  const std::vector<int64_t> Count = chunkCounts(Experts, Total, Routing, Rng);
+  // With TopK, the tokens whose choices give each expert Mean rows on
+  // average: E x Mean / TopK.
+  const std::vector<int64_t> Count =
+      Routing.TopK >= 1
+          ? routedTokenCounts(
+                Experts,
+                std::max<int64_t>(1, Total / std::min(Routing.TopK, Experts)),
+                Routing, Rng)
+          : chunkCounts(Experts, Total, Routing, Rng);
   for (int64_t E = 0; E < Experts; ++E)
     T.set(E, double(std::min(Rows, Count[size_t(E)])));
 }

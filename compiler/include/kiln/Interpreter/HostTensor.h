@@ -60,10 +60,32 @@ void fillRandom(HostTensor &T, std::mt19937_64 &Rng);
 ///  * Single: one expert (seeded) holds every row.
 /// In each, an expert's last chunk ends in 1 to Align - 1 padding rows or
 /// none (seeded), so runs are not tile multiples.
-enum class RowRouting { Mixed, Uniform, Skewed, Single };
-/// "mixed", "uniform", "skewed", "single"; parseRowRouting the reverse.
-const char *rowRoutingName(RowRouting R);
+/// With TopK >= 1 the rows are tokens that each choose TopK distinct experts
+/// (as a router's top-k does), the experts weighted by the same law (Mixed:
+/// random weights, a quarter of the experts never chosen; Single: the same
+/// TopK experts for every token), so no expert holds more rows than there
+/// are tokens; the tokens are as many as the rows allow (routedTokens).
+struct RowRouting {
+  enum Kind { Mixed, Uniform, Skewed, Single };
+  Kind Law = Mixed;
+  int64_t TopK = 0; ///< 0: rows spread without tokens, as above.
+  constexpr RowRouting(Kind Law = Mixed, int64_t TopK = 0)
+      : Law(Law), TopK(TopK) {}
+  bool operator==(const RowRouting &O) const {
+    return Law == O.Law && TopK == O.TopK;
+  }
+  bool operator!=(const RowRouting &O) const { return !(*this == O); }
+};
+/// "mixed", "uniform", "skewed", "single", with "/top-K" for TopK >= 1
+/// ("skewed/top-8"); parseRowRouting the reverse.
+std::string rowRoutingName(RowRouting R);
 std::optional<RowRouting> parseRowRouting(std::string_view Name);
+
+/// Expert counts of Tokens tokens that each choose min(TopK, Experts)
+/// distinct experts by R's law (R.TopK >= 1): every count at most Tokens,
+/// their sum Tokens x min(TopK, Experts).
+std::vector<int64_t> routedTokenCounts(int64_t Experts, int64_t Tokens,
+                                       RowRouting R, std::mt19937_64 &Rng);
 
 /// A grouped GEMM's index tensor T (rank 1, M rows) in the contiguous
 /// layout: runs of one expert in increasing expert order, each starting at
