@@ -6,11 +6,12 @@
 // exists, and ptxas' registers fit the launch bounds. With --default it also
 // requires 0 spill bytes for the heuristic's default configuration (not
 // with --default-may-spill, which only prints them), and --ptx-has STR
-// (repeatable) checks the default's PTX.
+// (repeatable) checks the default's PTX; --op NAME (repeatable) keeps only
+// those ops of FILE.
 //
 //   kiln-space-compile-test FILE --arch sm_90a [--default
 //   [--default-may-spill]]
-//                           [--ptx-has S]...
+//                           [--ptx-has S]... [--op NAME]...
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Frontend/Frontend.h"
@@ -82,7 +83,7 @@ Outcome compileOne(const OpModel &Op, const std::string &File, Arch Target,
 int main(int argc, char **argv) {
   std::string Path, ArchName;
   bool CheckDefault = false, DefaultMaySpill = false;
-  std::vector<std::string> PtxHas;
+  std::vector<std::string> PtxHas, OnlyOps;
   for (int I = 1; I < argc; ++I) {
     std::string A = argv[I];
     if (A == "--arch" && I + 1 < argc)
@@ -93,13 +94,16 @@ int main(int argc, char **argv) {
       DefaultMaySpill = true;
     else if (A == "--ptx-has" && I + 1 < argc)
       PtxHas.push_back(argv[++I]);
+    else if (A == "--op" && I + 1 < argc) // only these ops of FILE
+      OnlyOps.push_back(argv[++I]);
     else
       Path = A;
   }
   std::optional<Arch> Target = parseArch(ArchName);
   std::ifstream In(Path);
   if (!Target || !In) {
-    std::cerr << "usage: kiln-space-compile-test FILE --arch ARCH\n";
+    std::cerr << "usage: kiln-space-compile-test FILE --arch ARCH [--op "
+                 "NAME]...\n";
     return 2;
   }
   std::stringstream Text;
@@ -113,6 +117,9 @@ int main(int argc, char **argv) {
 
   int Failures = 0, Total = 0;
   for (const OpModel &Op : Ops) {
+    if (!OnlyOps.empty() &&
+        std::find(OnlyOps.begin(), OnlyOps.end(), Op.Name) == OnlyOps.end())
+      continue;
     std::vector<KernelConfig> Configs = validConfigs(Op, *Target);
     std::atomic<size_t> Next{0};
     std::mutex Mu;
