@@ -163,3 +163,44 @@ TEST_CASE("Hints: the tuning cache entry of the nearest T is chosen",
   CHECK(Choose(decode(200)).Config == Large);
   CHECK(Choose(decode()).Config == Large); // T = 128: log2 ratio 1 vs 2
 }
+
+TEST_CASE("Hints: a top-k hint keys the problem and routes the test rows",
+          "[grouped]") {
+  DiagnosticEngine Diags;
+  const std::string Source = kiln::test::readFile(
+      std::string(KILN_SOURCE_DIR) + "/tests/lit/Emu/Inputs/grouped.kiln");
+  std::vector<OpModel> Ops = loadOps("grouped.kiln", Source, Diags);
+  const OpModel *Found = nullptr;
+  for (const OpModel &O : Ops)
+    if (O.Name == "moe_bf16_topk")
+      Found = &O;
+  REQUIRE(Found);
+  const OpModel &Op = *Found;
+  CHECK(Op.Group->TopKSym == "TK");
+  CHECK(Op.HintSyms == std::vector<std::string>{"TK"});
+  const ProblemSize S{{"E", 8}, {"M", 1500}, {"N", 64}, {"K", 64}};
+  CHECK(withHintDefaults(Op, S).str() == "E=8,M=1500,N=64,K=64,TK=1");
+  CHECK(routedTopK(Op, S) == 1);
+  ProblemSize S8 = S;
+  S8.set("TK", 8);
+  CHECK_FALSE(problemSizeError(Op, S8));
+  CHECK(routedTopK(Op, S8) == 8);
+  ProblemSize S9 = S;
+  S9.set("TK", 9);
+  CHECK(problemSizeError(Op, S9) ==
+        "top-k TK=9 must be from 1 to the number of experts E=8");
+  CHECK(expectedDims(Op, S8) == gemmDims(Op, S8)); // rows are as given
+  // TK = 8 of 8 experts: every token's row in every expert, so the
+  // experts' runs are equally long.
+  std::vector<HostTensor> P;
+  std::string Error;
+  REQUIRE(makeParams(Op, S8, 3, P, Error, RowRouting::Skewed));
+  std::vector<int64_t> Rows(8, 0);
+  const HostTensor &Ids = P[size_t(Op.Group->Param)];
+  for (int64_t I = 0; I < 1500; ++I)
+    if (Ids.get(I) >= 0)
+      ++Rows[size_t(Ids.get(I))];
+  for (int64_t R : Rows)
+    CHECK(R == Rows[0]);
+  CHECK(Rows[0] == (1500 - 8 * 63) / 8);
+}

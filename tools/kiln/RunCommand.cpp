@@ -189,6 +189,7 @@ int runRun(const Args &A) {
   if (!File)
     return ExitInputError;
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
+  checkRoutingForOp(Op, Routing);
   const ProblemSize Named = parseRunShape(*P.get("--shape"), Op, Interpret);
   const GemmSize Size = gemmDims(Op, Named);
   if (!Interpret) {

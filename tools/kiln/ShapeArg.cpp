@@ -63,4 +63,12 @@ RowRouting parseRoutingArg(const std::optional<std::string> &Text,
   return R;
 }
 
+void checkRoutingForOp(const OpModel &Op, const RowRouting &Routing) {
+  if (Op.Group && !Op.Group->TopKSym.empty() && Routing.TopK >= 1)
+    throw UsageError("'" + Op.Name + "' declares its top-k as the size " +
+                     Op.Group->TopKSym + ": give it in --shape (" +
+                     Op.Group->TopKSym + "=" + std::to_string(Routing.TopK) +
+                     "), not --top-k");
+}
+
 } // namespace kiln::cli

@@ -29,6 +29,10 @@ ProblemSize parseShapeArg(const std::string &Text, const OpModel &Op,
 RowRouting parseRoutingArg(const std::optional<std::string> &Text,
                            const std::optional<std::string> &TopK = {});
 
+/// Refuses a top-k given by --top-k (or LAW/top-K) for an op that declares
+/// it a size (`topk TK`: it belongs in --shape, and in the tuning key).
+void checkRoutingForOp(const OpModel &Op, const RowRouting &Routing);
+
 } // namespace kiln::cli
 
 #endif // KILN_TOOLS_KILN_SHAPEARG_H

@@ -207,6 +207,7 @@ int runTune(const Args &A) {
   if (!File)
     return ExitInputError;
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
+  checkRoutingForOp(Op, Routing);
   const ProblemSize Named = parseShapeArg(*P.get("--shape"), Op);
   const GemmSize Size = expectedDims(Op, Named); // what the model charges
 
@@ -391,7 +392,9 @@ int runTune(const Args &A) {
   TuneOutcome O;
   O.Op = &Op;
   O.Size = Named;
-  O.Routing = Routing;
+  O.Routing = Routing; // as the inputs were routed: with the op's top-k
+  if (O.Routing.TopK == 0)
+    O.Routing.TopK = routedTopK(Op, Named);
   O.DeviceName = DeviceName;
   O.ArchName = ArchName;
   O.Backend = Backend;

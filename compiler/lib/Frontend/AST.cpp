@@ -254,6 +254,7 @@ void printAST(const Module &M, std::ostream &OS) {
          << (P.GroupOffsets ? " offsets" : "")
          << (P.GroupMasked ? " masked" : "")
          << (P.GroupExpect.empty() ? "" : " expect " + P.GroupExpect)
+         << (P.GroupTopK.empty() ? "" : " topk " + P.GroupTopK)
          << at(P.Range.Begin) << '\n';
     for (const ComputeStmt &S : Op.Computes) {
       OS << "    compute " << exprToString(*S.Lhs) << " =" << at(S.AssignLoc)

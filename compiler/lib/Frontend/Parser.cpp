@@ -340,6 +340,18 @@ bool Parser::parseParam(OpDecl &Op) {
     P.GroupAlign = Align.IntValue;
     P.GroupRange = {Word.loc(), Align.Range.End};
   }
+  // `... topk TK` after any group form: the experts each token chose.
+  if ((P.GroupOffsets || P.GroupAlign || P.GroupMasked) && IsWord("topk")) {
+    take();
+    if (!is(TokenKind::Ident)) {
+      errorExpected("expected the size symbol of the experts each token is "
+                    "routed to after 'topk', like 'grouped 128 topk TK'");
+      return false;
+    }
+    const Token &Sym = take();
+    P.GroupTopK = Sym.Text;
+    P.TopKRange = Sym.Range;
+  }
   if ((P.GroupOffsets || P.GroupAlign) && IsWord("expect")) {
     error(tok().loc(),
           "'expect' gives the expected valid rows per expert of a masked "

@@ -222,30 +222,49 @@ void checkParam(OpSema &S, const ParamDecl &D) {
     P.GroupMasked = true;
     P.GroupExpect = D.GroupExpect;
   }
+  P.GroupTopK = D.GroupTopK;
   S.ParamByName[D.Name] = int(S.Model.Params.size());
   S.Model.Params.push_back(std::move(P));
   S.ParamDecls.push_back(&D);
   S.ParamValid.push_back(Valid);
 }
 
-/// The masked layout's `expect T`: a size of its own, no tensor's extent.
+/// The hints of a grouped op's index tensor (`masked expect T`, `topk TK`):
+/// sizes of their own, no tensor's extent and not each other.
 void checkHints(OpSema &S) {
-  if (!S.Model.Group || S.Model.Group->ExpectSym.empty())
+  if (!S.Model.Group)
     return;
-  const std::string &T = S.Model.Group->ExpectSym;
+  GroupIndex &G = *S.Model.Group;
+  const ParamDecl &Decl = *S.ParamDecls[size_t(G.Param)];
+  G.TopKSym = S.Model.Params[size_t(G.Param)].GroupTopK;
   const std::vector<std::string> &Sizes = S.Model.SizeSyms;
-  if (std::find(Sizes.begin(), Sizes.end(), T) != Sizes.end()) {
-    S.error(S.ParamDecls[size_t(S.Model.Group->Param)]->ExpectRange,
-            "'expect " + T +
-                "' names the expected valid rows per expert, a "
-                "hint no tensor has, but '" +
-                T +
+  auto Taken = [&](const std::string &Sym) {
+    return std::find(Sizes.begin(), Sizes.end(), Sym) != Sizes.end();
+  };
+  if (!G.ExpectSym.empty() && Taken(G.ExpectSym)) {
+    S.error(Decl.ExpectRange,
+            "'expect " + G.ExpectSym +
+                "' names the expected valid rows per expert, a hint no tensor "
+                "has, but '" +
+                G.ExpectSym +
                 "' is already a tensor's size: give the hint a symbol of its "
                 "own, like 'expect " +
                 S.Model.MSym + "e'");
     return;
   }
-  S.Model.HintSyms = {T};
+  if (!G.TopKSym.empty() && (Taken(G.TopKSym) || G.TopKSym == G.ExpectSym)) {
+    S.error(Decl.TopKRange,
+            "'topk " + G.TopKSym +
+                "' names the experts each token is routed to, a hint no "
+                "tensor has, but '" +
+                G.TopKSym + "' is already " +
+                (Taken(G.TopKSym) ? "a tensor's size" : "the expected rows") +
+                ": give it a symbol of its own, like 'topk TK'");
+    return;
+  }
+  for (const std::string *Hint : {&G.ExpectSym, &G.TopKSym})
+    if (!Hint->empty())
+      S.Model.HintSyms.push_back(*Hint);
 }
 
 /// The first quantize(x, ...) call in E, or null.

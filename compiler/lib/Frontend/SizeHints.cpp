@@ -14,6 +14,13 @@ const std::string *expectSym(const OpModel &Op) {
   return &Op.Group->ExpectSym;
 }
 
+/// The top-k hint's symbol, or null.
+const std::string *topKSym(const OpModel &Op) {
+  if (!Op.Group || Op.Group->TopKSym.empty())
+    return nullptr;
+  return &Op.Group->TopKSym;
+}
+
 } // namespace
 
 std::vector<std::string> problemSymbols(const OpModel &Op) {
@@ -34,15 +41,22 @@ std::optional<std::string> problemSizeError(const OpModel &Op,
                ? Bad
                : *Bad + "; " + Op.HintSyms.front() +
                      " is a hint: the expected valid rows per expert";
-  const std::string *T = expectSym(Op);
-  if (!T)
-    return std::nullopt;
-  const std::optional<int64_t> Expected = Size.find(*T);
-  const int64_t Capacity = Size.at(Op.MSym);
-  if (Expected && (*Expected < 1 || *Expected > Capacity))
-    return "expected rows " + *T + "=" + std::to_string(*Expected) +
-           " must be from 1 to the capacity per expert " + Op.MSym + "=" +
-           std::to_string(Capacity);
+  if (const std::string *T = expectSym(Op)) {
+    const std::optional<int64_t> Expected = Size.find(*T);
+    const int64_t Capacity = Size.at(Op.MSym);
+    if (Expected && (*Expected < 1 || *Expected > Capacity))
+      return "expected rows " + *T + "=" + std::to_string(*Expected) +
+             " must be from 1 to the capacity per expert " + Op.MSym + "=" +
+             std::to_string(Capacity);
+  }
+  if (const std::string *TK = topKSym(Op)) {
+    const std::optional<int64_t> K = Size.find(*TK);
+    const int64_t E = Size.at(Op.Group->ESym);
+    if (K && (*K < 1 || *K > E))
+      return "top-k " + *TK + "=" + std::to_string(*K) +
+             " must be from 1 to the number of experts " + Op.Group->ESym +
+             "=" + std::to_string(E);
+  }
   return std::nullopt;
 }
 
@@ -50,7 +64,16 @@ ProblemSize withHintDefaults(const OpModel &Op, const ProblemSize &Size) {
   ProblemSize Out = inSymbolOrder(Size, problemSymbols(Op));
   if (const std::string *T = expectSym(Op); T && !Out.find(*T))
     Out.set(*T, expectedRows(Op, Size));
+  if (const std::string *TK = topKSym(Op); TK && !Out.find(*TK))
+    Out.set(*TK, 1);
   return Out;
+}
+
+int64_t routedTopK(const OpModel &Op, const ProblemSize &Size) {
+  const std::string *TK = topKSym(Op);
+  if (!TK)
+    return 0;
+  return std::max<int64_t>(1, Size.find(*TK).value_or(1));
 }
 
 int64_t expectedRows(const OpModel &Op, const ProblemSize &Size) {

@@ -323,6 +323,9 @@ bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
   if (!paramShapes(Op, Sizes, Shapes, Error))
     return false;
   std::mt19937_64 Rng(Seed);
+  // An op's top-k hint routes its rows as tokens (unless Routing does).
+  if (Routing.TopK == 0)
+    Routing.TopK = routedTopK(Op, Sizes);
   Params.clear();
   for (size_t I = 0; I < Op.Params.size(); ++I) {
     Params.emplace_back(Op.Params[I].Type, Shapes[I]);

@@ -104,8 +104,12 @@ struct ParamDecl {
   /// expert (a host hint for choosing the configuration); "" when absent.
   std::string GroupExpect;
   SourceRange ExpectRange; ///< Of T.
-  SourceRange GroupRange;  ///< Of `grouped G`, `offsets` or `masked`.
-  SourceRange Range;       ///< The whole declaration.
+  /// `... topk TK` after any group form: the size symbol of the experts
+  /// each token is routed to (a hint, like expect); "" when absent.
+  std::string GroupTopK;
+  SourceRange TopKRange;  ///< Of TK.
+  SourceRange GroupRange; ///< Of `grouped G`, `offsets` or `masked`.
+  SourceRange Range;      ///< The whole declaration.
 };
 
 /// `D[m, n] = expr`.

@@ -50,6 +50,8 @@ struct TensorParam {
   bool GroupMasked = false;
   /// `masked expect T`: T, the expected-rows hint's symbol ("" if none).
   std::string GroupExpect;
+  /// `... topk TK`: TK, the top-k hint's symbol ("" if none).
+  std::string GroupTopK;
   SourceLoc Loc;
 };
 
@@ -213,6 +215,11 @@ struct GroupIndex {
   /// model's rows) and seeds the counts of test inputs; the kernel does not
   /// read it. "" when not declared.
   std::string ExpectSym;
+  /// `... topk TK` (any form): TK, a size no tensor has, the experts each
+  /// token is routed to (the rows are tokens x TK). A hint like ExpectSym:
+  /// part of the tuning-cache key, and test inputs route their rows as
+  /// tokens to TK experts each (RowRouting::TopK). "" when not declared.
+  std::string TopKSym;
 };
 
 /// A checked GEMM op: D[m, n] = epilogue(sum(k) A[m, k] * B[n, k]).
