@@ -7,6 +7,10 @@ bf16 (torch.matmul(A, B.t())). Each is timed with CUDA events around single
 launches after warm-ups; the median is reported. One JSON object per line:
 {"op": "gemm_fp8", "M": .., "N": .., "K": .., "median_us": .., "tflops": ..}
 or, when PyTorch refuses a shape, {"op": .., "M": .., "error": "..."}.
+With --grouped "E,R,N,K ...": a bf16 grouped GEMM of E experts with R rows
+each (offsets form, as kiln's moe_gemm_bf16_offsets with --routing
+uniform), through torch._grouped_mm (op "moe_gemm_bf16_offsets", M = E*R)
+and a torch loop of one matmul per expert (op "moe_bf16_loop").
 Without PyTorch or CUDA it says so and exits 0 with no results.
 """
 import argparse
@@ -71,9 +75,30 @@ def bench(torch, op, m, n, k, warmup, reps):
     return {"median_us": ms * 1e3, "tflops": 2.0 * m * n * k / (ms * 1e-3) / 1e12}
 
 
+def bench_grouped(torch, op, e, r, n, k, warmup, reps):
+    dev = "cuda"
+    a = torch.rand(e * r, k, device=dev, dtype=torch.bfloat16) * 4 - 2
+    # kiln's B is [E, N, K]; torch._grouped_mm takes [E, K, N] (a transposed
+    # view: each expert's weight K-contiguous, as kiln stores it).
+    b = torch.rand(e, n, k, device=dev, dtype=torch.bfloat16) * 4 - 2
+    offs = torch.arange(1, e + 1, device=dev, dtype=torch.int32) * r
+    if op == "moe_gemm_bf16_offsets":
+        def fn():
+            return torch._grouped_mm(a, b.transpose(-2, -1), offs=offs,
+                                     out_dtype=torch.bfloat16)
+    else:
+        def fn():
+            return [torch.matmul(a[i * r:(i + 1) * r], b[i].t())
+                    for i in range(e)]
+    ms = time_launches(torch, fn, warmup, reps)
+    return {"median_us": ms * 1e3,
+            "tflops": 2.0 * e * r * n * k / (ms * 1e-3) / 1e12}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", required=True, help='"M,N,K M,N,K ..."')
+    ap.add_argument("--grouped", default="", help='"E,R,N,K ..." (optional)')
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--out", required=True, help="JSON lines file to write")
@@ -97,6 +122,19 @@ def main():
                     rec.update(bench(torch, op, m, n, k, args.warmup, args.reps))
                 except Exception as e:  # a shape cuBLAS/PyTorch refuses
                     rec["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
+                out.write(json.dumps(rec) + "\n")
+                out.flush()
+                torch.cuda.empty_cache()
+        for part in args.grouped.split():
+            e, r, n, k = (int(x) for x in part.split(","))
+            for op in ("moe_gemm_bf16_offsets", "moe_bf16_loop"):
+                rec = {"op": op, "M": e * r, "N": n, "K": k, "E": e}
+                try:
+                    rec.update(bench_grouped(torch, op, e, r, n, k,
+                                             args.warmup, args.reps))
+                except Exception as ex:  # no _grouped_mm in this torch, etc.
+                    rec["error"] = (f"{type(ex).__name__}: "
+                                    f"{str(ex).splitlines()[0][:120]}")
                 out.write(json.dumps(rec) + "\n")
                 out.flush()
                 torch.cuda.empty_cache()

@@ -170,6 +170,14 @@ def main():
                          "%s" % (op, key[0], key[1], n, k, fmt(kt, ".1f"),
                                  fmt(dg, ".0f"),
                                  fmt(kt / dg if dg else None, ".2f")))
+        if base_op == "moe_gemm_bf16_offsets" and kt:
+            # torch._grouped_mm is this row's cuBLAS column; the loop too.
+            lt = cublas.get(("moe_bf16_loop", m, n, k), {}).get("tflops")
+            extra.append("%s %dx%dx%d: kiln %s, torch._grouped_mm %s, torch "
+                         "loop per expert %s, kiln/_grouped_mm %s" % (
+                             op, m, n, k, fmt(kt, ".1f"), fmt(ct, ".1f"),
+                             fmt(lt, ".1f"),
+                             fmt(kt / ct if kt and ct else None, ".2f")))
         if base_op == "moe_gemm_fp8_contiguous" and kt:
             dg = DEEPGEMM_GROUPED_H800.get((n, k))
             extra.append("%s %dx%dx%d: kiln %s (computed rows), DeepGEMM "

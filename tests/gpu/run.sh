@@ -200,6 +200,9 @@ for s in $moe_shapes; do
   IFS=, read -r E R N K <<<"$s"
   run_one moe_gemm_fp8_contiguous - "$((E * R))" "$N" "$K" "$E"
   run_one moe_gemm_fp8_contiguous schedule=persistent "$((E * R))" "$N" "$K" "$E"
+  # BF16 in the offsets form, beside torch._grouped_mm and a torch loop of
+  # one matmul per expert (cublas_bench.py --grouped): E equal groups.
+  run_one moe_gemm_bf16_offsets - "$((E * R))" "$N" "$K" "$E"
 done
 
 # An MoE layer's first GEMM with SwiGLU fused (per-expert gate and up
@@ -262,7 +265,7 @@ fi
 # cuBLAS(Lt) through PyTorch on the same shapes: informational.
 if [ "$emu" -eq 0 ]; then
   timeout -k 5 150 python3 tests/gpu/cublas_bench.py --shapes "$shapes" \
-    --reps "$reps" --out "$out/cublas.jsonl" ||
+    --grouped "$moe_shapes" --reps "$reps" --out "$out/cublas.jsonl" ||
     echo "cublas_bench.py failed or timed out (exit $?): no cuBLAS column"
 fi
 
