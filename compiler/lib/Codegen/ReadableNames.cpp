@@ -96,6 +96,8 @@ std::vector<std::string> epilogueParameterNames(const OpModel &Op) {
     Names.insert(Names.begin() + 1, Fresh("up"));
   for (std::string &Operand : operandNames(Op))
     Names.push_back(Operand);
+  if (Op.Group && Op.Group->Masked) // the masked layout's E, last
+    Names.push_back(Fresh(Op.Group->ESym));
   return Names;
 }
 

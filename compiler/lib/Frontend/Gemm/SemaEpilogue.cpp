@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ComputeChecker.h"
+#include <algorithm>
 
 #include "kiln/Frontend/Suggest.h"
 
@@ -165,16 +166,22 @@ std::unique_ptr<EpiExpr> ComputeChecker::convertLoad(const Expr &E) {
                              "' is only in scope inside sum(" + KIdx + ")" +
                              Why);
       Ok = false;
+    } else if (!EIdx.empty() && V == EIdx && Var == &Idx && I == 0 &&
+               std::none_of(
+                   E.Args.begin() + 1, E.Args.end(), [&](const ExprPtr &A) {
+                     return A->K == Expr::Kind::Name && A->Name == MIdx;
+                   })) {
+      // The masked layout's per-expert operand, b[e, n]: expert m / R.
+      IndexUse U{V, 1, Idx.Range};
+      Ok &= bindIndex(U, P, I, /*NeedSymbol=*/true);
+      Load->Indices.push_back(EpiIndex::G);
     } else if (!EIdx.empty() && V == EIdx) {
       S.error(Idx.Range,
-              "an epilogue operand indexed by the expert of a masked grouped "
-              "GEMM ('" +
-                  T.Name +
-                  "') is not supported yet: give B a "
-                  "per-expert block scale inside the sum ('sb[" +
-                  EIdx + ", " + NIdx +
-                  " / 128, k / 128]'), or use an operand shared by the "
-                  "experts");
+              "an epilogue operand of a masked grouped GEMM takes the expert "
+              "'" +
+                  EIdx + "' as its first index and no row, like '" + T.Name +
+                  "[" + EIdx + ", " + NIdx + "]' (per-row operands '" + T.Name +
+                  "[" + EIdx + ", " + MIdx + "]' are not supported yet)");
       Ok = false;
     } else if (V != MIdx && V != NIdx) {
       unknownIndex(V, Var->Range, Scope);

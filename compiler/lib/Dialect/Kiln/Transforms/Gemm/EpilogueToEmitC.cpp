@@ -47,6 +47,8 @@ private:
   TiledGemmOp Op;
   IRMapping Map;
   Value M, N; ///< The function's extent parameters.
+  /// The masked layout's number of experts, its epilogue's last parameter.
+  Value Experts;
   Type F32, I32, I64;
 };
 
@@ -139,6 +141,13 @@ LogicalResult EpilogueEmitter::lower(Operation &Inner) {
     return success();
   }
   if (auto Group = dyn_cast<GroupOfOp>(Inner)) { // (int32_t)ids[m]
+    if (Experts) { // the masked layout: row m is expert m / (M / E)'s
+      Value Rows = B.create<emitc::DivOp>(Loc, I32, M, Experts);
+      Map.map(
+          Group.getResult(),
+          B.create<emitc::DivOp>(Loc, I32, Map.lookup(Group.getRow()), Rows));
+      return success();
+    }
     Value Id = B.create<emitc::SubscriptOp>(
         Loc, emitc::OpaqueType::get(B.getContext(), "int32_t"),
         Map.lookup(Group.getIds()), ValueRange{Map.lookup(Group.getRow())});
@@ -158,13 +167,19 @@ FailureOr<emitc::FuncOp> EpilogueEmitter::build(StringRef Name) {
   F32 = B.getF32Type();
   I32 = B.getI32Type();
   I64 = B.getI64Type();
-  // (acc, m, n, M, N, operands...); a gated op's takes (acc, up, m, n, ...).
+  // (acc, m, n, M, N, operands...[, E]); a gated op's takes (acc, up, m, n,
+  // ...).
   const bool Gated = bool(Op.getUpProjAttr());
   SmallVector<Type> Params = {F32, I32, I32, I32, I32};
   if (Gated)
     Params.insert(Params.begin() + 1, F32);
   for (Value V : Op.getEpilogueOperands())
     Params.push_back(operandParamType(cast<MemRefType>(V.getType())));
+  // The masked layout's epilogue also takes E, last: a per-expert operand
+  // reads expert m / (M / E).
+  const bool Masked = Op.getGroupsAttr() && Op.getGroupsAttr().getMasked();
+  if (Masked)
+    Params.push_back(I32);
   auto Fn = B.create<emitc::FuncOp>(Op.getLoc(), Name,
                                     FunctionType::get(Ctx, Params, {F32}));
   Fn.setSpecifiersAttr(
@@ -181,6 +196,8 @@ FailureOr<emitc::FuncOp> EpilogueEmitter::build(StringRef Name) {
   N = Entry->getArgument(4 + Shift);
   for (auto [I, V] : llvm::enumerate(Op.getEpilogueOperands()))
     Map.map(V, Entry->getArgument(5 + Shift + I));
+  if (Masked)
+    Experts = Entry->getArgument(Entry->getNumArguments() - 1);
 
   OpBuilder::InsertionGuard Guard(B);
   B.setInsertionPointToStart(Entry);

@@ -338,6 +338,8 @@ void groupedCall(OpBuilder &B, Location Loc, TiledGemmOp Op, Block *Entry,
   Args.append({Entry->getArgument(3), Entry->getArgument(4)});
   for (unsigned I = 6; I < EndOperands; ++I)
     Args.push_back(Entry->getArgument(I));
+  if (G.getMasked()) // the masked layout's epilogue takes E last
+    Args.push_back(Entry->getArgument(Entry->getNumArguments() - 1));
   B.create<emitc::CallOpaqueOp>(
       Loc, TypeRange{},
       std::string(Sm90 ? "kiln::sm90::" : "kiln::sm80::") +
