@@ -98,6 +98,8 @@ std::vector<std::string> epilogueParameterNames(const OpModel &Op) {
     Names.push_back(Operand);
   if (Op.Group && Op.Group->Masked) // the masked layout's E, last
     Names.push_back(Fresh(Op.Group->ESym));
+  if (Op.Group && Op.Group->Offsets) // the offsets form's tile expert
+    Names.push_back(Fresh("expert"));
   return Names;
 }
 

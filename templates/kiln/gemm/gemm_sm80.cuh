@@ -147,6 +147,30 @@ KILN_DEVICE void gate_accumulators(Accum<Cfg> &acc, int32_t M, int32_t N,
       });
 }
 
+/// The tile's epilogue and stores, rows below END only: a gated op's
+/// gate_accumulators, a quantized output's quantize_accumulators, then
+/// store_tile. ARGS are the epilogue's arguments after (acc, m, n).
+template <class Cfg, auto Epi, class TOut, class Quant, class... Args>
+KILN_DEVICE void finish_tile(Accum<Cfg> &acc, uint32_t smem, Quant quant,
+                             TOut *D, int32_t end, int32_t N, int32_t wm0,
+                             int32_t wn0, Args... args) {
+  if constexpr (Cfg::kGated) {
+    gate_accumulators<Cfg, Epi>(acc, end, N, wm0, wn0, args...);
+    if constexpr (Quant::kPresent) // (it syncs before it uses the ring)
+      quantize_accumulators<Cfg, gemm::identity_epilogue<Args...>, TOut>(
+          acc, smem, quant, end, N, wm0, wn0, args...);
+    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, end, N,
+                                                      wm0, wn0, args...);
+  } else if constexpr (Quant::kPresent) {
+    quantize_accumulators<Cfg, Epi, TOut>(acc, smem, quant, end, N, wm0, wn0,
+                                          args...);
+    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, end, N,
+                                                      wm0, wn0, args...);
+  } else {
+    store_tile<Cfg, Epi>(acc, smem, D, end, N, wm0, wn0, args...);
+  }
+}
+
 template <class Cfg, auto Epi, class TOut, class Quant, class SA, class SB,
           class SU, class G, class... Args>
 KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
@@ -211,26 +235,15 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
                       [] { __syncthreads(); }))
       return; // another split finishes this tile
   }
-  if constexpr (Cfg::kGated) {
-    // A grouped tile stores its expert's rows only.
-    const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
-    gate_accumulators<Cfg, Epi>(acc, end, N, wm0, wn0, args...);
-    if constexpr (Quant::kPresent) // (it syncs before it uses the ring)
-      quantize_accumulators<Cfg, gemm::identity_epilogue<Args...>, TOut>(
-          acc, smem, quant, end, N, wm0, wn0, args...);
-    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, end, N, wm0,
-                                                      wn0, args...);
-  } else if constexpr (Quant::kPresent) {
-    const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
-    quantize_accumulators<Cfg, Epi, TOut>(acc, smem, quant, end, N, wm0, wn0,
-                                          args...);
-    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, end, N, wm0,
-                                                      wn0, args...);
-  } else {
-    // A grouped tile stores its expert's rows only.
-    const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
-    store_tile<Cfg, Epi>(acc, smem, D, end, N, wm0, wn0, args...);
-  }
+  // A grouped tile stores its expert's rows only; offset groups give the
+  // epilogue the tile's expert after its operands (G::kExpertArg).
+  const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
+  if constexpr (G::kExpertArg)
+    finish_tile<Cfg, Epi, TOut>(acc, smem, quant, D, end, N, wm0, wn0, args...,
+                                expert);
+  else
+    finish_tile<Cfg, Epi, TOut>(acc, smem, quant, D, end, N, wm0, wn0,
+                                args...);
 #endif
 }
 

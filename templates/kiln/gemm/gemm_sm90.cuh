@@ -369,9 +369,15 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
                    rank ^ 1, sa, groups.scale_b(sb, rows.expert),
                    groups.scale_b(su, rows.expert), m0, n0, pos);
       const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
-      store_accumulators<Cfg, Epi>(staging, staging + gemm::kStagedBlockBytes,
-                                   tma_d, quant, acc, wg, D, end, N, m0, n0,
-                                   args...);
+      // Offset groups give the epilogue the tile's expert last.
+      if constexpr (G::kExpertArg)
+        store_accumulators<Cfg, Epi>(
+            staging, staging + gemm::kStagedBlockBytes, tma_d, quant, acc, wg,
+            D, end, N, m0, n0, args..., rows.expert);
+      else
+        store_accumulators<Cfg, Epi>(
+            staging, staging + gemm::kStagedBlockBytes, tma_d, quant, acc, wg,
+            D, end, N, m0, n0, args...);
     }
   }
   // The peer may still arrive on our empty barriers (and we on its) until
@@ -484,9 +490,15 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
     if (store) { // else another split finishes this tile
       const uint32_t staging = staging_in_ring(smem, wg);
       const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
-      store_accumulators<Cfg, Epi>(staging, tma_boxes_in_ring<Cfg>(staging),
-                                   tma_d, quant, acc, wg, D, end, N, m0, n0,
-                                   args...);
+      // Offset groups give the epilogue the tile's expert last.
+      if constexpr (G::kExpertArg)
+        store_accumulators<Cfg, Epi>(
+            staging, tma_boxes_in_ring<Cfg>(staging), tma_d, quant, acc, wg, D,
+            end, N, m0, n0, args..., expert);
+      else
+        store_accumulators<Cfg, Epi>(staging, tma_boxes_in_ring<Cfg>(staging),
+                                     tma_d, quant, acc, wg, D, end, N, m0, n0,
+                                     args...);
     }
   }
   // With multicast the peer still arrives on our empty barriers (and we on

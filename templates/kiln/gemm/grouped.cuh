@@ -54,6 +54,8 @@ struct GroupTile {
 struct NoGroups {
   static constexpr bool kPresent = false;
   static constexpr bool kTileEnd = false;
+  /// Whether the epilogue takes the tile's expert after its operands.
+  static constexpr bool kExpertArg = false;
   template <int BM> KILN_HD int32_t tiles_m(int32_t M) const {
     return (M + BM - 1) / BM;
   }
@@ -73,6 +75,7 @@ template <int Align, bool ScaleBGrouped> struct ContiguousGroups {
   static_assert(Align >= 1, "the group alignment must be positive");
   static constexpr bool kPresent = true;
   static constexpr bool kTileEnd = false;
+  static constexpr bool kExpertArg = false;
   static constexpr int kAlign = Align;
   /// Whether every BM-row tile holds rows of one expert only.
   template <int BM> KILN_HD static constexpr bool one_expert_per_tile() {
@@ -119,6 +122,8 @@ make_contiguous_groups(const int32_t *ids, int32_t experts) {
 template <bool ScaleBGrouped> struct OffsetGroups {
   static constexpr bool kPresent = true;
   static constexpr bool kTileEnd = true;
+  /// The epilogue takes the tile's expert last (no row gives it cheaply).
+  static constexpr bool kExpertArg = true;
   /// Tiles start at each group's first row: any BM holds one expert.
   template <int BM> KILN_HD static constexpr bool one_expert_per_tile() {
     return true;
@@ -202,6 +207,7 @@ KILN_HD OffsetGroups<ScaleBGrouped> make_offset_groups(const int32_t *offs,
 template <bool ScaleBGrouped> struct MaskedGroups {
   static constexpr bool kPresent = true;
   static constexpr bool kTileEnd = true;
+  static constexpr bool kExpertArg = false;
   /// Each expert's rows start a tile: any BM holds one expert.
   template <int BM> KILN_HD static constexpr bool one_expert_per_tile() {
     return true;

@@ -137,17 +137,7 @@ std::unique_ptr<EpiExpr> ComputeChecker::convertLoad(const Expr &E) {
         continue;
       }
       // The epilogue reads an expert as ids[m]; in the offsets form the
-      // expert is the tile's, which the epilogue is not given yet.
-      if (M.Group && M.Group->Offsets) {
-        S.error(Idx.Range,
-                "a per-expert epilogue operand of the offsets form ('" +
-                    T.Name +
-                    "') is not supported yet: give B a per-expert "
-                    "block scale inside the sum, or group the rows by ids "
-                    "('in eid : i32[M] grouped 128')");
-        Ok = false;
-        continue;
-      }
+      // kernel passes it the tile's.
       Load->Indices.push_back(EpiIndex::G);
       continue;
     }

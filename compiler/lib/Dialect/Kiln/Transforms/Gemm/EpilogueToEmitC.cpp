@@ -49,6 +49,8 @@ private:
   Value M, N; ///< The function's extent parameters.
   /// The masked layout's number of experts, its epilogue's last parameter.
   Value Experts;
+  /// The offsets form's tile expert, its epilogue's last parameter.
+  Value TileExpert;
   Type F32, I32, I64;
 };
 
@@ -141,6 +143,10 @@ LogicalResult EpilogueEmitter::lower(Operation &Inner) {
     return success();
   }
   if (auto Group = dyn_cast<GroupOfOp>(Inner)) { // (int32_t)ids[m]
+    if (TileExpert) { // the offsets form: the kernel passes the tile's
+      Map.map(Group.getResult(), TileExpert);
+      return success();
+    }
     if (Experts) { // the masked layout: row m is expert m / (M / E)'s
       Value Rows = B.create<emitc::DivOp>(Loc, I32, M, Experts);
       Map.map(
@@ -167,8 +173,8 @@ FailureOr<emitc::FuncOp> EpilogueEmitter::build(StringRef Name) {
   F32 = B.getF32Type();
   I32 = B.getI32Type();
   I64 = B.getI64Type();
-  // (acc, m, n, M, N, operands...[, E]); a gated op's takes (acc, up, m, n,
-  // ...).
+  // (acc, m, n, M, N, operands...[, E | expert]); a gated op's takes (acc,
+  // up, m, n, ...).
   const bool Gated = bool(Op.getUpProjAttr());
   SmallVector<Type> Params = {F32, I32, I32, I32, I32};
   if (Gated)
@@ -178,7 +184,10 @@ FailureOr<emitc::FuncOp> EpilogueEmitter::build(StringRef Name) {
   // The masked layout's epilogue also takes E, last: a per-expert operand
   // reads expert m / (M / E).
   const bool Masked = Op.getGroupsAttr() && Op.getGroupsAttr().getMasked();
-  if (Masked)
+  // ... and the offsets form's the tile's expert, which the kernel passes
+  // (OffsetGroups::kExpertArg).
+  const bool Offsets = Op.getGroupsAttr() && Op.getGroupsAttr().getOffsets();
+  if (Masked || Offsets)
     Params.push_back(I32);
   auto Fn = B.create<emitc::FuncOp>(Op.getLoc(), Name,
                                     FunctionType::get(Ctx, Params, {F32}));
@@ -198,6 +207,8 @@ FailureOr<emitc::FuncOp> EpilogueEmitter::build(StringRef Name) {
     Map.map(V, Entry->getArgument(5 + Shift + I));
   if (Masked)
     Experts = Entry->getArgument(Entry->getNumArguments() - 1);
+  if (Offsets)
+    TileExpert = Entry->getArgument(Entry->getNumArguments() - 1);
 
   OpBuilder::InsertionGuard Guard(B);
   B.setInsertionPointToStart(Entry);
