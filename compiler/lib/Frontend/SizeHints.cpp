@@ -36,11 +36,16 @@ std::optional<std::string> problemSizeError(const OpModel &Op,
     if (std::find(Op.HintSyms.begin(), Op.HintSyms.end(), E.Sym) ==
         Op.HintSyms.end())
       Extents.set(E.Sym, E.Extent);
-  if (std::optional<std::string> Bad = sizeSymbolProblem(Extents, Op.SizeSyms))
-    return Op.HintSyms.empty() || Bad->rfind("unknown size", 0) != 0
-               ? Bad
-               : *Bad + "; " + Op.HintSyms.front() +
-                     " is a hint: the expected valid rows per expert";
+  if (std::optional<std::string> Bad =
+          sizeSymbolProblem(Extents, Op.SizeSyms)) {
+    if (Bad->rfind("unknown size", 0) == 0) // say what the hints are
+      for (const std::string &Hint : Op.HintSyms)
+        *Bad += "; " + Hint + " is a hint: " +
+                (Hint == Op.Group->ExpectSym
+                     ? "the expected valid rows per expert"
+                     : "the experts each token is routed to");
+    return Bad;
+  }
   if (const std::string *T = expectSym(Op)) {
     const std::optional<int64_t> Expected = Size.find(*T);
     const int64_t Capacity = Size.at(Op.MSym);
