@@ -25,22 +25,10 @@ OpModel fp8Op() {
   return std::move(Ops[0]);
 }
 
-DeviceInfo h200Info() {
-  DeviceInfo D;
-  D.Name = "NVIDIA H200";
-  D.ComputeMajor = 9;
-  D.SmCount = 132;
-  D.MaxSharedMemoryPerBlockOptin = 232448;
-  D.L2CacheBytes = 60 * 1024 * 1024;
-  D.SmClockKHz = 1980000;
-  D.DriverVersion = 13000;
-  return D;
-}
-
 tuner::TuningEntry entryFor(const OpModel &Op, GemmDims S, KernelConfig C) {
   tuner::TuningEntry E =
       test::makeEntry(opFingerprint(Op), S.M, S.N, S.K, /*Us=*/50);
-  E.Key.Device = tuner::deviceKeyOf(h200Info());
+  E.Key.Device = tuner::deviceKeyOf(test::h200Info());
   E.Config = C;
   return E;
 }
@@ -70,7 +58,7 @@ TEST_CASE("the tuning cache wins, exact before nearest", "[config-choice]") {
   ConfigChoiceInputs In;
   In.Target = Arch::SM90a;
   In.Size = mnkSize(4096, 2112, 7168);
-  In.Device = h200Info();
+  In.Device = test::h200Info();
   In.TuningCache = Path;
   std::string W, E;
   std::optional<ChosenConfig> C = chooseConfig(Op, In, W, E);
@@ -108,7 +96,7 @@ TEST_CASE("an entry outside the op's space is refused with a warning",
                                          Warnings, Error));
   ConfigChoiceInputs In;
   In.Size = mnkSize(64, 64, 64);
-  In.Device = h200Info();
+  In.Device = test::h200Info();
   In.TuningCache = Path;
   std::string W, E;
   std::optional<ChosenConfig> C = chooseConfig(Op, In, W, E);

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "kiln/Frontend/Frontend.h"
+
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -20,6 +22,14 @@ inline std::string readExample(const std::string &Name) {
   std::ostringstream OS;
   OS << In.rdbuf();
   return OS.str();
+}
+
+/// The one op of examples/NAME, checked (the test fails otherwise).
+inline OpModel exampleOp(const std::string &Name) {
+  DiagnosticEngine Diags;
+  std::vector<OpModel> Ops = loadOps(Name, readExample(Name), Diags);
+  REQUIRE(Ops.size() == 1);
+  return std::move(Ops.front());
 }
 
 } // namespace kiln::test

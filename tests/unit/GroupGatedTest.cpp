@@ -25,14 +25,6 @@ using namespace kiln;
 
 namespace {
 
-OpModel loadOp(const std::string &File) {
-  DiagnosticEngine Diags;
-  std::vector<OpModel> Ops =
-      loadOps(File, kiln::test::readExample(File), Diags);
-  REQUIRE(Ops.size() == 1);
-  return std::move(Ops.front());
-}
-
 int paramNamed(const OpModel &Op, const std::string &Name) {
   for (size_t I = 0; I < Op.Params.size(); ++I)
     if (Op.Params[I].Name == Name)
@@ -44,7 +36,7 @@ int paramNamed(const OpModel &Op, const std::string &Name) {
 } // namespace
 
 TEST_CASE("Gated grouped: sema groups the up weight as B", "[grouped]") {
-  OpModel Op = loadOp("moe_gemm_fp8_swiglu.kiln");
+  OpModel Op = test::exampleOp("moe_gemm_fp8_swiglu.kiln");
   REQUIRE(Op.Group);
   REQUIRE(Op.Up);
   CHECK(Op.Params[size_t(Op.B)].Name == "G");
@@ -68,8 +60,9 @@ TEST_CASE("Gated grouped: sema groups the up weight as B", "[grouped]") {
 TEST_CASE("Gated grouped: interpreter and reference match each expert's "
           "SwiGLU",
           "[grouped]") {
-  OpModel Grouped = loadOp("moe_gemm_fp8_swiglu.kiln");
-  OpModel Plain = loadOp("gemm_fp8_block_swiglu.kiln"); // one expert's op
+  OpModel Grouped = test::exampleOp("moe_gemm_fp8_swiglu.kiln");
+  OpModel Plain =
+      test::exampleOp("gemm_fp8_block_swiglu.kiln"); // one expert's op
   auto Routing =
       GENERATE(RowRouting::Mixed, RowRouting::Skewed, RowRouting::Single);
   const int64_t E = 3, M = 600, N = 160, K = 256;

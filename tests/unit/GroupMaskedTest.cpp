@@ -25,15 +25,6 @@ using namespace kiln;
 
 namespace {
 
-OpModel loadMaskedOp() {
-  DiagnosticEngine Diags;
-  const std::string File = "moe_gemm_fp8_masked.kiln";
-  std::vector<OpModel> Ops =
-      loadOps(File, kiln::test::readExample(File), Diags);
-  REQUIRE(Ops.size() == 1);
-  return std::move(Ops.front());
-}
-
 /// Parameters of the example for Counts.size() experts of Rows rows each,
 /// with the given counts.
 std::vector<HostTensor> paramsWithCounts(const OpModel &Op, int64_t Rows,
@@ -88,7 +79,7 @@ TEST_CASE("Masked: every routing gives counts in [0, M], about half full",
 
 TEST_CASE("Masked: sema records the layout and flattens the rows",
           "[grouped]") {
-  OpModel Op = loadMaskedOp();
+  OpModel Op = test::exampleOp("moe_gemm_fp8_masked.kiln");
   REQUIRE(Op.Group);
   CHECK(Op.Group->Masked);
   CHECK_FALSE(Op.Group->Offsets);
@@ -119,7 +110,7 @@ TEST_CASE("Masked: sema records the layout and flattens the rows",
 
 TEST_CASE("Masked: hostile counts are clipped to each expert's block",
           "[grouped]") {
-  OpModel Op = loadMaskedOp();
+  OpModel Op = test::exampleOp("moe_gemm_fp8_masked.kiln");
   const int64_t Rows = 100;
   std::vector<HostTensor> P = paramsWithCounts(Op, Rows, {37, -3, 250, 0, 1});
   CHECK(maskedRows(Op, P, 0) == 37);
@@ -149,7 +140,7 @@ TEST_CASE("Masked: hostile counts are clipped to each expert's block",
 
 TEST_CASE("Masked: the tiles cover each valid row once, within the grid",
           "[grouped]") {
-  OpModel Op = loadMaskedOp();
+  OpModel Op = test::exampleOp("moe_gemm_fp8_masked.kiln");
   auto Routing = GENERATE(RowRouting::Mixed, RowRouting::Skewed,
                           RowRouting::Single, RowRouting::Uniform);
   auto BM = GENERATE(int64_t(64), int64_t(128));
@@ -184,9 +175,10 @@ TEST_CASE("Masked: the tiles cover each valid row once, within the grid",
 
 TEST_CASE("Masked: any block_m plans; a cluster of two along M does not",
           "[grouped]") {
-  GemmTypes T = gemmTypes(loadMaskedOp());
+  GemmTypes T = gemmTypes(test::exampleOp("moe_gemm_fp8_masked.kiln"));
   REQUIRE(T.GroupMasked);
-  KernelConfig C = *defaultConfig(loadMaskedOp(), Arch::SM90a);
+  KernelConfig C =
+      *defaultConfig(test::exampleOp("moe_gemm_fp8_masked.kiln"), Arch::SM90a);
   KernelPlan P;
   std::string Why;
   for (int BM : {64, 128}) {
@@ -200,7 +192,7 @@ TEST_CASE("Masked: any block_m plans; a cluster of two along M does not",
 
 TEST_CASE("Masked: interpreter and reference match each expert's GEMM",
           "[grouped]") {
-  OpModel Op = loadMaskedOp();
+  OpModel Op = test::exampleOp("moe_gemm_fp8_masked.kiln");
   auto Routing =
       GENERATE(RowRouting::Mixed, RowRouting::Skewed, RowRouting::Single);
   const int64_t E = 3, Rows = 90, N = 128, K = 256;

@@ -23,15 +23,6 @@ using namespace kiln;
 
 namespace {
 
-OpModel loadOffsetsOp() {
-  DiagnosticEngine Diags;
-  const std::string File = "moe_gemm_bf16_offsets.kiln";
-  std::vector<OpModel> Ops =
-      loadOps(File, kiln::test::readExample(File), Diags);
-  REQUIRE(Ops.size() == 1);
-  return std::move(Ops.front());
-}
-
 /// Parameters of the example for E experts over M rows with offsets Offs.
 std::vector<HostTensor> paramsWithOffsets(const OpModel &Op, int64_t M,
                                           const std::vector<int64_t> &Offs) {
@@ -83,7 +74,7 @@ TEST_CASE("Offsets: every routing gives ends in order within [0, M]",
 }
 
 TEST_CASE("Offsets: sema records the offsets form", "[grouped]") {
-  OpModel Op = loadOffsetsOp();
+  OpModel Op = test::exampleOp("moe_gemm_bf16_offsets.kiln");
   REQUIRE(Op.Group);
   CHECK(Op.Group->Offsets);
   CHECK(Op.Params[size_t(Op.Group->Param)].Name == "offs");
@@ -98,7 +89,7 @@ TEST_CASE("Offsets: sema records the offsets form", "[grouped]") {
 
 TEST_CASE("Offsets: hostile offsets are clipped into disjoint groups",
           "[grouped]") {
-  OpModel Op = loadOffsetsOp();
+  OpModel Op = test::exampleOp("moe_gemm_bf16_offsets.kiln");
   const int64_t M = 400;
   // Decreasing, negative and past M: each end is min(M, max(0, offs[..e])).
   std::vector<HostTensor> P =
@@ -135,7 +126,7 @@ TEST_CASE("Offsets: hostile offsets are clipped into disjoint groups",
 
 TEST_CASE("Offsets: the tiles cover each computed row once, within the grid",
           "[grouped]") {
-  OpModel Op = loadOffsetsOp();
+  OpModel Op = test::exampleOp("moe_gemm_bf16_offsets.kiln");
   auto Routing = GENERATE(RowRouting::Mixed, RowRouting::Skewed,
                           RowRouting::Single, RowRouting::Uniform);
   auto BM = GENERATE(int64_t(64), int64_t(128));
@@ -164,7 +155,7 @@ TEST_CASE("Offsets: the tiles cover each computed row once, within the grid",
 
 TEST_CASE("Offsets: interpreter and reference match each expert's GEMM",
           "[grouped]") {
-  OpModel Op = loadOffsetsOp();
+  OpModel Op = test::exampleOp("moe_gemm_bf16_offsets.kiln");
   auto Routing =
       GENERATE(RowRouting::Mixed, RowRouting::Skewed, RowRouting::Single);
   const int64_t E = 5, M = 333, N = 72, K = 64;

@@ -25,14 +25,6 @@ using namespace kiln;
 
 namespace {
 
-OpModel loadOp(const std::string &File) {
-  DiagnosticEngine Diags;
-  std::vector<OpModel> Ops =
-      loadOps(File, kiln::test::readExample(File), Diags);
-  REQUIRE(Ops.size() == 1);
-  return std::move(Ops.front());
-}
-
 /// Rows of the index tensor by expert (-1: padding), checked for the
 /// contiguous layout: increasing experts, each run starting at a multiple
 /// of Align and followed only by padding up to the next multiple.
@@ -100,7 +92,7 @@ TEST_CASE("Grouped: every routing fills the contiguous layout", "[grouped]") {
 
 TEST_CASE("Grouped: sema records the groups and per-expert scales",
           "[grouped]") {
-  OpModel Op = loadOp("moe_gemm_fp8_contiguous.kiln");
+  OpModel Op = test::exampleOp("moe_gemm_fp8_contiguous.kiln");
   REQUIRE(Op.Group);
   CHECK(Op.Params[size_t(Op.Group->Param)].Name == "eid");
   CHECK(Op.Group->ESym == "E");
@@ -119,8 +111,9 @@ TEST_CASE("Grouped: sema records the groups and per-expert scales",
 
 TEST_CASE("Grouped: interpreter and reference match each expert's GEMM",
           "[grouped]") {
-  OpModel Grouped = loadOp("moe_gemm_fp8_contiguous.kiln");
-  OpModel Plain = loadOp("gemm_fp8_block.kiln"); // the same op per expert
+  OpModel Grouped = test::exampleOp("moe_gemm_fp8_contiguous.kiln");
+  OpModel Plain =
+      test::exampleOp("gemm_fp8_block.kiln"); // the same op per expert
   auto Routing =
       GENERATE(RowRouting::Mixed, RowRouting::Skewed, RowRouting::Single);
   const int64_t E = 4, M = 700, N = 200, K = 320;
@@ -178,7 +171,7 @@ TEST_CASE("Grouped: interpreter and reference match each expert's GEMM",
 }
 
 TEST_CASE("Grouped: a wrong expert fails the check", "[grouped]") {
-  OpModel Op = loadOp("moe_gemm_fp8_contiguous.kiln");
+  OpModel Op = test::exampleOp("moe_gemm_fp8_contiguous.kiln");
   const GemmSize S{512, 96, 256};
   std::vector<HostTensor> P;
   std::string Error;

@@ -24,14 +24,6 @@ using namespace kiln;
 
 namespace {
 
-OpModel loadExample(const std::string &File) {
-  DiagnosticEngine Diags;
-  std::vector<OpModel> Ops =
-      loadOps(File, kiln::test::readExample(File), Diags);
-  REQUIRE(Ops.size() == 1);
-  return std::move(Ops.front());
-}
-
 ProblemSize decode(int64_t T = -1) {
   ProblemSize S{{"E", 4}, {"M", 256}, {"N", 4096}, {"K", 7168}};
   if (T >= 0)
@@ -43,7 +35,7 @@ ProblemSize decode(int64_t T = -1) {
 
 TEST_CASE("Hints: sema records the expected rows as a hint, not a size",
           "[grouped]") {
-  OpModel Op = loadExample("moe_gemm_fp8_masked.kiln");
+  OpModel Op = test::exampleOp("moe_gemm_fp8_masked.kiln");
   REQUIRE(Op.Group);
   CHECK(Op.Group->ExpectSym == "T");
   CHECK(Op.HintSyms == std::vector<std::string>{"T"});
@@ -51,13 +43,13 @@ TEST_CASE("Hints: sema records the expected rows as a hint, not a size",
   CHECK(problemSymbols(Op) ==
         std::vector<std::string>{"E", "M", "N", "K", "T"});
   // Other ops have none.
-  OpModel Offsets = loadExample("moe_gemm_bf16_offsets.kiln");
+  OpModel Offsets = test::exampleOp("moe_gemm_bf16_offsets.kiln");
   CHECK(Offsets.HintSyms.empty());
   CHECK(problemSymbols(Offsets) == Offsets.SizeSyms);
 }
 
 TEST_CASE("Hints: T is optional, from 1 to the capacity", "[grouped]") {
-  OpModel Op = loadExample("moe_gemm_fp8_masked.kiln");
+  OpModel Op = test::exampleOp("moe_gemm_fp8_masked.kiln");
   CHECK_FALSE(problemSizeError(Op, decode()));
   CHECK_FALSE(problemSizeError(Op, decode(1)));
   CHECK_FALSE(problemSizeError(Op, decode(256)));
@@ -74,7 +66,7 @@ TEST_CASE("Hints: T is optional, from 1 to the capacity", "[grouped]") {
         "unknown size 'X' (the op's sizes are E, M, N, K); T is a hint: the "
         "expected valid rows per expert");
   // An op without the hint refuses T like any unknown size.
-  OpModel Offsets = loadExample("moe_gemm_bf16_offsets.kiln");
+  OpModel Offsets = test::exampleOp("moe_gemm_bf16_offsets.kiln");
   CHECK(problemSizeError(
             Offsets, {{"E", 4}, {"M", 256}, {"N", 64}, {"K", 64}, {"T", 9}}) ==
         "unknown size 'T' (the op's sizes are E, M, N, K)");
@@ -82,7 +74,7 @@ TEST_CASE("Hints: T is optional, from 1 to the capacity", "[grouped]") {
 
 TEST_CASE("Hints: the default, the rows charged and the seeded counts",
           "[grouped]") {
-  OpModel Op = loadExample("moe_gemm_fp8_masked.kiln");
+  OpModel Op = test::exampleOp("moe_gemm_fp8_masked.kiln");
   // Not given: half the capacity, appended in the op's order.
   CHECK(withHintDefaults(Op, decode()).str() ==
         "E=4,M=256,N=4096,K=7168,T=128");
@@ -97,7 +89,7 @@ TEST_CASE("Hints: the default, the rows charged and the seeded counts",
   CHECK(gemmDims(Op, decode(64)) == GemmDims{1024, 4096, 7168});
   CHECK(expectedDims(Op, decode(64)) == GemmDims{256, 4096, 7168});
   CHECK(expectedDims(Op, decode()) == GemmDims{512, 4096, 7168});
-  OpModel Offsets = loadExample("moe_gemm_bf16_offsets.kiln");
+  OpModel Offsets = test::exampleOp("moe_gemm_bf16_offsets.kiln");
   const ProblemSize Plain{{"E", 4}, {"M", 256}, {"N", 64}, {"K", 64}};
   CHECK(expectedDims(Offsets, Plain) == gemmDims(Offsets, Plain));
   CHECK(expectedRows(Offsets, Plain) == -1);
@@ -117,15 +109,8 @@ TEST_CASE("Hints: the default, the rows charged and the seeded counts",
 
 TEST_CASE("Hints: the tuning cache entry of the nearest T is chosen",
           "[grouped][config-choice]") {
-  OpModel Op = loadExample("moe_gemm_fp8_masked.kiln");
-  DeviceInfo D;
-  D.Name = "NVIDIA H200";
-  D.ComputeMajor = 9;
-  D.SmCount = 132;
-  D.MaxSharedMemoryPerBlockOptin = 232448;
-  D.L2CacheBytes = 60 * 1024 * 1024;
-  D.SmClockKHz = 1980000;
-  D.DriverVersion = 13000;
+  OpModel Op = test::exampleOp("moe_gemm_fp8_masked.kiln");
+  const DeviceInfo D = test::h200Info();
   KernelConfig Small = *defaultConfig(Op, Arch::SM90a), Large = Small;
   Small.BlockM = 64;
   Large.BlockM = 128;

@@ -2,6 +2,7 @@
 #ifndef KILN_TESTS_UNIT_TUNINGCACHETESTUTIL_H
 #define KILN_TESTS_UNIT_TUNINGCACHETESTUTIL_H
 
+#include "kiln/Runtime/DeviceInfo.h"
 #include "kiln/Tuner/TuningCache.h"
 
 #include "TestFiles.h"
@@ -28,6 +29,19 @@ inline void spit(const std::string &Path, const std::string &Text) {
 
 inline tuner::DeviceKey h200() {
   return {"NVIDIA H200", "9.0", 132, 13000, "13.0"};
+}
+
+/// An H200's device facts, as the CUDA driver reports them.
+inline DeviceInfo h200Info() {
+  DeviceInfo D;
+  D.Name = "NVIDIA H200";
+  D.ComputeMajor = 9;
+  D.SmCount = 132;
+  D.MaxSharedMemoryPerBlockOptin = 232448;
+  D.L2CacheBytes = 60 * 1024 * 1024;
+  D.SmClockKHz = 1980000;
+  D.DriverVersion = 13000;
+  return D;
 }
 
 /// A valid entry for (Fingerprint, M, N, K) with time Us.

@@ -236,6 +236,18 @@ std::vector<int64_t> chunkCounts(int64_t Experts, int64_t Chunks,
   return Count;
 }
 
+/// About Rows rows over the experts by Routing: chunkCounts of single
+/// rows, or with TopK the counts of Rows / TopK tokens routed to TopK
+/// experts each.
+std::vector<int64_t> rowCounts(int64_t Experts, int64_t Rows,
+                               RowRouting Routing, std::mt19937_64 &Rng) {
+  if (Routing.TopK < 1)
+    return chunkCounts(Experts, Rows, Routing, Rng);
+  const int64_t Tokens =
+      std::max<int64_t>(1, Rows / std::min(Routing.TopK, Experts));
+  return routedTokenCounts(Experts, Tokens, Routing, Rng);
+}
+
 } // namespace
 
 void fillGroupedIndex(HostTensor &T, int64_t Experts, int64_t Align,
@@ -282,14 +294,7 @@ void fillGroupOffsets(HostTensor &T, int64_t M, RowRouting Routing,
   const int64_t Experts = T.numElements();
   if (Experts < 1)
     return;
-  // With TopK, M / TopK tokens fill (about) every row.
-  const std::vector<int64_t> Count =
-      Routing.TopK >= 1
-          ? routedTokenCounts(
-                Experts,
-                std::max<int64_t>(1, M / std::min(Routing.TopK, Experts)),
-                Routing, Rng)
-          : chunkCounts(Experts, M, Routing, Rng);
+  const std::vector<int64_t> Count = rowCounts(Experts, M, Routing, Rng);
   int64_t End = 0;
   for (int64_t E = 0; E < Experts; ++E) {
     End = std::min(M, End + Count[size_t(E)]);
@@ -303,15 +308,7 @@ void fillMaskedCounts(HostTensor &T, int64_t Rows, int64_t Mean,
   if (Experts < 1)
     return;
   const int64_t Total = std::max<int64_t>(1, Experts * Mean);
-  // With TopK, the tokens whose choices give each expert Mean rows on
-  // average: E x Mean / TopK.
-  const std::vector<int64_t> Count =
-      Routing.TopK >= 1
-          ? routedTokenCounts(
-                Experts,
-                std::max<int64_t>(1, Total / std::min(Routing.TopK, Experts)),
-                Routing, Rng)
-          : chunkCounts(Experts, Total, Routing, Rng);
+  const std::vector<int64_t> Count = rowCounts(Experts, Total, Routing, Rng);
   for (int64_t E = 0; E < Experts; ++E)
     T.set(E, double(std::min(Rows, Count[size_t(E)])));
 }
