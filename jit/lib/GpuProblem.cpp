@@ -45,6 +45,13 @@ void GpuProblem::prepareReference() {
     Reference = referenceGemmRows(Op, Params, Size, Rows);
 }
 
+RouteCheck GpuProblem::checkRouter() {
+  for (int Out : {Op.D, Op.Route->Ids})
+    Buffers[size_t(Out)].download(Params[size_t(Out)].Bytes.data(),
+                                  Params[size_t(Out)].Bytes.size());
+  return checkRoute(Op, Params);
+}
+
 GpuCheck GpuProblem::check(const AccumulationModel &Acc) {
   HostTensor &D = Params[size_t(Op.D)];
   Buffers[size_t(Op.D)].download(D.Bytes.data(), D.Bytes.size());

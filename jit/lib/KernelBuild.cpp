@@ -59,12 +59,29 @@ GemmKernelShape kernelShapeOf(const OpModel &Op, const KernelConfig &Config,
   return Shape;
 }
 
+RouteKernelShape routeShapeOf(const OpModel &Op, const KernelConfig &Config) {
+  RouteKernelShape Shape;
+  Shape.BlockTokens = Config.BlockM;
+  Shape.Groups = Op.Route->Groups;
+  Shape.KeepGroups = Op.Route->KeepGroups;
+  Shape.BiasParam = Op.Route->Bias;
+  Shape.IdsParam = Op.Route->Ids;
+  return Shape;
+}
+
 KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   KernelBuildResult Out;
   std::string ArchName(archInfo(R.Target).Name);
   KernelPlan Plan;
   std::string Why;
-  if (!planKernel(gemmTypes(Op), R.Config, R.Target, Plan, Why)) {
+  const bool Gemm = Op.Family == OpFamily::Gemm;
+  if (!Gemm && !routeBlockValid(R.Config.BlockM)) {
+    Out.Error = Op.Name + ": block_m=" + std::to_string(R.Config.BlockM) +
+                " is not a router's (a multiple of 4 in [4, " +
+                std::to_string(MaxRouteBlockTokens) + "])";
+    return Out;
+  }
+  if (Gemm && !planKernel(gemmTypes(Op), R.Config, R.Target, Plan, Why)) {
     Out.Error = Op.Name + ": " + resolvedConfig(gemmTypes(Op), R.Config).str() +
                 " cannot run on " + ArchName + ": " + Why;
     return Out;
@@ -89,7 +106,7 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   }
   // The setmaxnreg budget the kernel assumes must fit what ptxas allocated,
   // or the kernel is undefined (or hangs in setmaxnreg.inc).
-  if (C.Resources)
+  if (Gemm && C.Resources)
     if (std::string Budget =
             registerBudgetProblem(Plan, C.Resources->Registers);
         !Budget.empty()) {
@@ -121,7 +138,10 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   K.ConfigSource = R.ConfigSource;
   K.TunedFor = R.TunedFor;
   K.Family = Op.Family;
-  K.Shape = kernelShapeOf(Op, R.Config, Plan);
+  if (Gemm)
+    K.Shape = kernelShapeOf(Op, R.Config, Plan);
+  else
+    K.Route = routeShapeOf(Op, R.Config);
   K.Entry = Op.Name;
   K.Cubin = std::move(C.Cubin);
   K.Emulated = R.ForEmulator;

@@ -9,6 +9,7 @@
 #include "kiln/Runtime/ArgumentCheck.h"
 
 #include "kiln/Runtime/Gemm/GemmArguments.h"
+#include "kiln/Runtime/Route/RouteArguments.h"
 
 #include <cstdio>
 #include <stdexcept>
@@ -111,6 +112,9 @@ ProblemSize checkArguments(const CompiledKernel &K, const TensorArg *Args,
   switch (K.Family) {
   case OpFamily::Gemm:
     checkGemmArguments(K.Signature, K.Shape, Args, Count, Size);
+    break;
+  case OpFamily::Route:
+    checkRouteArguments(K.Signature, K.Route, Size);
     break;
   }
   return Size;

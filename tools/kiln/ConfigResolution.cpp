@@ -73,6 +73,16 @@ std::optional<KernelConfig> resolveConfig(const LoadedFile &File,
   }
   // In the op's space is not enough: the target must be able to run it
   // (shared memory, tensor cores, clusters). block_k is shown resolved.
+  if (Op.Family == OpFamily::Route) {
+    if (!routeBlockValid(Config->BlockM)) {
+      reportAt(File, Op.Loc,
+               "block_m=" + std::to_string(Config->BlockM) +
+                   " is not a router's: a multiple of 4 in [4, " +
+                   std::to_string(MaxRouteBlockTokens) + "]");
+      return std::nullopt;
+    }
+    return Config;
+  }
   KernelPlan Plan;
   std::string Why;
   if (!planKernel(gemmTypes(Op), *Config, Target, Plan, Why)) {

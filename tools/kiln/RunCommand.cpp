@@ -16,6 +16,7 @@
 #include "DeviceOption.h"
 #include "OutputFile.h"
 #include "RunGpu.h"
+#include "RunRoute.h"
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 
 #include "kiln/Interpreter/Execute.h"
@@ -191,6 +192,23 @@ int runRun(const Args &A) {
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
   checkRoutingForOp(Op, Routing);
   const ProblemSize Named = parseRunShape(*P.get("--shape"), Op, Interpret);
+  if (Op.Family == OpFamily::Route) {
+    if (P.get("--save"))
+      throw UsageError("--save writes a GEMM's tensors; a router's run "
+                       "cannot save them yet");
+    RouteRunRequest Req;
+    Req.File = &*File;
+    Req.Op = &Op;
+    Req.Size = Named;
+    Req.Seed = Seed;
+    Req.Sets = P.getAll("--set");
+    Req.Arch = P.get("--arch");
+    Req.Interpret = Interpret;
+    Req.Check = P.has("--check");
+    Req.Json = P.has("--json");
+    Req.Reps = Reps;
+    return runRouter(Req);
+  }
   const GemmSize Size = gemmDims(Op, Named);
   if (!Interpret) {
     GpuRunRequest Req;

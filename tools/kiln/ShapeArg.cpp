@@ -5,6 +5,7 @@
 
 #include "kiln/Frontend/SizeHints.h"
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
+#include "kiln/Runtime/Route/RouteLaunchPlan.h"
 
 namespace kiln::cli {
 
@@ -33,6 +34,15 @@ ProblemSize parseShapeArg(const std::string &Text, const OpModel &Op,
   // The same rule as every other entry point
   // (kiln/Runtime/Gemm/GemmLaunchPlan.h).
   GemmDims G = gemmDims(Op, S);
+  if (Op.Route) { // T, E, K: the router's rules (RouteLaunchPlan.h)
+    RouteKernelShape Shape;
+    Shape.Groups = Op.Route->Groups;
+    Shape.KeepGroups = Op.Route->KeepGroups;
+    if (std::optional<std::string> Why =
+            routeSizeProblem(Shape, G.M, G.K, G.N))
+      throw UsageError("--shape " + Text + ": " + *Why);
+    return S;
+  }
   if (std::optional<SizeProblem> P =
           checkProblemSize(Op.Params[Op.A].Type, G.M, G.N, G.K))
     throw UsageError("--shape " + Text + ": " + P->Message);

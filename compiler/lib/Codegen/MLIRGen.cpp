@@ -7,6 +7,7 @@
 #include "kiln/Codegen/MLIRGen.h"
 
 #include "Gemm/GemmMLIRGen.h"
+#include "Route/RouteMLIRGen.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,6 +23,8 @@ mlir::OwningOpRef<mlir::ModuleOp> generateModule(mlir::MLIRContext &Ctx,
   switch (Op.Family) {
   case OpFamily::Gemm:
     return generateGemmModule(Ctx, Op, FileName);
+  case OpFamily::Route:
+    return generateRouteModule(Ctx, Op, FileName);
   }
   return nullptr;
 }

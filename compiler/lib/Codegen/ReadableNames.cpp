@@ -45,6 +45,16 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
     Taken.insert(Name);
     return Name;
   };
+  if (Op.Route) { // (L, [bias,] w, ids, T, E, K): LowerRouteToEmitC's ABI
+    std::vector<std::string> Names = {Op.Params[size_t(Op.A)].Name};
+    if (Op.Route->Bias >= 0)
+      Names.push_back(Op.Params[size_t(Op.Route->Bias)].Name);
+    Names.push_back(Op.Params[size_t(Op.D)].Name);
+    Names.push_back(Op.Params[size_t(Op.Route->Ids)].Name);
+    for (const std::string &Sym : {Op.MSym, Op.KSym, Op.NSym})
+      Names.push_back(Fresh(Sym));
+    return Names;
+  }
   const std::string &A = Op.Params[Op.A].Name, &B = Op.Params[Op.B].Name;
   std::vector<std::string> Names;
   if (Sm90)

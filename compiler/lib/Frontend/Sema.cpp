@@ -154,7 +154,7 @@ void checkParam(OpSema &S, const ParamDecl &D) {
   } else if (*T == DType::F4E2M1) {
     S.error(D.TypeRange, "f4e2m1 is reserved for a later release");
     Valid = false;
-  } else if (*T == DType::I32 && D.IsOutput) {
+  } else if (*T == DType::I32 && D.IsOutput && D.Name != S.RouteIdsName) {
     S.error(D.TypeRange, "output '" + D.Name +
                              "' is i32, an index type; an op's output is "
                              "bf16, f16, f32, f8e4m3 or f8e5m2");
@@ -267,13 +267,13 @@ void checkHints(OpSema &S) {
       S.Model.HintSyms.push_back(*Hint);
 }
 
-/// The first quantize(x, ...) call in E, or null.
-const Expr *quantizeCall(const Expr &E) {
-  if (E.K == Expr::Kind::Call && E.Name == "quantize")
+/// The first call of Fn in E, or null.
+const Expr *findCall(const Expr &E, const std::string &Fn) {
+  if (E.K == Expr::Kind::Call && E.Name == Fn)
     return &E;
   for (const ExprPtr &A : E.Args)
-    if (const Expr *Q = quantizeCall(*A))
-      return Q;
+    if (const Expr *C = findCall(*A, Fn))
+      return C;
   return nullptr;
 }
 
@@ -289,7 +289,8 @@ void checkOutputs(OpSema &S) {
   for (size_t I = 0; I < S.Model.Params.size(); ++I) {
     if (!S.Model.Params[I].IsOutput ||
         S.Model.Params[I].Name == S.QuantScaleName ||
-        S.Model.Params[I].Name == S.QuantAmaxName)
+        S.Model.Params[I].Name == S.QuantAmaxName ||
+        S.Model.Params[I].Name == S.RouteIdsName)
       continue;
     if (S.Model.D < 0) {
       S.Model.D = int(I);
@@ -332,9 +333,12 @@ void warnUnused(OpSema &S, const ComputeStmt &Stmt) {
 }
 
 /// The family of an op's statement, which decides the checker that analyzes
-/// it. Every statement is a GEMM's so far: the GEMM checker says what a GEMM
-/// statement must look like when it is not one.
-OpFamily classifyComputation(const ComputeStmt &) { return OpFamily::Gemm; }
+/// it: a statement that calls topk is a router's (whose checker says where
+/// topk may stand), any other a GEMM's (whose checker says what a GEMM
+/// statement must look like when it is not one).
+OpFamily classifyComputation(const ComputeStmt &Stmt) {
+  return findCall(*Stmt.Rhs, "topk") ? OpFamily::Route : OpFamily::Gemm;
+}
 
 bool analyzeOp(OpSema &S) {
   const OpDecl &Op = S.Decl;
@@ -345,9 +349,13 @@ bool analyzeOp(OpSema &S) {
   // so that a misplaced quantize is reported as such).
   if (!Op.Computes.empty()) {
     const ComputeStmt &C = Op.Computes[0];
-    const Expr *Q = quantizeCall(*C.Rhs);
+    const Expr *Q = findCall(*C.Rhs, "quantize");
     S.QuantScaleName = quantizeName(Q, 1);
     S.QuantAmaxName = quantizeName(Q, 2);
+    // A router's `w[t, j] = topk(s, ids)` writes a second output, ids.
+    if (const Expr *T = findCall(*C.Rhs, "topk");
+        T && T->Args.size() > 1 && T->Args[1]->K == Expr::Kind::Name)
+      S.RouteIdsName = T->Args[1]->Name;
     for (const std::string *Name : {&S.QuantScaleName, &S.QuantAmaxName})
       if (!Name->empty() && C.Lhs->Name == *Name)
         S.error(C.Lhs->NameRange,
@@ -382,6 +390,9 @@ bool analyzeOp(OpSema &S) {
     switch (S.Model.Family) {
     case OpFamily::Gemm:
       checkComputation(S, *Stmt);
+      break;
+    case OpFamily::Route:
+      checkRouteComputation(S, *Stmt);
       break;
     }
     if (!S.Failed)

@@ -37,6 +37,9 @@ struct OpSema {
   std::string QuantScaleName;
   /// Its optional third argument, the amax scalar (a third output).
   std::string QuantAmaxName;
+  /// The tensor named as topk's ids in a router's `w[t, j] = topk(s, ids)`
+  /// (empty otherwise): a second output, which is i32.
+  std::string RouteIdsName;
   bool Failed = false;
 
   void error(SourceLoc Loc, std::string Msg, SourceRange Range = {}) {
@@ -71,6 +74,9 @@ std::string shapeToString(const std::vector<ShapeDim> &Shape);
 /// problem-size symbols. Requires Model.D to be set.
 void checkComputation(OpSema &S, const ComputeStmt &Stmt);
 
+/// Checks a router's top-k statement (OpFamily::Route) and fills Model.A,
+/// Model.Route and the size roles. Requires Model.D to be set.
+void checkRouteComputation(OpSema &S, const ComputeStmt &Stmt);
 /// Checks the tune block's declarations and fills Model.Space.
 void checkTuneBlock(OpSema &S);
 

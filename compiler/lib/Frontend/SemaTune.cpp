@@ -128,6 +128,13 @@ void checkKnob(OpSema &S, const KnobDecl &K,
     unknownKnob(S, K.Name, K.NameRange);
     return;
   }
+  if (S.Model.Family == OpFamily::Route && K.Name != "block_m") {
+    S.error(K.NameRange, "'" + K.Name +
+                             "' is a GEMM's tuning parameter; a router's "
+                             "top-k has one, block_m (the tokens of a CTA, "
+                             "a multiple of 4: one warp per token)");
+    return;
+  }
   auto [It, Inserted] = Seen.emplace(K.Name, &K);
   if (!Inserted) {
     S.error(K.NameRange, "duplicate tuning parameter '" + K.Name + "'");
@@ -456,6 +463,13 @@ void checkTuneSpace(OpSema &S) {
     if (!validConfigs(M, A).empty())
       return;
   S.error(At, "no target can run any configuration of this op");
+  if (M.Family == OpFamily::Route) {
+    S.Diags.note(SourceLoc(), "a router's block_m (" +
+                                  std::to_string(First->BlockM) +
+                                  " first) must be a multiple of 4 in [4, " +
+                                  std::to_string(MaxRouteBlockTokens) + "]");
+    return;
+  }
   GemmTypes Types = gemmTypes(M);
   for (Arch A : {Arch::SM90a, Arch::SM89}) {
     KernelPlan Plan;

@@ -30,6 +30,14 @@ void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &O,
                    Stage Until) {
   if (Until == Stage::Mlir)
     return;
+  if (O.Family == OpFamily::Route) {
+    mlir::kiln::KilnTileRouteOptions Tile;
+    Tile.blockM = O.Config.BlockM;
+    PM.addPass(mlir::kiln::createKilnTileRoute(Tile));
+    if (Until != Stage::Tiled)
+      PM.addPass(mlir::kiln::createKilnLowerRouteToEmitC());
+    return;
+  }
   mlir::kiln::KilnApplyConfigOptions Config;
   Config.blockM = O.Config.BlockM;
   Config.blockN = O.Config.BlockN;
@@ -65,7 +73,9 @@ bool lowerOp(mlir::MLIRContext &Ctx, const OpModel &Op,
   if (mlir::failed(mlir::verify(*Module)))
     return false;
   mlir::PassManager PM(&Ctx);
-  buildPipeline(PM, Options, Until);
+  PipelineOptions Passes = Options;
+  Passes.Family = Op.Family;
+  buildPipeline(PM, Passes, Until);
   if (mlir::failed(PM.run(*Module)))
     return false;
   llvm::raw_string_ostream OS(Out);
@@ -82,8 +92,9 @@ bool lowerOp(mlir::MLIRContext &Ctx, const OpModel &Op,
       Cuda, Op.Name,
       kernelParameterNames(Op, Sm90, Options.Config.SplitK > 1,
                            Sm90 && Options.Config.Store == OutputStore::Tma));
-  Cuda = renameParameters(Cuda, "kiln_epilogue_" + Op.Name,
-                          epilogueParameterNames(Op));
+  if (Op.Family == OpFamily::Gemm)
+    Cuda = renameParameters(Cuda, "kiln_epilogue_" + Op.Name,
+                            epilogueParameterNames(Op));
   OS << Cuda;
   return true;
 }

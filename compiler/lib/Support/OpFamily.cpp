@@ -7,6 +7,8 @@ std::string_view opFamilyName(OpFamily F) {
   switch (F) {
   case OpFamily::Gemm:
     return "gemm";
+  case OpFamily::Route:
+    return "route";
   }
   return "unknown";
 }
@@ -14,6 +16,8 @@ std::string_view opFamilyName(OpFamily F) {
 std::optional<OpFamily> parseOpFamily(std::string_view Name) {
   if (Name == "gemm")
     return OpFamily::Gemm;
+  if (Name == "route")
+    return OpFamily::Route;
   return std::nullopt;
 }
 

@@ -171,8 +171,25 @@ bool declares(const OpModel &Op, const std::string &Knob) {
 
 } // namespace
 
+bool routeBlockValid(int64_t BlockM) {
+  return BlockM >= 4 && BlockM <= MaxRouteBlockTokens && BlockM % 4 == 0;
+}
+
 std::vector<KernelConfig> validConfigs(const OpModel &Op, Arch Target) {
   std::vector<KernelConfig> Out;
+  // A router runs on every target: block_m tokens per CTA, one warp each
+  // (templates/kiln/route/topk.cuh); undeclared, block_m is 8.
+  if (Op.Family == OpFamily::Route) {
+    const bool OwnBlock = !declares(Op, "block_m");
+    forEachConstrainedConfig(Op, [&](const KernelConfig &C) {
+      KernelConfig Tried = C;
+      if (OwnBlock)
+        Tried.BlockM = DefaultRouteBlockTokens;
+      if (routeBlockValid(Tried.BlockM))
+        Out.push_back(Tried);
+    });
+    return Out;
+  }
   GemmTypes Types = gemmTypes(Op);
   // A `stages` the op leaves undeclared is the target's: the deepest of
   // 4, 3, 2 that fits its shared memory (and the op's requires).
@@ -213,6 +230,17 @@ std::optional<KernelConfig> defaultConfig(const OpModel &Op, Arch Target) {
   std::vector<KernelConfig> Valid = validConfigs(Op, Target);
   if (Valid.empty())
     return std::nullopt;
+  // A router's: block_m closest to its default, the smaller first.
+  if (Op.Family == OpFamily::Route)
+    return *std::min_element(
+        Valid.begin(), Valid.end(),
+        [](const KernelConfig &L, const KernelConfig &R) {
+          auto Key = [](const KernelConfig &C) {
+            return std::make_pair(std::llabs(C.BlockM - DefaultRouteBlockTokens),
+                                  C.BlockM);
+          };
+          return Key(L) < Key(R);
+        });
   // Lexicographic preference (docs/TUNING.md): tile area closest to 128x128,
   // then block_m = 128, then stages closest to 4 (deeper first), then no
   // cluster, raster m, group closest to 8, schedule grid, no split, direct

@@ -222,12 +222,36 @@ struct GroupIndex {
   std::string TopKSym;
 };
 
-/// A checked GEMM op: D[m, n] = epilogue(sum(k) A[m, k] * B[n, k]).
+/// A router's top-k (OpFamily::Route), `w[t, j] = [C *] [normalize(]
+/// topk(score(L[t, e]), ids [, key [, G, KEEP]]) [)]`: for each token t the
+/// scores s[e] of its logits L[t, :] (softmax over e, or sigmoid), the K
+/// experts of largest key (s[e], or s[e] + Bias[e]) -- with Groups, only
+/// among the KeepGroups groups of E / Groups consecutive experts whose two
+/// largest keys sum highest (DeepSeek-V3) -- in descending key order, the
+/// lower expert first on ties, as Ids[t, j], and their weights
+/// w[t, j] = Scale * s / (Normalize ? the sum of the K scores : 1).
+/// OpModel::A is L [T, E], OpModel::D is w [T, K]; the size roles are
+/// MSym = T (tokens), NSym = K (slots) and KSym = E (experts, reduced over).
+/// templates/kiln/route/topk.cuh states the arithmetic and its order.
+struct RouteSpec {
+  enum class Score { Softmax, Sigmoid };
+  Score Fn = Score::Softmax;
+  int Ids = -1;  ///< ids [T, K], i32: index into OpModel::Params (an output).
+  int Bias = -1; ///< bias [E], f32, added to the keys only; -1: none.
+  int64_t Groups = 0;     ///< 0: no group-limited selection.
+  int64_t KeepGroups = 0; ///< The groups kept, in [1, Groups].
+  bool Normalize = false;
+  double Scale = 1;
+  SourceLoc Loc; ///< The topk call.
+};
+
+/// A checked op. For the GEMM family, D[m, n] = epilogue(sum(k) A[m, k] *
+/// B[n, k]); a route op uses A, D, the size roles, Route and Space.
 struct OpModel {
   std::string Name;
   SourceLoc Loc;
-  /// Which family sema classified the op into. The fields below A..Group
-  /// are the GEMM family's (the only one so far).
+  /// Which family sema classified the op into. The fields Epilogue..Group
+  /// are the GEMM family's, Route the route family's.
   OpFamily Family = OpFamily::Gemm;
   std::vector<TensorParam> Params; ///< In declaration order (= kernel ABI).
   int A = -1, B = -1, D = -1;      ///< Indices into Params.
@@ -255,6 +279,8 @@ struct OpModel {
   std::optional<OutputQuant> Quant;
   /// A grouped GEMM's expert of each row, if B has one weight per expert.
   std::optional<GroupIndex> Group;
+  /// A route op's top-k (OpFamily::Route).
+  std::optional<RouteSpec> Route;
   TuneSpace Space;
 };
 

@@ -25,6 +25,9 @@ enum class Stage { Mlir, Tiled, EmitC, Cuda };
 struct PipelineOptions {
   Arch Target = Arch::SM90a;
   KernelConfig Config;
+  /// Whose passes run (lowerOp sets it from the op): a route op's are
+  /// -kiln-tile-route (block_m) and -kiln-lower-route-to-emitc.
+  OpFamily Family = OpFamily::Gemm;
 };
 
 /// Registers every dialect the pipeline uses (kiln-opt shares this).
@@ -34,6 +37,9 @@ void registerKilnDialects(mlir::DialectRegistry &Registry);
 ///   -kiln-apply-config   kiln.gemm -> kiln.tiled_gemm (Stage::Tiled)
 ///   -kiln-select-atoms   MMA atom, copy mechanism, launch shape
 ///   -kiln-lower-to-emitc kernel + epilogue as emitc.func (Stage::EmitC)
+/// and for the route family (Options.Family):
+///   -kiln-tile-route     kiln.route gets its block_m (Stage::Tiled)
+///   -kiln-lower-route-to-emitc  the kernel as emitc.func (Stage::EmitC)
 void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &Options,
                    Stage Until);
 

@@ -19,9 +19,13 @@ enum class OpFamily {
   /// D[m, n] = epilogue(sum(k) A[m, k] * B[n, k] ...): dense, block-scaled,
   /// gated and grouped (Mixture-of-Experts) GEMMs.
   Gemm,
+  /// w[t, j] = [C *] [normalize(] topk(score(L[t, e]), ids [, key, G, KEEP])
+  /// [)]: a Mixture-of-Experts router's top-k (softmax or sigmoid scores,
+  /// DeepSeek-V3's group-limited selection), one token per warp.
+  Route,
 };
 
-/// "gemm": the family's name in bundles, `kiln compile --emit ast` and
+/// "gemm", "route": the family's name in bundles, `kiln compile --emit ast` and
 /// messages.
 std::string_view opFamilyName(OpFamily F);
 /// The family named Name, if there is one.

@@ -17,6 +17,13 @@
 #include <vector>
 
 namespace kiln {
+/// A router's (OpFamily::Route) block_m, the tokens of one CTA: a multiple
+/// of 4 (its warps) up to this, and this when the op does not declare it.
+constexpr int64_t MaxRouteBlockTokens = 1024;
+constexpr int64_t DefaultRouteBlockTokens = 8;
+/// Whether BlockM is a router's block_m (4 <= BlockM <= 1024, a multiple
+/// of 4).
+bool routeBlockValid(int64_t BlockM);
 
 /// Evaluates a constraint over a configuration. Integer semantics (C
 /// division); comparisons and logic yield 0/1; identifiers name knobs or, for

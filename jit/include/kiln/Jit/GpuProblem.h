@@ -14,6 +14,7 @@
 
 #include "kiln/Frontend/OpModel.h"
 #include "kiln/Interpreter/Execute.h"
+#include "kiln/Interpreter/Route.h"
 #include "kiln/Runtime/Gemm/GemmLauncher.h"
 #include "kiln/Runtime/Kernel.h"
 
@@ -56,6 +57,9 @@ public:
   /// compareWithReference), with the accumulation model of the kernel's
   /// path (accumulationFor).
   GpuCheck check(const AccumulationModel &Acc);
+  /// A router's (OpFamily::Route): downloads its weights and ids (after the
+  /// caller synchronized) and checks them (kiln/Interpreter/Route.h).
+  RouteCheck checkRouter();
   /// Computes the reference of the checked rows now (check() would at its
   /// first call): the measuring worker does it before it reports ready.
   void prepareReference();

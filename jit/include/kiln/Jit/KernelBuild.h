@@ -27,6 +27,9 @@ KernelSignature signatureOf(const OpModel &Op);
 GemmKernelShape kernelShapeOf(const OpModel &Op, const KernelConfig &Config,
                               const KernelPlan &Plan);
 
+/// The launch shape of a route op (OpFamily::Route) compiled with Config.
+RouteKernelShape routeShapeOf(const OpModel &Op, const KernelConfig &Config);
+
 /// What a build needs besides the op.
 struct KernelBuildRequest {
   std::string FileName; ///< For diagnostics.

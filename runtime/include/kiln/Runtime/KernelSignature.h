@@ -12,6 +12,7 @@
 
 #include "kiln/Frontend/DType.h"
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
+#include "kiln/Runtime/Route/RouteLaunchPlan.h"
 #include "kiln/Support/OpFamily.h"
 #include "kiln/Support/ProblemSize.h"
 
@@ -59,8 +60,10 @@ struct CompiledKernel {
   ProblemSize TunedFor;     ///< The shape the configuration was chosen for.
   OpFamily Family = OpFamily::Gemm;
   /// The launch shape of a GEMM-family kernel (FamilyLaunch.h dispatches on
-  /// Family; another family adds its own shape beside this one).
+  /// Family; each family has its own shape beside this one).
   GemmKernelShape Shape;
+  /// The launch shape of a route-family kernel.
+  RouteKernelShape Route;
   std::string Entry; ///< The kernel's symbol in the cubin.
   /// The image: a cubin, or (Emulated) a module for kiln's emulator.
   std::string Cubin;

@@ -302,6 +302,25 @@ LogicalResult TiledGemmOp::verify() {
   return success();
 }
 
+LogicalResult RouteOp::verify() {
+  if (getScore() != "softmax" && getScore() != "sigmoid")
+    return emitOpError("score must be \"softmax\" or \"sigmoid\", got \"")
+           << getScore() << "\"";
+  const int64_t G = getGroups(), Keep = getKeep();
+  if (G < 0 || G > 32 || (G == 0 ? Keep != 0 : Keep < 1 || Keep > G))
+    return emitOpError("needs 0 <= groups <= 32 and, with groups, 1 <= keep "
+                       "<= groups (keep = 0 without), got groups = ")
+           << G << ", keep = " << Keep;
+  if (!(getScale().convertToDouble() > 0))
+    return emitOpError("scale must be positive");
+  if (std::optional<int64_t> BM = getBlockM();
+      BM && (*BM < 4 || *BM > 1024 || *BM % 4 != 0))
+    return emitOpError("block_m (tokens per CTA) must be a multiple of 4 in "
+                       "[4, 1024], got ")
+           << *BM;
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   int64_t Rank = getTensor().getType().getRank();
   if (static_cast<int64_t>(getIndices().size()) != Rank)

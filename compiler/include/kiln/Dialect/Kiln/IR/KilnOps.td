@@ -1,6 +1,7 @@
 //===- KilnOps.td - kiln dialect operations ----------------*- tablegen -*-===//
 //
-// kiln.gemm (what to compute), kiln.tiled_gemm (how), and the epilogue ops.
+// kiln.gemm (what to compute), kiln.tiled_gemm (how), and the epilogue ops;
+// kiln.route, a router's top-k (the route family).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_OPS
@@ -109,6 +110,42 @@ def Kiln_TiledGemmOp : Kiln_GemmBase<"tiled_gemm"> {
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = gemmExtraDecl;
+}
+
+def Kiln_RouteOp : Kiln_Op<"route"> {
+  let summary = "A Mixture-of-Experts router's top-k: ids, weights of logits";
+  let description = [{
+    For each token t (a row of `logits`, [T, E]): the scores s[e] of its
+    logits (`score`: "softmax" over e, or "sigmoid"), the keys s[e] (plus
+    `bias`[e] when given), with `groups` > 0 only the `keep` groups of
+    E / groups consecutive experts whose two largest keys sum highest, and
+    the K (`ids`' columns) experts of largest key in descending order (the
+    lower expert first on ties) into `ids` [T, K]; `weights` [T, K] gets
+    scale * s / (normalize ? the sum of the K scores : 1).
+    templates/kiln/route/topk.cuh states the arithmetic and its order.
+    `block_m`, the tokens of one CTA, is the tiled form's
+    (-kiln-tile-route).
+    ```mlir
+    kiln.route logits(%L : memref<?x?xf32>) weights(%w : memref<?x?xf32>)
+               ids(%ids : memref<?x?xi32>)
+               {score = "softmax", groups = 0, keep = 0, normalize = true,
+                scale = 1.0 : f64}
+    ```
+  }];
+  let arguments = (ins MemRefRankOf<[F32, BF16], [2]>:$logits,
+                       Optional<MemRefRankOf<[F32], [1]>>:$bias,
+                       MemRefRankOf<[F32], [2]>:$weights,
+                       MemRefRankOf<[I32], [2]>:$ids,
+                       StrAttr:$score, I64Attr:$groups, I64Attr:$keep,
+                       BoolAttr:$normalize, F64Attr:$scale,
+                       OptionalAttr<I64Attr>:$block_m);
+  let assemblyFormat = [{
+    `logits` `(` $logits `:` type($logits) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `weights` `(` $weights `:` type($weights) `)`
+    `ids` `(` $ids `:` type($ids) `)` attr-dict
+  }];
+  let hasVerifier = 1;
 }
 
 def Kiln_LoadOp : Kiln_Op<"load", [Pure]> {

@@ -89,4 +89,30 @@ def KilnLowerToEmitC : Pass<"kiln-lower-to-emitc", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def KilnTileRoute : Pass<"kiln-tile-route", "::mlir::ModuleOp"> {
+  let summary = "Give every kiln.route its tile: the tokens of one CTA";
+  let description = [{
+    The route family's tiling: sets `block_m` on each kiln.route, the tokens
+    one CTA of four warps takes (one warp per token at a time). A multiple
+    of 4 in [4, 1024].
+  }];
+  let options = [
+    Option<"blockM", "block-m", "int64_t", "8", "tokens per CTA">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
+def KilnLowerRouteToEmitC : Pass<"kiln-lower-route-to-emitc",
+                                 "::mlir::ModuleOp"> {
+  let summary = "Lower each tiled kiln.route to an EmitC kernel";
+  let description = [{
+    Every func.func that holds one kiln.route with a `block_m` becomes an
+    `extern "C" __global__` kernel that calls kiln::route::topk
+    (templates/kiln/route/topk.cuh). Its parameters, the route family's
+    ABI: (const L*, [const float* bias,] float* w, int32_t* ids, int32_t T,
+    int32_t E, int32_t K).
+  }];
+  let dependentDialects = ["::mlir::emitc::EmitCDialect"];
+}
+
 #endif // KILN_PASSES

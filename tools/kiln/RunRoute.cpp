@@ -1,0 +1,255 @@
+//===- RunRoute.cpp - kiln run of a router's top-k ------------------------===//
+//
+// `kiln run` for the route family (OpFamily::Route): seeded random logits
+// (and bias), the outputs poisoned with 0xFF bytes, the router run on the
+// CPU (--interpret: interpretRoute) or compiled and launched on GPU 0 or
+// kiln's emulator, and --check against the float64 scores (checkRoute:
+// every token's choice a top-k to within fp32's error, every weight within
+// its tolerance). --reps times launches as for GEMMs.
+//
+//===----------------------------------------------------------------------===//
+#include "RunRoute.h"
+
+#include "CommandLine.h"
+#include "ConfigResolution.h"
+#include "Json.h"
+
+#include "kiln/Interpreter/Route.h"
+#include "kiln/Jit/GpuProblem.h"
+#include "kiln/Jit/GpuTiming.h"
+#include "kiln/Jit/KernelBuild.h"
+#include "kiln/Runtime/CompileCache.h"
+#include "kiln/Runtime/DeviceInfo.h"
+#include "kiln/Runtime/Sha256.h"
+
+#include <iostream>
+#include <sstream>
+
+namespace kiln::cli {
+
+namespace {
+
+std::string checkText(const RouteCheck &C, int64_t K) {
+  std::ostringstream OS;
+  if (C.Pass) {
+    OS << "PASS: " << countText(size_t(C.Tokens), "token", "tokens")
+       << ", each choice a float64 top-" << K << " (keys within "
+       << textNumber(C.KeyTolerance) << " count as ties), weights within "
+       << textNumber(C.MaxWeightError) << " of their tolerance";
+    return OS.str();
+  }
+  OS << "FAIL: " << C.BadChoices << " of " << C.Tokens
+     << " tokens chose wrongly, " << C.BadWeights << " weights outside ("
+     << C.NonFinite << " not finite); first: " << C.FirstFailure;
+  return OS.str();
+}
+
+std::string checkJsonOf(const RouteCheck &C) {
+  return "{\"pass\": " + std::string(C.Pass ? "true" : "false") +
+         ", \"tokens\": " + std::to_string(C.Tokens) +
+         ", \"bad_choices\": " + std::to_string(C.BadChoices) +
+         ", \"bad_weights\": " + std::to_string(C.BadWeights) +
+         ", \"non_finite\": " + std::to_string(C.NonFinite) +
+         ", \"max_weight_error\": " + jsonNumber(C.MaxWeightError) +
+         ", \"key_tolerance\": " + jsonNumber(C.KeyTolerance) +
+         ", \"first_failure\": " + jsonString(C.FirstFailure) + "}";
+}
+
+/// The SHA-256 of the weights' and ids' bytes: the same bits across runs.
+std::string outputDigest(const OpModel &Op,
+                         const std::vector<HostTensor> &Params) {
+  std::string Bytes;
+  for (int Out : {Op.D, Op.Route->Ids})
+    Bytes.append(reinterpret_cast<const char *>(Params[size_t(Out)].Bytes.data()),
+                 Params[size_t(Out)].Bytes.size());
+  return sha256Hex(Bytes);
+}
+
+std::optional<KernelConfig> routerConfig(const RouteRunRequest &Req,
+                                         Arch Target, std::string &Source) {
+  ConfigChoiceInputs Choice;
+  Choice.Target = Target;
+  Choice.Size = Req.Size;
+  return resolveConfig(*Req.File, *Req.Op, Target, Req.Sets, Source, &Choice);
+}
+
+int runInterpreted(const RouteRunRequest &Req) {
+  const OpModel &Op = *Req.Op;
+  Arch Target = Req.Arch ? requireArch(Req.Arch) : Arch::SM90a;
+  std::string Source;
+  std::optional<KernelConfig> Config = routerConfig(Req, Target, Source);
+  if (!Config)
+    return ExitInputError;
+  std::vector<HostTensor> Params;
+  std::string Error;
+  if (!makeParams(Op, Req.Size, Req.Seed, Params, Error)) {
+    std::cerr << "kiln: error: " << Op.Name << ": " << Error << '\n';
+    return ExitInputError;
+  }
+  for (int Out : {Op.D, Op.Route->Ids})
+    Params[size_t(Out)].Bytes.assign(Params[size_t(Out)].Bytes.size(), 0xFF);
+  interpretRoute(Op, Params);
+  RouteCheck C;
+  if (Req.Check)
+    C = checkRoute(Op, Params);
+  const int64_t K = gemmDims(Op, Req.Size).N;
+  if (Req.Json) {
+    std::cout << "{\"op\": " << jsonString(Op.Name)
+              << ", \"family\": \"route\", \"mode\": \"interpret\", "
+              << "\"shape\": " << shapeJson(Req.Size)
+              << ", \"config\": \"block_m=" << Config->BlockM
+              << "\", \"config_source\": " << jsonString(Source)
+              << ", \"seed\": " << Req.Seed;
+    if (Req.Check)
+      std::cout << ", \"check\": " << checkJsonOf(C)
+                << ", \"output_sha256\": \"" << outputDigest(Op, Params)
+                << "\"";
+    std::cout << "}\n";
+  } else {
+    std::cout << "op      " << Op.Name << " on the CPU (--interpret)\n"
+              << "shape   " << Req.Size.str() << "\n"
+              << "config  block_m=" << Config->BlockM << "  (" << Source
+              << ")\n"
+              << "seed    " << Req.Seed << "\n";
+    if (Req.Check)
+      std::cout << "check   " << checkText(C, K) << "\n";
+  }
+  return Req.Check && !C.Pass ? ExitInputError : ExitOk;
+}
+
+int runOnDevice(const RouteRunRequest &Req, const CudaDriver &Driver) {
+  const OpModel &Op = *Req.Op;
+  DeviceInfo Device = queryDevice(Driver, 0);
+  std::optional<Arch> Target = parseArch(Device.target());
+  if (!Target) {
+    std::cerr << "kiln: error: GPU 0 (" << Device.Name
+              << ", compute capability " << Device.computeCapability()
+              << ") has no kiln target (" << Device.target() << ")\n";
+    return ExitInputError;
+  }
+  if (Req.Arch && requireArch(Req.Arch) != *Target)
+    throw UsageError("--arch " + *Req.Arch + " does not match GPU 0 (" +
+                     Device.Name + ", " + Device.target() +
+                     "); omit --arch to run on the GPU");
+  std::string Source;
+  std::optional<KernelConfig> Config = routerConfig(Req, *Target, Source);
+  if (!Config)
+    return ExitInputError;
+  std::string CacheWarning;
+  CompileCache Cache(compileCacheSettingsFromEnvironment(&CacheWarning));
+  KernelBuildRequest Request;
+  Request.FileName = Req.File->Path;
+  Request.Source = Req.File->Text;
+  Request.Target = *Target;
+  Request.Config = *Config;
+  Request.ConfigSource = Source;
+  Request.TunedFor = Req.Size;
+  Request.Cache = &Cache;
+  Request.ForEmulator = Device.Emulated;
+  KernelBuildResult Built = buildKernel(Op, Request);
+  std::istringstream Warnings(CacheWarning + "\n" + Built.Warnings);
+  for (std::string Line; std::getline(Warnings, Line);)
+    if (!Line.empty())
+      std::cerr << "kiln: warning: " << Line << '\n';
+  if (!Built.Ok) {
+    bool Located = Built.Error.rfind(Req.File->Path + ":", 0) == 0;
+    std::cerr << (Located ? "" : "kiln: error: ") << Built.Error
+              << (Built.Error.empty() || Built.Error.back() != '\n' ? "\n"
+                                                                    : "");
+    return ExitInputError;
+  }
+  PrimaryContext Ctx(Driver, 0);
+  GpuProblem Problem(Driver, Op, Req.Size, Req.Seed);
+  Kernel K(std::make_shared<const CompiledKernel>(Built.Kernel));
+  K.prepare();
+  CUstream Stream = nullptr;
+  KILN_CU_CHECK(Driver, cuStreamCreate, &Stream, CU_STREAM_DEFAULT);
+  struct StreamGuard {
+    const CudaDriver &D;
+    CUstream S;
+    ~StreamGuard() { D.api().cuStreamDestroy(S); }
+  } SG{Driver, Stream};
+  const std::vector<TensorArg> &Args = Problem.args();
+  auto Launch = [&] { K.launch(Args.data(), Args.size(), Stream); };
+  Problem.poisonOutput();
+  Launch();
+  KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
+  RouteCheck C;
+  if (Req.Check)
+    C = Problem.checkRouter();
+  double MedianMs = 0;
+  if (Req.Reps > 0) {
+    TimingOptions O;
+    O.MinReps = O.MaxReps = int(Req.Reps);
+    MedianMs = timeLaunches(Driver, Launch, Stream, O).MedianMs;
+  }
+  const GemmDims G = gemmDims(Op, Req.Size);
+  LaunchDims Dims = routeLaunchDims(Built.Kernel.Route, G.M, G.K);
+  std::string ArchName(archInfo(*Target).Name);
+  if (Req.Json) {
+    std::cout << "{\"op\": " << jsonString(Op.Name)
+              << ", \"family\": \"route\", \"mode\": \""
+              << (Device.Emulated ? "emu" : "gpu")
+              << "\", \"device\": " << jsonString(Device.Name)
+              << ", \"arch\": \"" << ArchName
+              << "\", \"shape\": " << shapeJson(Req.Size)
+              << ", \"config\": \"block_m=" << Config->BlockM
+              << "\", \"config_source\": " << jsonString(Source)
+              << ", \"seed\": " << Req.Seed << ", \"launch\": {\"grid\": "
+              << Dims.GridX << ", \"block\": " << Dims.BlockX
+              << ", \"smem\": " << Dims.SmemBytes << "}";
+    if (Req.Check)
+      std::cout << ", \"check\": " << checkJsonOf(C)
+                << ", \"output_sha256\": \""
+                << outputDigest(Op, Problem.params()) << "\"";
+    if (Req.Reps > 0)
+      std::cout << ", \"timing\": {\"emulated\": "
+                << (Device.Emulated ? "true" : "false")
+                << ", \"reps\": " << Req.Reps
+                << ", \"median_us\": " << jsonNumber(MedianMs * 1e3) << "}";
+    std::cout << "}\n";
+  } else {
+    if (Device.Emulated)
+      std::cout << "op      " << Op.Name << " on kiln's emulator (" << ArchName
+                << ", " << Device.Name << "; emulator seed "
+                << Driver.emulatorSeed() << ")\n";
+    else
+      std::cout << "op      " << Op.Name << " on GPU 0 (" << Device.Name << ", "
+                << ArchName << ")\n";
+    std::cout << "shape   " << Req.Size.str() << "\n"
+              << "config  block_m=" << Config->BlockM << "  (" << Source
+              << ")\n"
+              << "seed    " << Req.Seed << "\n"
+              << "launch  grid " << Dims.GridX << ", block " << Dims.BlockX
+              << ", smem " << Dims.SmemBytes << " B\n";
+    if (Req.Check)
+      std::cout << "check   " << checkText(C, G.N) << "\n";
+    if (Req.Reps > 0)
+      std::cout << "time    " << textNumber(MedianMs * 1e3) << " us median of "
+                << Req.Reps << " launches"
+                << (Device.Emulated ? " (emulated: host time, not GPU time)"
+                                    : "")
+                << "\n";
+  }
+  return Req.Check && !C.Pass ? ExitInputError : ExitOk;
+}
+
+} // namespace
+
+int runRouter(const RouteRunRequest &Req) {
+  if (Req.Interpret)
+    return runInterpreted(Req);
+  const CudaDriver &Driver = CudaDriver::instance();
+  try {
+    Driver.api();
+    return runOnDevice(Req, Driver);
+  } catch (const CudaError &E) {
+    std::cerr << "kiln: error: " << E.what() << '\n';
+    return ExitInputError;
+  } catch (const std::invalid_argument &E) {
+    std::cerr << "kiln: error: " << E.what() << '\n';
+    return ExitInputError;
+  }
+}
+
+} // namespace kiln::cli
