@@ -8,6 +8,7 @@
 #include "kiln.h"
 
 #include "kiln/Jit/Jit.h"
+#include "kiln/Runtime/FamilyLaunch.h"
 #include "kiln/Runtime/Bundle.h"
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 
@@ -291,12 +292,11 @@ kiln_status bundleKernel(
                                                     "kernel of op '") +
                                             OpName + "' for " + Size.str());
     // The rule Jit::specialize and every launch apply.
-    kiln::GemmDims G = kiln::gemmDims(Compiled->Signature, Size);
-    if (std::optional<kiln::SizeProblem> Bad =
-            kiln::checkProblemSize(Compiled->Shape.A, G.M, G.N, G.K))
+    if (std::optional<std::string> Bad =
+            kiln::kernelSizeProblem(*Compiled, Size))
       return fail(KILN_ERROR_INVALID_ARGUMENT,
                   std::string(Fn) + ": op '" + OpName +
-                      "': problem size: " + Bad->Message);
+                      "': problem size: " + *Bad);
     *Out = new kiln_kernel_s{kiln::Kernel(Compiled)};
     return KILN_OK;
   });

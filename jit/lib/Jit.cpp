@@ -175,11 +175,9 @@ std::shared_ptr<const CompiledKernel> Jit::compile(const JitOp &Op,
     throw JitError(JitError::Kind::Config,
                    Op.name() + ": problem size " + Given.str() + ": " + *Bad);
   const ProblemSize Size = withHintDefaults(Model, Given);
-  const GemmDims G = gemmDims(Model, Size);
-  if (std::optional<SizeProblem> Bad =
-          checkProblemSize(Model.Params[Model.A].Type, G.M, G.N, G.K))
+  if (std::optional<std::string> Bad = opSizeProblem(Model, Size))
     throw JitError(JitError::Kind::Config,
-                   Op.name() + ": problem size: " + Bad->Message);
+                   Op.name() + ": problem size: " + *Bad);
   Arch Target = target();
   ChosenConfig Chosen;
   std::string ChoiceKey = Op.P->SourceHash + "/" + Op.name() + "/" +

@@ -4,6 +4,7 @@
 #include "kiln/Frontend/Sema.h"
 #include "kiln/Pipeline/Pipeline.h"
 #include "kiln/Runtime/EmuCompiler.h"
+#include "kiln/Runtime/FamilyLaunch.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
 #include "kiln/Target/TuningSpace.h"
 
@@ -67,6 +68,18 @@ RouteKernelShape routeShapeOf(const OpModel &Op, const KernelConfig &Config) {
   Shape.BiasParam = Op.Route->Bias;
   Shape.IdsParam = Op.Route->Ids;
   return Shape;
+}
+
+std::optional<std::string> opSizeProblem(const OpModel &Op,
+                                         const ProblemSize &Size) {
+  CompiledKernel K; // what kernelSizeProblem reads: the family and shape
+  K.Signature = signatureOf(Op);
+  K.Family = Op.Family;
+  if (Op.Route)
+    K.Route = routeShapeOf(Op, KernelConfig());
+  else
+    K.Shape.A = Op.Params[size_t(Op.A)].Type;
+  return kernelSizeProblem(K, Size);
 }
 
 KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
@@ -134,7 +147,7 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   CompiledKernel &K = Out.Kernel;
   K.Signature = signatureOf(Op);
   K.Target = ArchName;
-  K.Config = R.Config.str();
+  K.Config = opConfigString(Op, R.Config);
   K.ConfigSource = R.ConfigSource;
   K.TunedFor = R.TunedFor;
   K.Family = Op.Family;

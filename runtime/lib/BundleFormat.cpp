@@ -78,8 +78,18 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
      << "tuned-for";
   for (const std::string &Sym : Syms)
     OS << ' ' << K.TunedFor.at(Sym);
-  OS << '\n'
-     << "shape tma " << (Sh.TmaWgmma ? 1 : 0) << " a " << dtypeName(Sh.A)
+  OS << '\n';
+  if (K.Family == OpFamily::Route) {
+    const RouteKernelShape &R = K.Route;
+    OS << "route block_m " << R.BlockTokens << " groups " << R.Groups
+       << " keep " << R.KeepGroups << " bias " << R.BiasParam << " ids "
+       << R.IdsParam << '\n'
+       << "entry " << K.Entry << '\n'
+       << "cubin " << K.Cubin.size() << ' ' << sha256Hex(K.Cubin) << '\n'
+       << "end\n";
+    return;
+  }
+  OS << "shape tma " << (Sh.TmaWgmma ? 1 : 0) << " a " << dtypeName(Sh.A)
      << " b " << dtypeName(Sh.B) << " block " << Sh.BlockM << ' ' << Sh.BlockN
      << ' ' << Sh.BlockK << " cluster " << Sh.ClusterM << ' ' << Sh.ClusterN
      << " threads " << Sh.Threads << " smem " << Sh.SmemBytes
@@ -200,79 +210,32 @@ SignatureDim parseDim(const ManifestReader &R, const KernelSignature &S,
   return D;
 }
 
-CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
-                          std::string &CubinHash) {
-  CompiledKernel K;
-  KernelSignature &S = K.Signature;
-  std::vector<std::string> W = R.expect("kernel");
-  R.count(W, 2);
-  S.OpName = W[1];
-  // "family gemm" (bundles before op families have none: all are GEMMs).
-  if (R.peek() == "family") {
-    W = R.expect("family");
-    R.count(W, 2);
-    std::optional<OpFamily> F = parseOpFamily(W[1]);
-    if (!F)
-      R.fail("unknown op family '" + W[1] + "'");
-    K.Family = *F;
-  }
-  // "symbols M N K [OTHER...]": the GEMM roles, then the op's other sizes
-  // (bundles before named sizes have only the roles).
-  W = R.expect("symbols");
-  if (W.size() < 4 || W.size() > 12)
-    R.fail("'symbols' takes the M, N and K symbols and at most 8 others");
-  S.MSym = W[1], S.NSym = W[2], S.KSym = W[3];
-  const std::vector<std::string> Syms(W.begin() + 1, W.end());
-  S.SizeSyms.assign(Syms.begin() + 3, Syms.end());
-  S.SizeSyms.insert(S.SizeSyms.end(), Syms.begin(), Syms.begin() + 3);
-  for (size_t I = 0; I < Syms.size(); ++I)
-    if (std::find(Syms.begin(), Syms.begin() + I, Syms[I]) != Syms.begin() + I)
-      R.fail("size symbol '" + Syms[I] + "' listed twice");
-  while (R.peek() == "param") {
-    W = R.expect("param");
-    if (W.size() < 5)
-      R.fail("'param' takes a name, a dtype, a role and dimensions");
-    SignatureParam P;
-    P.Name = W[1];
-    P.Type = R.dtype(W[2]);
-    P.Role = parseRole(R, W[3]);
-    if (!(W.size() == 5 && W[4] == "-")) {
-      if (W.size() - 4 > 4)
-        R.fail("a parameter has at most 4 dimensions");
-      for (size_t I = 4; I < W.size(); ++I)
-        P.Dims.push_back(parseDim(R, S, W[I]));
-    }
-    S.Params.push_back(std::move(P));
-  }
-  for (ParamRole Role : {ParamRole::A, ParamRole::B, ParamRole::D}) {
-    int N = 0;
-    for (const SignatureParam &P : S.Params)
-      N += P.Role == Role;
-    if (N != 1)
-      R.fail("kernel '" + S.OpName + "' needs exactly one '" + roleName(Role) +
-             "' parameter");
-  }
-  W = R.expect("target");
-  // "target sm_90a", or "target sm_90a emu" for kiln's emulator.
-  if (W.size() == 3 && W[2] == "emu")
-    K.Emulated = true;
-  else
-    R.count(W, 2);
-  K.Target = W[1];
-  W = R.expect("config");
-  R.count(W, 2);
-  K.Config = W[1];
-  R.expect("config-source");
-  K.ConfigSource = R.rest();
-  W = R.expect("tuned-for");
-  R.count(W, Syms.size() + 1);
-  ProblemSize Tuned;
-  for (size_t I = 0; I < Syms.size(); ++I)
-    Tuned.set(Syms[I],
-              R.integer(W[I + 1], Syms[I] == S.KSym ? 0 : 1, INT32_MAX));
-  for (const std::string &Sym : S.SizeSyms)
-    K.TunedFor.set(Sym, Tuned.at(Sym));
-  W = R.expect("shape");
+/// "route block_m B groups G keep KEEP bias P ids P": a router's launch
+/// shape (RouteKernelShape; bias -1 when it has none).
+void readRouteShape(ManifestReader &R, CompiledKernel &K) {
+  std::vector<std::string> W = R.expect("route");
+  R.count(W, 11);
+  const char *Keys[] = {"block_m", "groups", "keep", "bias", "ids"};
+  for (size_t I = 0; I < 5; ++I)
+    if (W[1 + 2 * I] != Keys[I])
+      R.fail(std::string("expected '") + Keys[I] + "' in 'route', found '" +
+             W[1 + 2 * I] + "'");
+  const int64_t Params = int64_t(K.Signature.Params.size());
+  RouteKernelShape &Sh = K.Route;
+  Sh.BlockTokens = R.integer(W[2], 4, 1024);
+  Sh.Groups = R.integer(W[4], 0, 32);
+  Sh.KeepGroups = R.integer(W[6], 0, Sh.Groups);
+  Sh.BiasParam = R.integer(W[8], -1, Params - 1);
+  Sh.IdsParam = R.integer(W[10], 0, Params - 1);
+  if (Sh.BlockTokens % 4 != 0 || (Sh.Groups > 0) != (Sh.KeepGroups > 0))
+    R.fail("'route' has block_m " + W[2] + ", groups " + W[4] + ", keep " +
+           W[6] + ": block_m must be a multiple of 4 and keep >= 1 exactly "
+           "when there are groups");
+}
+
+/// "shape tma ...": a GEMM's launch shape (GemmKernelShape).
+void readGemmShape(ManifestReader &R, CompiledKernel &K) {
+  std::vector<std::string> W = R.expect("shape");
   // Optional trailing fields after the 18 every bundle has: "persistent 1"
   // for a persistent kernel, "split_k S" for a split-K one, "tma_store T"
   // (D's dtype) for a TMA-store one, "up_proj I" (the up weight's operand
@@ -332,6 +295,89 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
   Sh.GroupOffsets = GroupOffsets;
   Sh.GroupMasked = GroupMasked;
   Sh.D = D;
+}
+
+CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
+                          std::string &CubinHash) {
+  CompiledKernel K;
+  KernelSignature &S = K.Signature;
+  std::vector<std::string> W = R.expect("kernel");
+  R.count(W, 2);
+  S.OpName = W[1];
+  // "family gemm" (bundles before op families have none: all are GEMMs).
+  if (R.peek() == "family") {
+    W = R.expect("family");
+    R.count(W, 2);
+    std::optional<OpFamily> F = parseOpFamily(W[1]);
+    if (!F)
+      R.fail("unknown op family '" + W[1] + "'");
+    K.Family = *F;
+  }
+  // "symbols M N K [OTHER...]": the GEMM roles, then the op's other sizes
+  // (bundles before named sizes have only the roles).
+  W = R.expect("symbols");
+  if (W.size() < 4 || W.size() > 12)
+    R.fail("'symbols' takes the M, N and K symbols and at most 8 others");
+  S.MSym = W[1], S.NSym = W[2], S.KSym = W[3];
+  const std::vector<std::string> Syms(W.begin() + 1, W.end());
+  S.SizeSyms.assign(Syms.begin() + 3, Syms.end());
+  S.SizeSyms.insert(S.SizeSyms.end(), Syms.begin(), Syms.begin() + 3);
+  for (size_t I = 0; I < Syms.size(); ++I)
+    if (std::find(Syms.begin(), Syms.begin() + I, Syms[I]) != Syms.begin() + I)
+      R.fail("size symbol '" + Syms[I] + "' listed twice");
+  while (R.peek() == "param") {
+    W = R.expect("param");
+    if (W.size() < 5)
+      R.fail("'param' takes a name, a dtype, a role and dimensions");
+    SignatureParam P;
+    P.Name = W[1];
+    P.Type = R.dtype(W[2]);
+    P.Role = parseRole(R, W[3]);
+    if (!(W.size() == 5 && W[4] == "-")) {
+      if (W.size() - 4 > 4)
+        R.fail("a parameter has at most 4 dimensions");
+      for (size_t I = 4; I < W.size(); ++I)
+        P.Dims.push_back(parseDim(R, S, W[I]));
+    }
+    S.Params.push_back(std::move(P));
+  }
+  // A router has no B (its logits are A, its weights D).
+  const bool Route = K.Family == OpFamily::Route;
+  for (ParamRole Role : {ParamRole::A, ParamRole::B, ParamRole::D}) {
+    int N = 0;
+    for (const SignatureParam &P : S.Params)
+      N += P.Role == Role;
+    const int Want = Route && Role == ParamRole::B ? 0 : 1;
+    if (N != Want)
+      R.fail("kernel '" + S.OpName + "' needs " +
+             (Want ? "exactly one" : "no") + " '" + roleName(Role) +
+             "' parameter");
+  }
+  W = R.expect("target");
+  // "target sm_90a", or "target sm_90a emu" for kiln's emulator.
+  if (W.size() == 3 && W[2] == "emu")
+    K.Emulated = true;
+  else
+    R.count(W, 2);
+  K.Target = W[1];
+  W = R.expect("config");
+  R.count(W, 2);
+  K.Config = W[1];
+  R.expect("config-source");
+  K.ConfigSource = R.rest();
+  W = R.expect("tuned-for");
+  R.count(W, Syms.size() + 1);
+  ProblemSize Tuned;
+  for (size_t I = 0; I < Syms.size(); ++I)
+    Tuned.set(Syms[I],
+              R.integer(W[I + 1], Syms[I] == S.KSym ? 0 : 1, INT32_MAX));
+  for (const std::string &Sym : S.SizeSyms)
+    K.TunedFor.set(Sym, Tuned.at(Sym));
+  if (Route) {
+    readRouteShape(R, K);
+  } else {
+    readGemmShape(R, K);
+  }
   W = R.expect("entry");
   R.count(W, 2);
   K.Entry = W[1];

@@ -16,6 +16,20 @@ std::unique_ptr<LaunchPlanner> makeLaunchPlanner(const CompiledKernel &K) {
   return nullptr;
 }
 
+std::optional<std::string> kernelSizeProblem(const CompiledKernel &K,
+                                             const ProblemSize &Size) {
+  const GemmDims G = gemmDims(K.Signature, Size);
+  switch (K.Family) {
+  case OpFamily::Gemm:
+    if (std::optional<SizeProblem> P = checkProblemSize(K.Shape.A, G.M, G.N, G.K))
+      return P->Message;
+    return std::nullopt;
+  case OpFamily::Route: // M: tokens, N: slots, K: experts
+    return routeSizeProblem(K.Route, G.M, G.K, G.N);
+  }
+  return std::nullopt;
+}
+
 KernelFacts kernelFacts(const CompiledKernel &K) {
   switch (K.Family) {
   case OpFamily::Gemm:

@@ -109,8 +109,12 @@ std::string describeRegisterBudget(const KernelPlan &Plan, int Registers) {
          (Problem.empty() ? "fits" : "BROKEN: " + Problem) + "\n";
 }
 
+/// A router's dynamic shared memory, which grows with its experts E.
+constexpr const char *RouteSmemText = "32 * E B dynamic (each warp's keys and "
+                                      "scores)";
+
 std::string describeResources(const CachedNvrtcResult &R,
-                              const KernelPlan &Plan) {
+                              const KernelPlan &Plan, bool Route) {
   std::ostringstream OS;
   int64_t DynamicSmem = Plan.SmemBytes;
   if (!R.Resources) {
@@ -121,8 +125,10 @@ std::string describeResources(const CachedNvrtcResult &R,
   OS << "kernel          " << U.Kernel << " (" << U.Arch << ")\n"
      << "registers       " << U.Registers << " per thread\n"
      << describeRegisterBudget(Plan, U.Registers)
-     << "shared memory   " << DynamicSmem << " B dynamic, " << U.StaticSmemBytes
-     << " B static\n"
+     << "shared memory   "
+     << (Route ? std::string(RouteSmemText)
+               : std::to_string(DynamicSmem) + " B dynamic")
+     << ", " << U.StaticSmemBytes << " B static\n"
      << "stack           " << U.StackBytes << " B\n"
      << "spills          " << U.SpillStoreBytes << " B stores, "
      << U.SpillLoadBytes << " B loads\n"
@@ -144,11 +150,12 @@ std::string resourcesJson(const OpModel &Op, const std::string &ArchName,
   std::ostringstream OS;
   OS << "{\"op\": " << jsonString(Op.Name)
      << ", \"arch\": " << jsonString(ArchName)
-     << ", \"config\": " << jsonString(Config.str());
+     << ", \"config\": " << jsonString(opConfigString(Op, Config));
   if (const std::optional<ResourceUsage> &U = R.Resources)
     OS << ", \"kernel\": " << jsonString(U->Kernel)
        << ", \"registers\": " << U->Registers
-       << ", \"dynamic_smem_bytes\": " << DynamicSmem
+       << ", \"dynamic_smem_bytes\": "
+       << (Op.Route ? jsonString(RouteSmemText) : std::to_string(DynamicSmem))
        << ", \"static_smem_bytes\": " << U->StaticSmemBytes
        << ", \"stack_bytes\": " << U->StackBytes
        << ", \"spill_store_bytes\": " << U->SpillStoreBytes
@@ -191,9 +198,12 @@ bool writeSummary(const LoadedFile &File, const OpModel &Op,
   }
   std::cout << "kiln: compiled op '" << Op.Name << "' from " << File.Path
             << " for " << ArchName << "\n"
-            << "config          " << Config.str() << "  (" << Source << ")\n"
-            << "plan            " << Plan.MmaAtom << " via " << Plan.CopyAtom
-            << ", " << Plan.Threads << " threads\n"
+            << "config          " << opConfigString(Op, Config) << "  ("
+            << Source << ")\n"
+            << "plan            "
+            << (Op.Route ? std::string("router top-k, one warp per token")
+                         : Plan.MmaAtom + " via " + Plan.CopyAtom)
+            << ", " << (Op.Route ? 128 : Plan.Threads) << " threads\n"
             << "cuda            " << Base << ".cu\n"
             << "ptx             " << Base << ".ptx\n"
             << "cubin           " << Base << ".cubin (" << R.Cubin.size()
@@ -272,7 +282,8 @@ int runCompile(const Args &A) {
 
     KernelPlan Plan;
     std::string Why;
-    planKernel(gemmTypes(*Op), *Config, Target, Plan, Why);
+    if (Op->Family == OpFamily::Gemm)
+      planKernel(gemmTypes(*Op), *Config, Target, Plan, Why);
     std::string ArchName(archInfo(Target).Name);
     CachedNvrtcResult R;
     if (!compileGenerated(*Op, Options, Text, Cache ? &*Cache : nullptr, R))
@@ -281,7 +292,7 @@ int runCompile(const Args &A) {
       return emitText(Out, R.Ptx) ? ExitOk : ExitInputError;
     if (What == Emit::Cubin)
       return emitText(Out, R.Cubin) ? ExitOk : ExitInputError;
-    std::string Resources = describeResources(R, Plan);
+    std::string Resources = describeResources(R, Plan, bool(Op->Route));
     if (What == Emit::Resources && P.has("--json"))
       return emitText(Out, resourcesJson(*Op, ArchName, *Config, R, Plan))
                  ? ExitOk

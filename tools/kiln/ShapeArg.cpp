@@ -4,8 +4,7 @@
 #include "CommandLine.h"
 
 #include "kiln/Frontend/SizeHints.h"
-#include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
-#include "kiln/Runtime/Route/RouteLaunchPlan.h"
+#include "kiln/Jit/KernelBuild.h"
 
 namespace kiln::cli {
 
@@ -31,21 +30,9 @@ ProblemSize parseShapeArg(const std::string &Text, const OpModel &Op,
       throw UsageError("--shape: " + E.Sym + "=" + std::to_string(E.Extent) +
                        ": too large (every size must be below 2^31)");
   ProblemSize S = withHintDefaults(Op, *Parsed);
-  // The same rule as every other entry point
-  // (kiln/Runtime/Gemm/GemmLaunchPlan.h).
-  GemmDims G = gemmDims(Op, S);
-  if (Op.Route) { // T, E, K: the router's rules (RouteLaunchPlan.h)
-    RouteKernelShape Shape;
-    Shape.Groups = Op.Route->Groups;
-    Shape.KeepGroups = Op.Route->KeepGroups;
-    if (std::optional<std::string> Why =
-            routeSizeProblem(Shape, G.M, G.K, G.N))
-      throw UsageError("--shape " + Text + ": " + *Why);
-    return S;
-  }
-  if (std::optional<SizeProblem> P =
-          checkProblemSize(Op.Params[Op.A].Type, G.M, G.N, G.K))
-    throw UsageError("--shape " + Text + ": " + P->Message);
+  // The same rule as every other entry point (kernelSizeProblem).
+  if (std::optional<std::string> Bad = opSizeProblem(Op, S))
+    throw UsageError("--shape " + Text + ": " + *Bad);
   return S;
 }
 

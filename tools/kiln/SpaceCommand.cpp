@@ -41,11 +41,11 @@ int runSpace(const Args &A) {
               << ", \"constrained\": " << Constrained
               << ", \"valid\": " << Valid.size() << ", \"configs\": [";
     for (size_t I = 0; I < Valid.size(); ++I)
-      std::cout << (I ? ", " : "") << jsonString(Valid[I].str());
+      std::cout << (I ? ", " : "") << jsonString(opConfigString(Op, Valid[I]));
     std::cout << "]}\n";
   } else {
     for (const KernelConfig &C : Valid)
-      std::cout << C.str() << '\n';
+      std::cout << opConfigString(Op, C) << '\n';
   }
   std::cerr << "kiln: " << Op.Name << ": " << Valid.size() << " of "
             << declaredSpaceSize(Op.Space)

@@ -207,6 +207,7 @@ int runTune(const Args &A) {
   if (!File)
     return ExitInputError;
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
+  requireGemmOp(Op, "kiln tune tunes");
   checkRoutingForOp(Op, Routing);
   const ProblemSize Named = parseShapeArg(*P.get("--shape"), Op);
   const GemmSize Size = expectedDims(Op, Named); // what the model charges

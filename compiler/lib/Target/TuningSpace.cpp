@@ -171,6 +171,12 @@ bool declares(const OpModel &Op, const std::string &Knob) {
 
 } // namespace
 
+std::string opConfigString(const OpModel &Op, const KernelConfig &Config) {
+  if (Op.Family == OpFamily::Route)
+    return "block_m=" + std::to_string(Config.BlockM);
+  return Config.str();
+}
+
 bool routeBlockValid(int64_t BlockM) {
   return BlockM >= 4 && BlockM <= MaxRouteBlockTokens && BlockM % 4 == 0;
 }

@@ -21,6 +21,9 @@ namespace kiln {
 /// of 4 (its warps) up to this, and this when the op does not declare it.
 constexpr int64_t MaxRouteBlockTokens = 1024;
 constexpr int64_t DefaultRouteBlockTokens = 8;
+/// Config as Op's family writes it: KernelConfig::str() for a GEMM,
+/// "block_m=B" for a router (its only knob).
+std::string opConfigString(const OpModel &Op, const KernelConfig &Config);
 /// Whether BlockM is a router's block_m (4 <= BlockM <= 1024, a multiple
 /// of 4).
 bool routeBlockValid(int64_t BlockM);

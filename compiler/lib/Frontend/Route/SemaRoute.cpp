@@ -93,10 +93,14 @@ const Expr *RouteChecker::stripScale(const Expr &E) {
   if (E.K != Kind::Binary || E.Op != Expr::OpKind::Mul)
     return &E;
   auto Number = [](const Expr &X) {
-    return X.K == Kind::Float || X.K == Kind::Int;
+    return X.K == Kind::Float || X.K == Kind::Int ||
+           (X.K == Kind::Unary && X.Op == Expr::OpKind::Neg &&
+            (X.Args[0]->K == Kind::Float || X.Args[0]->K == Kind::Int));
   };
   auto Value = [](const Expr &X) {
-    return X.K == Kind::Float ? X.FloatValue : double(X.IntValue);
+    const Expr &V = X.K == Kind::Unary ? *X.Args[0] : X;
+    double Magnitude = V.K == Kind::Float ? V.FloatValue : double(V.IntValue);
+    return X.K == Kind::Unary ? -Magnitude : Magnitude;
   };
   for (int Side : {0, 1})
     if (Number(*E.Args[size_t(Side)]) && !Number(*E.Args[size_t(1 - Side)])) {

@@ -30,6 +30,12 @@ GemmKernelShape kernelShapeOf(const OpModel &Op, const KernelConfig &Config,
 /// The launch shape of a route op (OpFamily::Route) compiled with Config.
 RouteKernelShape routeShapeOf(const OpModel &Op, const KernelConfig &Config);
 
+/// Why Op cannot take problem Size (with its hints' defaults), or nullopt:
+/// the rule of its family's kernels (kernelSizeProblem), before any is
+/// compiled.
+std::optional<std::string> opSizeProblem(const OpModel &Op,
+                                         const ProblemSize &Size);
+
 /// What a build needs besides the op.
 struct KernelBuildRequest {
   std::string FileName; ///< For diagnostics.

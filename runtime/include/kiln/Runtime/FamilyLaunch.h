@@ -14,6 +14,8 @@
 #include "kiln/Runtime/Launch/LaunchPlan.h"
 
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace kiln {
 
@@ -32,6 +34,11 @@ public:
 /// The planner of K's family. K must outlive it.
 std::unique_ptr<LaunchPlanner> makeLaunchPlanner(const CompiledKernel &K);
 
+/// Why K cannot take problem Size (which names K's sizes), or nullopt: its
+/// family's size rules (a GEMM's checkProblemSize, a router's
+/// routeSizeProblem), the rule every entry point and launch applies.
+std::optional<std::string> kernelSizeProblem(const CompiledKernel &K,
+                                             const ProblemSize &Size);
 /// The launcher facts of K (shared memory, cluster, persistence).
 KernelFacts kernelFacts(const CompiledKernel &K);
 
