@@ -228,6 +228,30 @@ for s in $masked_shapes; do
   run_one moe_gemm_fp8_masked schedule=persistent "$((2 * T))" "$N" "$K" "$E" "$T"
 done
 
+# Routers (the route family, examples/moe_route.kiln): DeepSeek-V3's
+# (256 experts in 8 groups, 4 kept, top-8) and Qwen3's softmax (128
+# experts, top-8) at a prefill and a decode token count; checked, timed.
+route_tokens="4096 64"
+[ "$emu" -eq 1 ] && route_tokens="77"
+mkdir -p "$out/route"
+for T in $route_tokens; do
+  for spec in "moe_route_deepseek 256" "moe_route_softmax 128"; do
+    read -r op E <<<"$spec"
+    base="$out/route/$op.$T"
+    timeout -k 5 "$run_timeout_s" "$kiln" run examples/moe_route.kiln --op "$op" \
+      --shape "T=$T,E=$E,K=8" --check --reps "$reps" --json > "$base.json" 2> "$base.err"
+    rc=$?
+    [ "$rc" -ne 0 ] && { status=1; tail -5 "$base.err"; }
+    python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+t = r.get("timing", {}).get("median_us")
+print("%-20s T=%-5s E=%-4s K=8  check %s  %s" % (r["op"], sys.argv[2], sys.argv[3],
+      "PASS" if r["check"]["pass"] else "FAIL",
+      "%.2f us median" % t if t is not None else "untimed"))' "$base.json" "$T" "$E" 2>/dev/null ||
+      echo "$op T=$T: exit $rc"
+  done
+done
+
 # The tuner: tune, then run the tuned configuration from the tuning cache.
 tune_default="4096,2112,7168 128,7168,2048"
 [ "$emu" -eq 1 ] && tune_default="256,256,512"

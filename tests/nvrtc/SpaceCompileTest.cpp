@@ -65,10 +65,15 @@ Outcome compileOne(const OpModel &Op, const std::string &File, Arch Target,
     O.Message = "no ptxas report for " + Op.Name;
     return O;
   }
-  KernelPlan Plan;
-  std::string Why;
-  planKernel(gemmTypes(Op), Config, Target, Plan, Why);
-  int RegLimit = std::min<int>(255, 65536 / int(Plan.Threads));
+  // A router's CTA is 128 threads; a GEMM's comes from its plan.
+  int64_t Threads = 128;
+  if (Op.Family == OpFamily::Gemm) {
+    KernelPlan Plan;
+    std::string Why;
+    planKernel(gemmTypes(Op), Config, Target, Plan, Why);
+    Threads = Plan.Threads;
+  }
+  int RegLimit = std::min<int>(255, 65536 / int(Threads));
   if (O.Nvrtc.Resources->Registers > RegLimit) {
     O.Message = "uses " + std::to_string(O.Nvrtc.Resources->Registers) +
                 " registers, more than " + std::to_string(RegLimit);
@@ -138,13 +143,13 @@ int main(int argc, char **argv) {
           if (O.Nvrtc.Resources->SpillStoreBytes > 0) {
             ++Spilling;
             Spills.push_back(
-                Configs[I].str() + ": " +
+                opConfigString(Op, Configs[I]) + ": " +
                 std::to_string(O.Nvrtc.Resources->SpillStoreBytes) + " B");
           }
         } else {
           ++Failures;
           std::cerr << "FAIL " << Op.Name << " " << ArchName << " "
-                    << Configs[I].str() << "\n"
+                    << opConfigString(Op, Configs[I]) << "\n"
                     << O.Message << "\n";
         }
       }
@@ -174,7 +179,7 @@ int main(int argc, char **argv) {
     std::optional<KernelConfig> Default = defaultConfig(Op, *Target);
     Outcome O = compileOne(Op, Path, *Target, *Default);
     const ResourceUsage &U = *O.Nvrtc.Resources;
-    std::cout << "  default " << Default->str() << ": " << U.Registers
+    std::cout << "  default " << opConfigString(Op, *Default) << ": " << U.Registers
               << " registers, " << U.SpillStoreBytes << "/" << U.SpillLoadBytes
               << " B spill stores/loads, " << U.StackBytes << " B stack\n";
     if ((U.SpillStoreBytes || U.SpillLoadBytes) && !DefaultMaySpill) {
