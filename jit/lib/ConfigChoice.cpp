@@ -52,11 +52,14 @@ std::optional<ChosenConfig> chooseConfig(const OpModel &Op,
                                          const ConfigChoiceInputs &In,
                                          std::string &Warnings,
                                          std::string &Error) {
-  // A router is not tuned yet (kiln tune takes GEMM ops): its default.
-  if (Op.Family == OpFamily::Route) {
+  // Routers and permutations are not tuned yet (kiln tune takes GEMM
+  // ops): their default.
+  if (Op.Family != OpFamily::Gemm) {
     if (std::optional<KernelConfig> C = defaultConfig(Op, In.Target))
-      return ChosenConfig{*C, "heuristic default (routers are not tuned yet)"};
-    Error = "no configuration of '" + Op.Name + "' is a router's block_m";
+      return ChosenConfig{*C, "heuristic default (" +
+                                  std::string(opFamilyName(Op.Family)) +
+                                  " ops are not tuned yet)"};
+    Error = "no configuration of '" + Op.Name + "' has a valid block_m";
     return std::nullopt;
   }
   if (std::optional<ChosenConfig> C = fromTuningCache(Op, In, Warnings))

@@ -45,11 +45,10 @@ void GpuProblem::prepareReference() {
     Reference = referenceGemmRows(Op, Params, Size, Rows);
 }
 
-RouteCheck GpuProblem::checkRouter() {
-  for (int Out : {Op.D, Op.Route->Ids})
-    Buffers[size_t(Out)].download(Params[size_t(Out)].Bytes.data(),
-                                  Params[size_t(Out)].Bytes.size());
-  return checkRoute(Op, Params);
+void GpuProblem::downloadOutputs() {
+  for (size_t I = 0; I < Params.size(); ++I)
+    if (Op.Params[I].IsOutput)
+      Buffers[I].download(Params[I].Bytes.data(), Params[I].Bytes.size());
 }
 
 GpuCheck GpuProblem::check(const AccumulationModel &Acc) {

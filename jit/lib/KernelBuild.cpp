@@ -77,9 +77,23 @@ std::optional<std::string> opSizeProblem(const OpModel &Op,
   K.Family = Op.Family;
   if (Op.Route)
     K.Route = routeShapeOf(Op, KernelConfig());
+  else if (Op.Permute)
+    K.Permute = permuteShapeOf(Op, KernelConfig());
   else
     K.Shape.A = Op.Params[size_t(Op.A)].Type;
   return kernelSizeProblem(K, Size);
+}
+
+PermuteKernelShape permuteShapeOf(const OpModel &Op,
+                                  const KernelConfig &Config) {
+  PermuteKernelShape Shape;
+  Shape.BlockTokens = Config.BlockM;
+  Shape.Align = Op.Permute->Align;
+  Shape.IdsParam = Op.Permute->Ids;
+  Shape.EidParam = Op.Permute->Eid;
+  Shape.PosParam = Op.Permute->Pos;
+  Shape.CntParam = Op.Permute->Cnt;
+  return Shape;
 }
 
 KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
@@ -88,10 +102,10 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   KernelPlan Plan;
   std::string Why;
   const bool Gemm = Op.Family == OpFamily::Gemm;
-  if (!Gemm && !routeBlockValid(R.Config.BlockM)) {
+  if (!Gemm && !tokenBlockValid(Op.Family, R.Config.BlockM)) {
     Out.Error = Op.Name + ": block_m=" + std::to_string(R.Config.BlockM) +
-                " is not a router's (a multiple of 4 in [4, " +
-                std::to_string(MaxRouteBlockTokens) + "])";
+                " is not a " + std::string(opFamilyName(Op.Family)) +
+                " op's (" + tokenBlockRule(Op.Family) + ")";
     return Out;
   }
   if (Gemm && !planKernel(gemmTypes(Op), R.Config, R.Target, Plan, Why)) {
@@ -153,8 +167,10 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   K.Family = Op.Family;
   if (Gemm)
     K.Shape = kernelShapeOf(Op, R.Config, Plan);
-  else
+  else if (Op.Route)
     K.Route = routeShapeOf(Op, R.Config);
+  else
+    K.Permute = permuteShapeOf(Op, R.Config);
   K.Entry = Op.Name;
   K.Cubin = std::move(C.Cubin);
   K.Emulated = R.ForEmulator;

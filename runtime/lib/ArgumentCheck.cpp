@@ -9,6 +9,7 @@
 #include "kiln/Runtime/ArgumentCheck.h"
 
 #include "kiln/Runtime/Gemm/GemmArguments.h"
+#include "kiln/Runtime/Permute/PermuteArguments.h"
 #include "kiln/Runtime/Route/RouteArguments.h"
 
 #include <cstdio>
@@ -115,6 +116,9 @@ ProblemSize checkArguments(const CompiledKernel &K, const TensorArg *Args,
     break;
   case OpFamily::Route:
     checkRouteArguments(K.Signature, K.Route, Size);
+    break;
+  case OpFamily::Permute:
+    checkPermuteArguments(K.Signature, K.Permute, Size);
     break;
   }
   return Size;

@@ -79,12 +79,19 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
   for (const std::string &Sym : Syms)
     OS << ' ' << K.TunedFor.at(Sym);
   OS << '\n';
-  if (K.Family == OpFamily::Route) {
-    const RouteKernelShape &R = K.Route;
-    OS << "route block_m " << R.BlockTokens << " groups " << R.Groups
-       << " keep " << R.KeepGroups << " bias " << R.BiasParam << " ids "
-       << R.IdsParam << '\n'
-       << "entry " << K.Entry << '\n'
+  if (K.Family != OpFamily::Gemm) {
+    if (K.Family == OpFamily::Route) {
+      const RouteKernelShape &R = K.Route;
+      OS << "route block_m " << R.BlockTokens << " groups " << R.Groups
+         << " keep " << R.KeepGroups << " bias " << R.BiasParam << " ids "
+         << R.IdsParam << '\n';
+    } else {
+      const PermuteKernelShape &P = K.Permute;
+      OS << "permute block_m " << P.BlockTokens << " align " << P.Align
+         << " ids " << P.IdsParam << " eid " << P.EidParam << " pos "
+         << P.PosParam << " cnt " << P.CntParam << '\n';
+    }
+    OS << "entry " << K.Entry << '\n'
        << "cubin " << K.Cubin.size() << ' ' << sha256Hex(K.Cubin) << '\n'
        << "end\n";
     return;
@@ -233,6 +240,32 @@ void readRouteShape(ManifestReader &R, CompiledKernel &K) {
            "when there are groups");
 }
 
+/// "permute block_m B align A ids P eid P pos P cnt P": a permutation's
+/// launch shape (PermuteKernelShape).
+void readPermuteShape(ManifestReader &R, CompiledKernel &K) {
+  std::vector<std::string> W = R.expect("permute");
+  R.count(W, 13);
+  const char *Keys[] = {"block_m", "align", "ids", "eid", "pos", "cnt"};
+  for (size_t I = 0; I < 6; ++I)
+    if (W[1 + 2 * I] != Keys[I])
+      R.fail(std::string("expected '") + Keys[I] + "' in 'permute', found '" +
+             W[1 + 2 * I] + "'");
+  const int64_t Last = int64_t(K.Signature.Params.size()) - 1;
+  PermuteKernelShape &Sh = K.Permute;
+  Sh.BlockTokens = R.integer(W[2], 1, 1024);
+  Sh.Align = R.integer(W[4], 1, int64_t(1) << 20);
+  Sh.IdsParam = R.integer(W[6], 0, Last);
+  Sh.EidParam = R.integer(W[8], 0, Last);
+  Sh.PosParam = R.integer(W[10], 0, Last);
+  Sh.CntParam = R.integer(W[12], 0, Last);
+  if ((Sh.Align & (Sh.Align - 1)) != 0)
+    R.fail("'permute' has align " + W[4] + ": it must be a power of two");
+  const SignatureParam &Ids = K.Signature.Params[size_t(Sh.IdsParam)];
+  const SignatureParam &Cnt = K.Signature.Params[size_t(Sh.CntParam)];
+  if (Ids.Dims.size() != 2 || Cnt.Dims.size() != 1)
+    R.fail("'permute' names ids and cnt parameters of ranks 2 and 1");
+}
+
 /// "shape tma ...": a GEMM's launch shape (GemmKernelShape).
 void readGemmShape(ManifestReader &R, CompiledKernel &K) {
   std::vector<std::string> W = R.expect("shape");
@@ -341,13 +374,14 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
     }
     S.Params.push_back(std::move(P));
   }
-  // A router has no B (its logits are A, its weights D).
-  const bool Route = K.Family == OpFamily::Route;
+  // A router and a permutation have no B (their inputs are A, their
+  // outputs D).
+  const bool NoB = K.Family != OpFamily::Gemm;
   for (ParamRole Role : {ParamRole::A, ParamRole::B, ParamRole::D}) {
     int N = 0;
     for (const SignatureParam &P : S.Params)
       N += P.Role == Role;
-    const int Want = Route && Role == ParamRole::B ? 0 : 1;
+    const int Want = NoB && Role == ParamRole::B ? 0 : 1;
     if (N != Want)
       R.fail("kernel '" + S.OpName + "' needs " +
              (Want ? "exactly one" : "no") + " '" + roleName(Role) +
@@ -373,8 +407,10 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
               R.integer(W[I + 1], Syms[I] == S.KSym ? 0 : 1, INT32_MAX));
   for (const std::string &Sym : S.SizeSyms)
     K.TunedFor.set(Sym, Tuned.at(Sym));
-  if (Route) {
+  if (K.Family == OpFamily::Route) {
     readRouteShape(R, K);
+  } else if (K.Family == OpFamily::Permute) {
+    readPermuteShape(R, K);
   } else {
     readGemmShape(R, K);
   }

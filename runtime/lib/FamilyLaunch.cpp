@@ -2,6 +2,7 @@
 #include "kiln/Runtime/FamilyLaunch.h"
 
 #include "kiln/Runtime/Gemm/GemmArguments.h"
+#include "kiln/Runtime/Permute/PermuteArguments.h"
 #include "kiln/Runtime/Route/RouteArguments.h"
 
 namespace kiln {
@@ -12,6 +13,8 @@ std::unique_ptr<LaunchPlanner> makeLaunchPlanner(const CompiledKernel &K) {
     return std::make_unique<GemmArgumentPlanner>(K.Signature, K.Shape);
   case OpFamily::Route:
     return std::make_unique<RouteArgumentPlanner>(K.Signature, K.Route);
+  case OpFamily::Permute:
+    return std::make_unique<PermuteArgumentPlanner>(K.Signature, K.Permute);
   }
   return nullptr;
 }
@@ -26,6 +29,9 @@ std::optional<std::string> kernelSizeProblem(const CompiledKernel &K,
     return std::nullopt;
   case OpFamily::Route: // M: tokens, N: slots, K: experts
     return routeSizeProblem(K.Route, G.M, G.K, G.N);
+  case OpFamily::Permute:
+    return permuteSizeProblem(K.Permute,
+                              permuteSizes(K.Signature, K.Permute, Size));
   }
   return std::nullopt;
 }
@@ -36,6 +42,8 @@ KernelFacts kernelFacts(const CompiledKernel &K) {
     return gemmKernelFacts(K.Shape);
   case OpFamily::Route:
     return routeKernelFacts(K.Route);
+  case OpFamily::Permute:
+    return permuteKernelFacts(K.Permute);
   }
   return KernelFacts();
 }

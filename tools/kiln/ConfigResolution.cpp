@@ -73,12 +73,12 @@ std::optional<KernelConfig> resolveConfig(const LoadedFile &File,
   }
   // In the op's space is not enough: the target must be able to run it
   // (shared memory, tensor cores, clusters). block_k is shown resolved.
-  if (Op.Family == OpFamily::Route) {
-    if (!routeBlockValid(Config->BlockM)) {
+  if (Op.Family != OpFamily::Gemm) {
+    if (!tokenBlockValid(Op.Family, Config->BlockM)) {
       reportAt(File, Op.Loc,
-               "block_m=" + std::to_string(Config->BlockM) +
-                   " is not a router's: a multiple of 4 in [4, " +
-                   std::to_string(MaxRouteBlockTokens) + "]");
+               "block_m=" + std::to_string(Config->BlockM) + " is not a " +
+                   std::string(opFamilyName(Op.Family)) + " op's: " +
+                   tokenBlockRule(Op.Family));
       return std::nullopt;
     }
     return Config;

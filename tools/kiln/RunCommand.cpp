@@ -16,7 +16,7 @@
 #include "DeviceOption.h"
 #include "OutputFile.h"
 #include "RunGpu.h"
-#include "RunRoute.h"
+#include "RunTokenOp.h"
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 
 #include "kiln/Interpreter/Execute.h"
@@ -192,11 +192,12 @@ int runRun(const Args &A) {
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
   checkRoutingForOp(Op, Routing);
   const ProblemSize Named = parseRunShape(*P.get("--shape"), Op, Interpret);
-  if (Op.Family == OpFamily::Route) {
+  if (Op.Family != OpFamily::Gemm) {
     if (P.get("--save"))
-      throw UsageError("--save writes a GEMM's tensors; a router's run "
-                       "cannot save them yet");
-    RouteRunRequest Req;
+      throw UsageError("--save writes a GEMM's tensors; a " +
+                       std::string(opFamilyName(Op.Family)) +
+                       " op's run cannot save them yet");
+    TokenRunRequest Req;
     Req.File = &*File;
     Req.Op = &Op;
     Req.Size = Named;
@@ -207,7 +208,8 @@ int runRun(const Args &A) {
     Req.Check = P.has("--check");
     Req.Json = P.has("--json");
     Req.Reps = Reps;
-    return runRouter(Req);
+    Req.Routing = Routing;
+    return runTokenOp(Req);
   }
   const GemmSize Size = gemmDims(Op, Named);
   if (!Interpret) {

@@ -7,6 +7,7 @@
 #include "kiln/Codegen/MLIRGen.h"
 
 #include "Gemm/GemmMLIRGen.h"
+#include "Permute/PermuteMLIRGen.h"
 #include "Route/RouteMLIRGen.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,6 +26,8 @@ mlir::OwningOpRef<mlir::ModuleOp> generateModule(mlir::MLIRContext &Ctx,
     return generateGemmModule(Ctx, Op, FileName);
   case OpFamily::Route:
     return generateRouteModule(Ctx, Op, FileName);
+  case OpFamily::Permute:
+    return generatePermuteModule(Ctx, Op, FileName);
   }
   return nullptr;
 }

@@ -154,7 +154,7 @@ void checkParam(OpSema &S, const ParamDecl &D) {
   } else if (*T == DType::F4E2M1) {
     S.error(D.TypeRange, "f4e2m1 is reserved for a later release");
     Valid = false;
-  } else if (*T == DType::I32 && D.IsOutput && D.Name != S.RouteIdsName) {
+  } else if (*T == DType::I32 && D.IsOutput && !S.IndexOutputs.count(D.Name)) {
     S.error(D.TypeRange, "output '" + D.Name +
                              "' is i32, an index type; an op's output is "
                              "bf16, f16, f32, f8e4m3 or f8e5m2");
@@ -184,7 +184,9 @@ void checkParam(OpSema &S, const ParamDecl &D) {
   }
   if (D.GroupAlign != 0) {
     const int64_t G = D.GroupAlign;
-    if (!T || *T != DType::I32 || D.IsOutput || D.Shape.size() != 1) {
+    // A permutation's eid is the one output that may be declared grouped.
+    const bool Output = D.IsOutput && !S.IndexOutputs.count(D.Name);
+    if (!T || *T != DType::I32 || Output || D.Shape.size() != 1) {
       S.error(D.GroupRange, "'grouped' marks an index tensor, an i32 input "
                             "of rank 1 ('in eid : i32[M] grouped 128'); '" +
                                 D.Name + "' is not one");
@@ -290,7 +292,7 @@ void checkOutputs(OpSema &S) {
     if (!S.Model.Params[I].IsOutput ||
         S.Model.Params[I].Name == S.QuantScaleName ||
         S.Model.Params[I].Name == S.QuantAmaxName ||
-        S.Model.Params[I].Name == S.RouteIdsName)
+        S.IndexOutputs.count(S.Model.Params[I].Name))
       continue;
     if (S.Model.D < 0) {
       S.Model.D = int(I);
@@ -333,11 +335,16 @@ void warnUnused(OpSema &S, const ComputeStmt &Stmt) {
 }
 
 /// The family of an op's statement, which decides the checker that analyzes
-/// it: a statement that calls topk is a router's (whose checker says where
-/// topk may stand), any other a GEMM's (whose checker says what a GEMM
+/// it: a statement that calls topk is a router's, one that calls permute a
+/// permutation's (each checker says where its call may stand), any other a
+/// GEMM's (whose checker says what a GEMM
 /// statement must look like when it is not one).
 OpFamily classifyComputation(const ComputeStmt &Stmt) {
-  return findCall(*Stmt.Rhs, "topk") ? OpFamily::Route : OpFamily::Gemm;
+  if (findCall(*Stmt.Rhs, "topk"))
+    return OpFamily::Route;
+  if (findCall(*Stmt.Rhs, "permute"))
+    return OpFamily::Permute;
+  return OpFamily::Gemm;
 }
 
 bool analyzeOp(OpSema &S) {
@@ -352,10 +359,15 @@ bool analyzeOp(OpSema &S) {
     const Expr *Q = findCall(*C.Rhs, "quantize");
     S.QuantScaleName = quantizeName(Q, 1);
     S.QuantAmaxName = quantizeName(Q, 2);
-    // A router's `w[t, j] = topk(s, ids)` writes a second output, ids.
-    if (const Expr *T = findCall(*C.Rhs, "topk");
-        T && T->Args.size() > 1 && T->Args[1]->K == Expr::Kind::Name)
-      S.RouteIdsName = T->Args[1]->Name;
+    // A router's `w[t, j] = topk(s, ids)` writes a second output, ids; a
+    // permutation `a[m, h] = permute(x[t, h], ids, eid, pos, cnt)` three.
+    auto Named = [&](const Expr *Call, size_t From, size_t To) {
+      for (size_t I = From; Call && I < To && I < Call->Args.size(); ++I)
+        if (Call->Args[I]->K == Expr::Kind::Name)
+          S.IndexOutputs.insert(Call->Args[I]->Name);
+    };
+    Named(findCall(*C.Rhs, "topk"), 1, 2);
+    Named(findCall(*C.Rhs, "permute"), 2, 5);
     for (const std::string *Name : {&S.QuantScaleName, &S.QuantAmaxName})
       if (!Name->empty() && C.Lhs->Name == *Name)
         S.error(C.Lhs->NameRange,
@@ -393,6 +405,9 @@ bool analyzeOp(OpSema &S) {
       break;
     case OpFamily::Route:
       checkRouteComputation(S, *Stmt);
+      break;
+    case OpFamily::Permute:
+      checkPermuteComputation(S, *Stmt);
       break;
     }
     if (!S.Failed)

@@ -14,6 +14,7 @@
 #include "kiln/Frontend/OpModel.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,9 +38,11 @@ struct OpSema {
   std::string QuantScaleName;
   /// Its optional third argument, the amax scalar (a third output).
   std::string QuantAmaxName;
-  /// The tensor named as topk's ids in a router's `w[t, j] = topk(s, ids)`
-  /// (empty otherwise): a second output, which is i32.
-  std::string RouteIdsName;
+  /// The outputs a statement names besides the one it assigns, all i32
+  /// index tensors: a router's ids (`w[t, j] = topk(s, ids)`), a
+  /// permutation's eid, pos and cnt (`a[m, h] = permute(x[t, h], ids, eid,
+  /// pos, cnt)`).
+  std::set<std::string> IndexOutputs;
   bool Failed = false;
 
   void error(SourceLoc Loc, std::string Msg, SourceRange Range = {}) {
@@ -77,6 +80,9 @@ void checkComputation(OpSema &S, const ComputeStmt &Stmt);
 /// Checks a router's top-k statement (OpFamily::Route) and fills Model.A,
 /// Model.Route and the size roles. Requires Model.D to be set.
 void checkRouteComputation(OpSema &S, const ComputeStmt &Stmt);
+/// Checks a permutation's statement (OpFamily::Permute) and fills Model.A,
+/// Model.Permute and the size roles. Requires Model.D to be set.
+void checkPermuteComputation(OpSema &S, const ComputeStmt &Stmt);
 /// Checks the tune block's declarations and fills Model.Space.
 void checkTuneBlock(OpSema &S);
 

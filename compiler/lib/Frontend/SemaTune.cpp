@@ -128,11 +128,12 @@ void checkKnob(OpSema &S, const KnobDecl &K,
     unknownKnob(S, K.Name, K.NameRange);
     return;
   }
-  if (S.Model.Family == OpFamily::Route && K.Name != "block_m") {
-    S.error(K.NameRange, "'" + K.Name +
-                             "' is a GEMM's tuning parameter; a router's "
-                             "top-k has one, block_m (the tokens of a CTA, "
-                             "a multiple of 4: one warp per token)");
+  if (S.Model.Family != OpFamily::Gemm && K.Name != "block_m") {
+    S.error(K.NameRange,
+            "'" + K.Name + "' is a GEMM's tuning parameter; a " +
+                std::string(opFamilyName(S.Model.Family)) +
+                " op has one, block_m (the tokens of a CTA, " +
+                tokenBlockRule(S.Model.Family) + ")");
     return;
   }
   auto [It, Inserted] = Seen.emplace(K.Name, &K);
@@ -463,11 +464,12 @@ void checkTuneSpace(OpSema &S) {
     if (!validConfigs(M, A).empty())
       return;
   S.error(At, "no target can run any configuration of this op");
-  if (M.Family == OpFamily::Route) {
-    S.Diags.note(SourceLoc(), "a router's block_m (" +
+  if (M.Family != OpFamily::Gemm) {
+    S.Diags.note(SourceLoc(), "a " + std::string(opFamilyName(M.Family)) +
+                                  " op's block_m (" +
                                   std::to_string(First->BlockM) +
-                                  " first) must be a multiple of 4 in [4, " +
-                                  std::to_string(MaxRouteBlockTokens) + "]");
+                                  " first) must be " +
+                                  tokenBlockRule(M.Family));
     return;
   }
   GemmTypes Types = gemmTypes(M);

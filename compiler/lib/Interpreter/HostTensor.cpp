@@ -145,8 +145,16 @@ std::optional<RowRouting> parseRowRouting(std::string_view Name) {
 std::vector<int64_t> routedTokenCounts(int64_t Experts, int64_t Tokens,
                                        RowRouting R, std::mt19937_64 &Rng) {
   std::vector<int64_t> Count(size_t(std::max<int64_t>(Experts, 0)), 0);
+  for (int64_t E : routeTokens(Experts, Tokens, R, Rng))
+    ++Count[size_t(E)];
+  return Count;
+}
+
+std::vector<int64_t> routeTokens(int64_t Experts, int64_t Tokens, RowRouting R,
+                                 std::mt19937_64 &Rng) {
+  std::vector<int64_t> Ids;
   if (Experts < 1 || Tokens < 1)
-    return Count;
+    return Ids;
   // The law's weight of each expert (0: never chosen).
   std::vector<double> W(size_t(Experts), 1.0);
   std::vector<int64_t> Order(static_cast<size_t>(Experts));
@@ -190,9 +198,9 @@ std::vector<int64_t> routedTokenCounts(int64_t Experts, int64_t Tokens,
                                (A.first == B.first && A.second < B.second);
                       });
     for (int64_t I = 0; I < K; ++I)
-      ++Count[size_t(Keys[size_t(I)].second)];
+      Ids.push_back(Keys[size_t(I)].second);
   }
-  return Count;
+  return Ids;
 }
 
 namespace {
@@ -313,6 +321,18 @@ void fillMaskedCounts(HostTensor &T, int64_t Rows, int64_t Mean,
     T.set(E, double(std::min(Rows, Count[size_t(E)])));
 }
 
+void fillRoutedIds(HostTensor &T, int64_t Experts, RowRouting Routing,
+                   std::mt19937_64 &Rng) {
+  const int64_t Tokens = T.Shape[0], K = T.Shape[1];
+  const int64_t Chosen = std::min(K, Experts); // each token's choices
+  Routing.TopK = K;
+  const std::vector<int64_t> Ids = routeTokens(Experts, Tokens, Routing, Rng);
+  for (int64_t Tok = 0; Tok < Tokens; ++Tok)
+    for (int64_t J = 0; J < K; ++J)
+      T.set(Tok * K + J,
+            J < Chosen ? double(Ids[size_t(Tok * Chosen + J)]) : -1.0);
+}
+
 bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
                 std::vector<HostTensor> &Params, std::string &Error,
                 RowRouting Routing) {
@@ -331,6 +351,9 @@ bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
                        expectedRows(Op, Sizes), Routing, Rng);
     else if (Op.Group && Op.Group->Offsets && int(I) == Op.Group->Param)
       fillGroupOffsets(Params.back(), Shapes[size_t(Op.A)][0], Routing, Rng);
+    else if (Op.Permute && int(I) == Op.Permute->Ids)
+      fillRoutedIds(Params.back(), Shapes[size_t(Op.Permute->Cnt)][0],
+                    Routing, Rng);
     else if (Op.Group && int(I) == Op.Group->Param)
       fillGroupedIndex(Params.back(), Shapes[size_t(Op.B)][0], Op.Group->Align,
                        Routing, Rng);

@@ -30,12 +30,16 @@ void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &O,
                    Stage Until) {
   if (Until == Stage::Mlir)
     return;
-  if (O.Family == OpFamily::Route) {
-    mlir::kiln::KilnTileRouteOptions Tile;
+  if (O.Family != OpFamily::Gemm) { // the token families
+    mlir::kiln::KilnTileTokensOptions Tile;
     Tile.blockM = O.Config.BlockM;
-    PM.addPass(mlir::kiln::createKilnTileRoute(Tile));
-    if (Until != Stage::Tiled)
+    PM.addPass(mlir::kiln::createKilnTileTokens(Tile));
+    if (Until == Stage::Tiled)
+      return;
+    if (O.Family == OpFamily::Route)
       PM.addPass(mlir::kiln::createKilnLowerRouteToEmitC());
+    else
+      PM.addPass(mlir::kiln::createKilnLowerPermuteToEmitC());
     return;
   }
   mlir::kiln::KilnApplyConfigOptions Config;

@@ -9,6 +9,8 @@ std::string_view opFamilyName(OpFamily F) {
     return "gemm";
   case OpFamily::Route:
     return "route";
+  case OpFamily::Permute:
+    return "permute";
   }
   return "unknown";
 }
@@ -18,6 +20,8 @@ std::optional<OpFamily> parseOpFamily(std::string_view Name) {
     return OpFamily::Gemm;
   if (Name == "route")
     return OpFamily::Route;
+  if (Name == "permute")
+    return OpFamily::Permute;
   return std::nullopt;
 }
 

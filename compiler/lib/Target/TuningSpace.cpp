@@ -172,26 +172,46 @@ bool declares(const OpModel &Op, const std::string &Knob) {
 } // namespace
 
 std::string opConfigString(const OpModel &Op, const KernelConfig &Config) {
-  if (Op.Family == OpFamily::Route)
+  if (Op.Family != OpFamily::Gemm)
     return "block_m=" + std::to_string(Config.BlockM);
   return Config.str();
 }
 
-bool routeBlockValid(int64_t BlockM) {
-  return BlockM >= 4 && BlockM <= MaxRouteBlockTokens && BlockM % 4 == 0;
+TokenTiling tokenTiling(OpFamily F) {
+  TokenTiling T;
+  if (F == OpFamily::Route) {
+    T.Min = 4;
+    T.Multiple = 4;
+    T.Default = 8;
+  } else {
+    T.Default = 32;
+  }
+  return T;
+}
+
+bool tokenBlockValid(OpFamily F, int64_t BlockM) {
+  const TokenTiling T = tokenTiling(F);
+  return BlockM >= T.Min && BlockM <= T.Max && BlockM % T.Multiple == 0;
+}
+
+std::string tokenBlockRule(OpFamily F) {
+  const TokenTiling T = tokenTiling(F);
+  return (T.Multiple > 1 ? "a multiple of " + std::to_string(T.Multiple) + " "
+                         : std::string("an integer ")) +
+         "in [" + std::to_string(T.Min) + ", " + std::to_string(T.Max) + "]";
 }
 
 std::vector<KernelConfig> validConfigs(const OpModel &Op, Arch Target) {
   std::vector<KernelConfig> Out;
-  // A router runs on every target: block_m tokens per CTA, one warp each
-  // (templates/kiln/route/topk.cuh); undeclared, block_m is 8.
-  if (Op.Family == OpFamily::Route) {
+  // The token families run on every target: block_m tokens per CTA
+  // (tokenTiling; the default when the op does not declare it).
+  if (Op.Family != OpFamily::Gemm) {
     const bool OwnBlock = !declares(Op, "block_m");
     forEachConstrainedConfig(Op, [&](const KernelConfig &C) {
       KernelConfig Tried = C;
       if (OwnBlock)
-        Tried.BlockM = DefaultRouteBlockTokens;
-      if (routeBlockValid(Tried.BlockM))
+        Tried.BlockM = tokenTiling(Op.Family).Default;
+      if (tokenBlockValid(Op.Family, Tried.BlockM))
         Out.push_back(Tried);
     });
     return Out;
@@ -236,17 +256,18 @@ std::optional<KernelConfig> defaultConfig(const OpModel &Op, Arch Target) {
   std::vector<KernelConfig> Valid = validConfigs(Op, Target);
   if (Valid.empty())
     return std::nullopt;
-  // A router's: block_m closest to its default, the smaller first.
-  if (Op.Family == OpFamily::Route)
+  // A token family's: block_m closest to its default, the smaller first.
+  if (Op.Family != OpFamily::Gemm) {
+    const int64_t Default = tokenTiling(Op.Family).Default;
     return *std::min_element(
         Valid.begin(), Valid.end(),
-        [](const KernelConfig &L, const KernelConfig &R) {
-          auto Key = [](const KernelConfig &C) {
-            return std::make_pair(std::llabs(C.BlockM - DefaultRouteBlockTokens),
-                                  C.BlockM);
+        [&](const KernelConfig &L, const KernelConfig &R) {
+          auto Key = [&](const KernelConfig &C) {
+            return std::make_pair(std::llabs(C.BlockM - Default), C.BlockM);
           };
           return Key(L) < Key(R);
         });
+  }
   // Lexicographic preference (docs/TUNING.md): tile area closest to 128x128,
   // then block_m = 128, then stages closest to 4 (deeper first), then no
   // cluster, raster m, group closest to 8, schedule grid, no split, direct

@@ -245,13 +245,29 @@ struct RouteSpec {
   SourceLoc Loc; ///< The topk call.
 };
 
+/// A permutation of tokens by expert (OpFamily::Permute), `a[m, h] =
+/// permute(x[t, h], ids, eid, pos, cnt)`: row x[t] once per slot j of the
+/// router's choice ids [T, K], gathered into a [M, H] grouped by expert in
+/// the contiguous layout (OpModel::Group's): expert e's rows start at a
+/// multiple of Align (eid's `grouped Align`), in (t, j) order, and end in
+/// padding rows; eid [M] gets each row's expert (-1: padding and unused
+/// rows), pos [T, K] each (t, j)'s row (-1 for an id outside [0, E)), cnt
+/// [E] each expert's count. OpModel::A is x, OpModel::D is a; the size
+/// roles are MSym = M (rows), NSym = H (columns), KSym = T (tokens).
+/// templates/kiln/permute/permute.cuh states the algorithm.
+struct PermuteSpec {
+  int Ids = -1, Eid = -1, Pos = -1, Cnt = -1; ///< Into OpModel::Params.
+  int64_t Align = 1;
+  SourceLoc Loc; ///< The permute call.
+};
+
 /// A checked op. For the GEMM family, D[m, n] = epilogue(sum(k) A[m, k] *
 /// B[n, k]); a route op uses A, D, the size roles, Route and Space.
 struct OpModel {
   std::string Name;
   SourceLoc Loc;
   /// Which family sema classified the op into. The fields Epilogue..Group
-  /// are the GEMM family's, Route the route family's.
+  /// are the GEMM family's, Route and Permute those of their families.
   OpFamily Family = OpFamily::Gemm;
   std::vector<TensorParam> Params; ///< In declaration order (= kernel ABI).
   int A = -1, B = -1, D = -1;      ///< Indices into Params.
@@ -281,6 +297,8 @@ struct OpModel {
   std::optional<GroupIndex> Group;
   /// A route op's top-k (OpFamily::Route).
   std::optional<RouteSpec> Route;
+  /// A permutation's outputs (OpFamily::Permute).
+  std::optional<PermuteSpec> Permute;
   TuneSpace Space;
 };
 

@@ -87,6 +87,12 @@ std::optional<RowRouting> parseRowRouting(std::string_view Name);
 std::vector<int64_t> routedTokenCounts(int64_t Experts, int64_t Tokens,
                                        RowRouting R, std::mt19937_64 &Rng);
 
+/// The choices behind routedTokenCounts: token t's min(TopK, Experts)
+/// distinct experts at [t * K, (t + 1) * K), in the order drawn (the same
+/// draws: routedTokenCounts counts them).
+std::vector<int64_t> routeTokens(int64_t Experts, int64_t Tokens, RowRouting R,
+                                 std::mt19937_64 &Rng);
+
 /// A grouped GEMM's index tensor T (rank 1, M rows) in the contiguous
 /// layout: runs of one expert in increasing expert order, each starting at
 /// a multiple of Align and ending in padding rows (-1) up to the next one
@@ -109,6 +115,11 @@ void fillGroupOffsets(HostTensor &T, int64_t M, RowRouting Routing,
 /// an expert to capacity, mixed and single leave some empty.
 void fillMaskedCounts(HostTensor &T, int64_t Rows, int64_t Mean,
                       RowRouting Routing, std::mt19937_64 &Rng);
+
+/// A router's choice T (i32 [Tokens, K]): each token's K distinct experts
+/// by Routing's law (routeTokens), -1 in the slots past Experts.
+void fillRoutedIds(HostTensor &T, int64_t Experts, RowRouting Routing,
+                   std::mt19937_64 &Rng);
 
 /// Zero-initialized tensors for every parameter of Op, the inputs filled by
 /// fillRandom from one generator seeded with Seed (in declaration order); a

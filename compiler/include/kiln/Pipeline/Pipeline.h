@@ -26,7 +26,8 @@ struct PipelineOptions {
   Arch Target = Arch::SM90a;
   KernelConfig Config;
   /// Whose passes run (lowerOp sets it from the op): a route op's are
-  /// -kiln-tile-route (block_m) and -kiln-lower-route-to-emitc.
+  /// -kiln-tile-tokens (block_m) and -kiln-lower-route-to-emitc; a
+  /// permutation's -kiln-tile-tokens and -kiln-lower-permute-to-emitc.
   OpFamily Family = OpFamily::Gemm;
 };
 
@@ -38,8 +39,9 @@ void registerKilnDialects(mlir::DialectRegistry &Registry);
 ///   -kiln-select-atoms   MMA atom, copy mechanism, launch shape
 ///   -kiln-lower-to-emitc kernel + epilogue as emitc.func (Stage::EmitC)
 /// and for the route family (Options.Family):
-///   -kiln-tile-route     kiln.route gets its block_m (Stage::Tiled)
+///   -kiln-tile-tokens    kiln.route gets its block_m (Stage::Tiled)
 ///   -kiln-lower-route-to-emitc  the kernel as emitc.func (Stage::EmitC)
+/// and for the permute family the same with -kiln-lower-permute-to-emitc.
 void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &Options,
                    Stage Until);
 

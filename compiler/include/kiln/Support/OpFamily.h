@@ -23,9 +23,13 @@ enum class OpFamily {
   /// [)]: a Mixture-of-Experts router's top-k (softmax or sigmoid scores,
   /// DeepSeek-V3's group-limited selection), one token per warp.
   Route,
+  /// a[m, h] = permute(x[t, h], ids, eid, pos, cnt): tokens' rows grouped
+  /// by the experts a router chose, in the contiguous layout a grouped GEMM
+  /// takes (stable, tile-aligned runs).
+  Permute,
 };
 
-/// "gemm", "route": the family's name in bundles, `kiln compile --emit ast` and
+/// "gemm", "route", "permute": the family's name in bundles, `kiln compile --emit ast` and
 /// messages.
 std::string_view opFamilyName(OpFamily F);
 /// The family named Name, if there is one.

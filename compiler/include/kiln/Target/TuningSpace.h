@@ -17,16 +17,22 @@
 #include <vector>
 
 namespace kiln {
-/// A router's (OpFamily::Route) block_m, the tokens of one CTA: a multiple
-/// of 4 (its warps) up to this, and this when the op does not declare it.
-constexpr int64_t MaxRouteBlockTokens = 1024;
-constexpr int64_t DefaultRouteBlockTokens = 8;
+/// The one knob of the families that tile tokens (route, permute):
+/// block_m, the tokens of one CTA, in [Min, Max] and a multiple of
+/// Multiple; Default when the op does not declare it.
+struct TokenTiling {
+  int64_t Min = 1, Max = 1024, Multiple = 1, Default = 8;
+};
+/// F's (a router: a multiple of 4, its warps, default 8; a permutation:
+/// any up to 1024, default 32). F must not be the GEMM family.
+TokenTiling tokenTiling(OpFamily F);
+/// Whether BlockM is one of F's block_m values.
+bool tokenBlockValid(OpFamily F, int64_t BlockM);
+/// "a multiple of 4 in [4, 1024]": F's rule, for messages.
+std::string tokenBlockRule(OpFamily F);
 /// Config as Op's family writes it: KernelConfig::str() for a GEMM,
 /// "block_m=B" for a router (its only knob).
 std::string opConfigString(const OpModel &Op, const KernelConfig &Config);
-/// Whether BlockM is a router's block_m (4 <= BlockM <= 1024, a multiple
-/// of 4).
-bool routeBlockValid(int64_t BlockM);
 
 /// Evaluates a constraint over a configuration. Integer semantics (C
 /// division); comparisons and logic yield 0/1; identifiers name knobs or, for

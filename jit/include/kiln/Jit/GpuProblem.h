@@ -14,7 +14,6 @@
 
 #include "kiln/Frontend/OpModel.h"
 #include "kiln/Interpreter/Execute.h"
-#include "kiln/Interpreter/Route.h"
 #include "kiln/Runtime/Gemm/GemmLauncher.h"
 #include "kiln/Runtime/Kernel.h"
 
@@ -57,9 +56,10 @@ public:
   /// compareWithReference), with the accumulation model of the kernel's
   /// path (accumulationFor).
   GpuCheck check(const AccumulationModel &Acc);
-  /// A router's (OpFamily::Route): downloads its weights and ids (after the
-  /// caller synchronized) and checks them (kiln/Interpreter/Route.h).
-  RouteCheck checkRouter();
+  /// Downloads every output into params() (after the caller synchronized):
+  /// for the families whose checks read all of them (routers,
+  /// permutations).
+  void downloadOutputs();
   /// Computes the reference of the checked rows now (check() would at its
   /// first call): the measuring worker does it before it reports ready.
   void prepareReference();

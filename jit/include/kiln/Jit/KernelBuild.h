@@ -30,6 +30,11 @@ GemmKernelShape kernelShapeOf(const OpModel &Op, const KernelConfig &Config,
 /// The launch shape of a route op (OpFamily::Route) compiled with Config.
 RouteKernelShape routeShapeOf(const OpModel &Op, const KernelConfig &Config);
 
+/// The launch shape of a permutation (OpFamily::Permute) compiled with
+/// Config.
+PermuteKernelShape permuteShapeOf(const OpModel &Op,
+                                  const KernelConfig &Config);
+
 /// Why Op cannot take problem Size (with its hints' defaults), or nullopt:
 /// the rule of its family's kernels (kernelSizeProblem), before any is
 /// compiled.

@@ -12,6 +12,7 @@
 
 #include "kiln/Frontend/DType.h"
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
+#include "kiln/Runtime/Permute/PermuteLaunchPlan.h"
 #include "kiln/Runtime/Route/RouteLaunchPlan.h"
 #include "kiln/Support/OpFamily.h"
 #include "kiln/Support/ProblemSize.h"
@@ -64,6 +65,8 @@ struct CompiledKernel {
   GemmKernelShape Shape;
   /// The launch shape of a route-family kernel.
   RouteKernelShape Route;
+  /// The launch shape of a permute-family kernel.
+  PermuteKernelShape Permute;
   std::string Entry; ///< The kernel's symbol in the cubin.
   /// The image: a cubin, or (Emulated) a module for kiln's emulator.
   std::string Cubin;

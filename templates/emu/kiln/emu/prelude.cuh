@@ -137,8 +137,22 @@ inline unsigned __ballot_sync(unsigned Mask, int P,
                               kiln::emu::SourceLoc L = KILN_EMU_HERE) {
   return kiln_emu_api->VoteSync(kiln::emu::Vote::Ballot, Mask, P != 0, L);
 }
+/// The lanes of Mask whose V equals this lane's (match.any.sync.b32): one
+/// ballot per bit of V, each keeping the lanes that agree on it.
+inline unsigned __match_any_sync(unsigned Mask, int V,
+                                 kiln::emu::SourceLoc L = KILN_EMU_HERE) {
+  unsigned Same = Mask;
+  for (int B = 0; B < 32; ++B) {
+    const bool Bit = (unsigned(V) >> B) & 1u;
+    const unsigned Set = __ballot_sync(Mask, Bit, L);
+    Same &= Bit ? Set : ~Set;
+  }
+  return Same;
+}
 /// The lowest set bit's position plus one, 0 for none (bfind/brev + clz).
 inline int __ffs(int X) { return __builtin_ffs(X); }
+/// The set bits of X (popc.b32).
+inline int __popc(unsigned X) { return __builtin_popcount(X); }
 inline int __any_sync(unsigned Mask, int P,
                       kiln::emu::SourceLoc L = KILN_EMU_HERE) {
   return int(kiln_emu_api->VoteSync(kiln::emu::Vote::Any, Mask, P != 0, L));

@@ -321,6 +321,19 @@ LogicalResult RouteOp::verify() {
   return success();
 }
 
+LogicalResult PermuteOp::verify() {
+  if (getX().getType().getElementType() != getA().getType().getElementType())
+    return emitOpError("x and a must have one element type");
+  const int64_t Align = getAlign();
+  if (Align < 1 || Align > (int64_t(1) << 20) || (Align & (Align - 1)) != 0)
+    return emitOpError("align must be a power of two up to 2^20, got ")
+           << Align;
+  if (std::optional<int64_t> BM = getBlockM(); BM && (*BM < 1 || *BM > 1024))
+    return emitOpError("block_m (tokens per CTA) must be in [1, 1024], got ")
+           << *BM;
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   int64_t Rank = getTensor().getType().getRank();
   if (static_cast<int64_t>(getIndices().size()) != Rank)

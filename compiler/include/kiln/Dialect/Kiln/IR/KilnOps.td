@@ -124,7 +124,7 @@ def Kiln_RouteOp : Kiln_Op<"route"> {
     scale * s / (normalize ? the sum of the K scores : 1).
     templates/kiln/route/topk.cuh states the arithmetic and its order.
     `block_m`, the tokens of one CTA, is the tiled form's
-    (-kiln-tile-route).
+    (-kiln-tile-tokens).
     ```mlir
     kiln.route logits(%L : memref<?x?xf32>) weights(%w : memref<?x?xf32>)
                ids(%ids : memref<?x?xi32>)
@@ -144,6 +144,35 @@ def Kiln_RouteOp : Kiln_Op<"route"> {
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     `weights` `(` $weights `:` type($weights) `)`
     `ids` `(` $ids `:` type($ids) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Kiln_PermuteOp : Kiln_Op<"permute"> {
+  let summary = "Tokens' rows grouped by expert (the contiguous layout)";
+  let description = [{
+    Row x[t] once per slot j of `ids` [T, K], into `a` [M, H] grouped by
+    expert: expert e's rows start at a multiple of `align`, in (t, j)
+    order, and end in padding rows; `eid` [M] gets each row's expert (-1:
+    padding and unused rows), `pos` [T, K] each (t, j)'s row (-1 for an id
+    outside [0, E)), `cnt` [E] each expert's count. `block_m`, the tokens
+    of one CTA, is the tiled form's (-kiln-tile-tokens).
+    templates/kiln/permute/permute.cuh states the algorithm.
+  }];
+  let arguments = (ins MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32],
+                                    [2]>:$x,
+                       MemRefRankOf<[I32], [2]>:$ids,
+                       MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32],
+                                    [2]>:$a,
+                       MemRefRankOf<[I32], [1]>:$eid,
+                       MemRefRankOf<[I32], [2]>:$pos,
+                       MemRefRankOf<[I32], [1]>:$cnt,
+                       I64Attr:$align, OptionalAttr<I64Attr>:$block_m);
+  let assemblyFormat = [{
+    `x` `(` $x `:` type($x) `)` `ids` `(` $ids `:` type($ids) `)`
+    `a` `(` $a `:` type($a) `)` `eid` `(` $eid `:` type($eid) `)`
+    `pos` `(` $pos `:` type($pos) `)` `cnt` `(` $cnt `:` type($cnt) `)`
+    attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -89,17 +89,33 @@ def KilnLowerToEmitC : Pass<"kiln-lower-to-emitc", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
-def KilnTileRoute : Pass<"kiln-tile-route", "::mlir::ModuleOp"> {
-  let summary = "Give every kiln.route its tile: the tokens of one CTA";
+def KilnTileTokens : Pass<"kiln-tile-tokens", "::mlir::ModuleOp"> {
+  let summary = "Give every kiln.route and kiln.permute its tile: the tokens "
+                "of one CTA";
   let description = [{
-    The route family's tiling: sets `block_m` on each kiln.route, the tokens
-    one CTA of four warps takes (one warp per token at a time). A multiple
-    of 4 in [4, 1024].
+    The tiling of the families that tile tokens: sets `block_m` on each
+    kiln.route (the tokens one CTA of four warps takes, one warp per token
+    at a time: a multiple of 4 in [4, 1024]) and each kiln.permute (the
+    tokens whose rows one CTA places: [1, 1024]).
   }];
   let options = [
     Option<"blockM", "block-m", "int64_t", "8", "tokens per CTA">
   ];
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
+def KilnLowerPermuteToEmitC : Pass<"kiln-lower-permute-to-emitc",
+                                   "::mlir::ModuleOp"> {
+  let summary = "Lower each tiled kiln.permute to an EmitC kernel";
+  let description = [{
+    Every func.func that holds one kiln.permute with a `block_m` becomes an
+    `extern "C" __global__` kernel that calls kiln::permute::permute
+    (templates/kiln/permute/permute.cuh). Its parameters, the permute
+    family's ABI: (const X* x, const int32_t* ids, X* a, int32_t* eid,
+    int32_t* pos, int32_t* cnt, int32_t T, int32_t K, int32_t E, int32_t M,
+    int32_t H).
+  }];
+  let dependentDialects = ["::mlir::emitc::EmitCDialect"];
 }
 
 def KilnLowerRouteToEmitC : Pass<"kiln-lower-route-to-emitc",

@@ -10,7 +10,7 @@
 // configuration and its scale a float literal.
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Dialect/Kiln/IR/KilnTypes.h"
+#include "../TokenKernelEmitC.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -28,12 +28,6 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
-
-std::string elementName(Value V) {
-  std::optional<::kiln::DType> T =
-      dtypeOf(cast<MemRefType>(V.getType()).getElementType());
-  return T ? std::string(::kiln::dtypeCudaName(*T)) : std::string("void");
-}
 
 /// The scale as a float literal that reads back as the same float.
 std::string floatLiteral(double X) {
@@ -76,26 +70,13 @@ std::string banner(func::FuncOp F, RouteOp Op) {
 LogicalResult lowerKernel(func::FuncOp F, RouteOp Op) {
   MLIRContext *Ctx = F.getContext();
   OpBuilder B(F);
-  Location Loc = Op.getLoc();
-  B.create<emitc::VerbatimOp>(Loc, banner(F, Op));
-  auto Opaque = [&](StringRef S) { return emitc::OpaqueType::get(Ctx, S); };
-  auto Ptr = [&](Value V, bool Const) {
-    return Opaque((Const ? "const " : "") + elementName(V) + "* __restrict__");
-  };
   const bool HasBias = bool(Op.getBias());
-  SmallVector<Type> Params = {Ptr(Op.getLogits(), true)};
+  SmallVector<Type> Params = {pointerParamType(Ctx, Op.getLogits(), true)};
   if (HasBias)
-    Params.push_back(Ptr(Op.getBias(), true));
+    Params.push_back(pointerParamType(Ctx, Op.getBias(), true));
   Type I32 = B.getI32Type();
-  Params.append({Ptr(Op.getWeights(), false), Ptr(Op.getIds(), false), I32,
-                 I32, I32});
-  auto Kernel = B.create<emitc::FuncOp>(Loc, F.getSymName(),
-                                        FunctionType::get(Ctx, Params, {}));
-  std::string Bounds = "__launch_bounds__(128)";
-  Kernel.setSpecifiersAttr(
-      B.getStrArrayAttr({"extern \"C\"", "__global__", Bounds}));
-  Block *Entry = Kernel.addEntryBlock();
-  B.setInsertionPointToStart(Entry);
+  Params.append({pointerParamType(Ctx, Op.getWeights(), false),
+                 pointerParamType(Ctx, Op.getIds(), false), I32, I32, I32});
   // topk(L, bias | nullptr, w, ids, T, E, K, scale): the `args` attribute
   // mixes operand indices and verbatim arguments.
   SmallVector<Attribute> Args;
@@ -110,13 +91,12 @@ LogicalResult lowerKernel(func::FuncOp F, RouteOp Op) {
     Operand();
   Args.push_back(emitc::OpaqueAttr::get(
       Ctx, floatLiteral(Op.getScale().convertToDouble())));
-  B.create<emitc::CallOpaqueOp>(
-      Loc, TypeRange{}, "kiln::route::topk", Entry->getArguments(),
+  emitTokenKernel(
+      B, F, Op.getLoc(), banner(F, Op), Params, 128, "kiln::route::topk",
       B.getArrayAttr(Args),
       B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, configType(Op)),
-                      emitc::OpaqueAttr::get(Ctx, elementName(Op.getLogits()))}));
-  B.create<emitc::ReturnOp>(Loc, Value());
-  F.erase();
+                      emitc::OpaqueAttr::get(
+                          Ctx, elementCudaName(Op.getLogits()))}));
   return success();
 }
 
@@ -134,7 +114,7 @@ struct LowerRouteToEmitCPass
       if (Ops.size() != 1 || !Ops[0].getBlockM()) {
         F.emitError() << "function @" << F.getSymName()
                       << " must hold exactly one kiln.route with a block_m "
-                         "(run -kiln-tile-route first)";
+                         "(run -kiln-tile-tokens first)";
         return signalPassFailure();
       }
       Kernels.push_back({F, Ops[0]});

@@ -1,13 +1,15 @@
-//===- RunRoute.h - kiln run of a router's top-k ----------------*- C++ -*-===//
+//===- RunTokenOp.h - kiln run of a router or a permutation -----*- C++ -*-===//
 //
-// The part of `kiln run` for route-family ops (RunRoute.cpp): on the CPU
-// (--interpret), GPU 0 or kiln's emulator, checked against float64.
+// The part of `kiln run` for the families that tile tokens (RunTokenOp.cpp:
+// routers, permutations): on the CPU (--interpret), GPU 0 or kiln's
+// emulator, each checked by its family's check.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_TOOLS_KILN_RUNROUTE_H
-#define KILN_TOOLS_KILN_RUNROUTE_H
+#ifndef KILN_TOOLS_KILN_RUNTOKENOP_H
+#define KILN_TOOLS_KILN_RUNTOKENOP_H
 
 #include "LoadOps.h"
+#include "kiln/Interpreter/HostTensor.h"
 
 #include <cstdint>
 #include <optional>
@@ -16,11 +18,12 @@
 
 namespace kiln::cli {
 
-struct RouteRunRequest {
+struct TokenRunRequest {
   const LoadedFile *File = nullptr;
   const OpModel *Op = nullptr;
   ProblemSize Size;
   uint64_t Seed = 1;
+  RowRouting Routing; ///< A permutation's ids: the law of the choices.
   std::vector<std::string> Sets;   ///< --set values.
   std::optional<std::string> Arch; ///< --arch.
   bool Interpret = false;
@@ -30,8 +33,8 @@ struct RouteRunRequest {
 };
 
 /// Runs Req; returns the exit status.
-int runRouter(const RouteRunRequest &Req);
+int runTokenOp(const TokenRunRequest &Req);
 
 } // namespace kiln::cli
 
-#endif // KILN_TOOLS_KILN_RUNROUTE_H
+#endif // KILN_TOOLS_KILN_RUNTOKENOP_H

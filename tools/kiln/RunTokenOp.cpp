@@ -1,25 +1,30 @@
-//===- RunRoute.cpp - kiln run of a router's top-k ------------------------===//
+//===- RunTokenOp.cpp - kiln run of a router or a permutation -------------===//
 //
-// `kiln run` for the route family (OpFamily::Route): seeded random logits
-// (and bias), the outputs poisoned with 0xFF bytes, the router run on the
-// CPU (--interpret: interpretRoute) or compiled and launched on GPU 0 or
-// kiln's emulator, and --check against the float64 scores (checkRoute:
-// every token's choice a top-k to within fp32's error, every weight within
-// its tolerance). --reps times launches as for GEMMs.
+// `kiln run` for the families that tile tokens: seeded random inputs (a
+// router's logits and bias; a permutation's rows and a router-like choice
+// by --routing's law), every output poisoned with 0xFF bytes, the op run
+// on the CPU (--interpret) or compiled and launched on GPU 0 or kiln's
+// emulator, and --check by its family: a router against the float64 scores
+// (checkRoute: each choice a top-k to within fp32's error, each weight
+// within its tolerance), a permutation exactly against its specification
+// (checkPermute, which also requires the rows that hold no token
+// untouched). --reps times launches as for GEMMs.
 //
 //===----------------------------------------------------------------------===//
-#include "RunRoute.h"
+#include "RunTokenOp.h"
 
 #include "CommandLine.h"
 #include "ConfigResolution.h"
 #include "Json.h"
 
+#include "kiln/Interpreter/Permute.h"
 #include "kiln/Interpreter/Route.h"
 #include "kiln/Jit/GpuProblem.h"
 #include "kiln/Jit/GpuTiming.h"
 #include "kiln/Jit/KernelBuild.h"
 #include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/DeviceInfo.h"
+#include "kiln/Runtime/Permute/PermuteArguments.h"
 #include "kiln/Runtime/Sha256.h"
 
 #include <iostream>
@@ -29,43 +34,89 @@ namespace kiln::cli {
 
 namespace {
 
-std::string checkText(const RouteCheck &C, int64_t K) {
+/// A check's outcome as the report prints it.
+struct OutputCheck {
+  bool Pass = true;
+  std::string Text; ///< After "check   ".
+  std::string Json; ///< The "check" object.
+};
+
+OutputCheck routeCheck(const OpModel &Op, const std::vector<HostTensor> &P,
+                       int64_t K) {
+  RouteCheck C = checkRoute(Op, P);
+  OutputCheck O;
+  O.Pass = C.Pass;
   std::ostringstream OS;
-  if (C.Pass) {
+  if (C.Pass)
     OS << "PASS: " << countText(size_t(C.Tokens), "token", "tokens")
        << ", each choice a float64 top-" << K << " (keys within "
        << textNumber(C.KeyTolerance) << " count as ties), weights within "
        << textNumber(C.MaxWeightError) << " of their tolerance";
-    return OS.str();
-  }
-  OS << "FAIL: " << C.BadChoices << " of " << C.Tokens
-     << " tokens chose wrongly, " << C.BadWeights << " weights outside ("
-     << C.NonFinite << " not finite); first: " << C.FirstFailure;
-  return OS.str();
+  else
+    OS << "FAIL: " << C.BadChoices << " of " << C.Tokens
+       << " tokens chose wrongly, " << C.BadWeights << " weights outside ("
+       << C.NonFinite << " not finite); first: " << C.FirstFailure;
+  O.Text = OS.str();
+  O.Json = "{\"pass\": " + std::string(C.Pass ? "true" : "false") +
+           ", \"tokens\": " + std::to_string(C.Tokens) +
+           ", \"bad_choices\": " + std::to_string(C.BadChoices) +
+           ", \"bad_weights\": " + std::to_string(C.BadWeights) +
+           ", \"non_finite\": " + std::to_string(C.NonFinite) +
+           ", \"max_weight_error\": " + jsonNumber(C.MaxWeightError) +
+           ", \"key_tolerance\": " + jsonNumber(C.KeyTolerance) +
+           ", \"first_failure\": " + jsonString(C.FirstFailure) + "}";
+  return O;
 }
 
-std::string checkJsonOf(const RouteCheck &C) {
-  return "{\"pass\": " + std::string(C.Pass ? "true" : "false") +
-         ", \"tokens\": " + std::to_string(C.Tokens) +
-         ", \"bad_choices\": " + std::to_string(C.BadChoices) +
-         ", \"bad_weights\": " + std::to_string(C.BadWeights) +
-         ", \"non_finite\": " + std::to_string(C.NonFinite) +
-         ", \"max_weight_error\": " + jsonNumber(C.MaxWeightError) +
-         ", \"key_tolerance\": " + jsonNumber(C.KeyTolerance) +
-         ", \"first_failure\": " + jsonString(C.FirstFailure) + "}";
+OutputCheck permuteCheck(const OpModel &Op, const std::vector<HostTensor> &P) {
+  // Every output started as 0xFF bytes (poisoned before the run).
+  const std::vector<uint8_t> Before(P[size_t(Op.D)].Bytes.size(), 0xFF);
+  PermuteCheck C = checkPermute(Op, P, Before);
+  OutputCheck O;
+  O.Pass = C.Pass;
+  std::ostringstream OS;
+  if (C.Pass)
+    OS << "PASS: " << countText(size_t(C.Entries), "entry", "entries")
+       << " in " << countText(size_t(C.Rows), "row", "rows")
+       << ", every row, expert id, position and count as specified; the "
+          "other rows untouched";
+  else
+    OS << "FAIL: " << C.BadPos << " positions, " << C.BadEid
+       << " expert ids, " << C.BadCnt << " counts, " << C.BadRows
+       << " rows wrong, " << C.RowsWritten
+       << " rows holding no token written; first: " << C.FirstFailure;
+  O.Text = OS.str();
+  O.Json = "{\"pass\": " + std::string(C.Pass ? "true" : "false") +
+           ", \"entries\": " + std::to_string(C.Entries) +
+           ", \"rows\": " + std::to_string(C.Rows) +
+           ", \"bad_pos\": " + std::to_string(C.BadPos) +
+           ", \"bad_eid\": " + std::to_string(C.BadEid) +
+           ", \"bad_cnt\": " + std::to_string(C.BadCnt) +
+           ", \"bad_rows\": " + std::to_string(C.BadRows) +
+           ", \"rows_written\": " + std::to_string(C.RowsWritten) +
+           ", \"first_failure\": " + jsonString(C.FirstFailure) + "}";
+  return O;
 }
 
-/// The SHA-256 of the weights' and ids' bytes: the same bits across runs.
+OutputCheck checkOutputs(const OpModel &Op, const std::vector<HostTensor> &P,
+                         const ProblemSize &Size) {
+  if (Op.Route)
+    return routeCheck(Op, P, gemmDims(Op, Size).N);
+  return permuteCheck(Op, P);
+}
+
+/// The SHA-256 of every output's bytes: the same bits across runs.
 std::string outputDigest(const OpModel &Op,
                          const std::vector<HostTensor> &Params) {
   std::string Bytes;
-  for (int Out : {Op.D, Op.Route->Ids})
-    Bytes.append(reinterpret_cast<const char *>(Params[size_t(Out)].Bytes.data()),
-                 Params[size_t(Out)].Bytes.size());
+  for (size_t I = 0; I < Params.size(); ++I)
+    if (Op.Params[I].IsOutput)
+      Bytes.append(reinterpret_cast<const char *>(Params[I].Bytes.data()),
+                   Params[I].Bytes.size());
   return sha256Hex(Bytes);
 }
 
-std::optional<KernelConfig> routerConfig(const RouteRunRequest &Req,
+std::optional<KernelConfig> opConfig(const TokenRunRequest &Req,
                                          Arch Target, std::string &Source) {
   ConfigChoiceInputs Choice;
   Choice.Target = Target;
@@ -73,37 +124,40 @@ std::optional<KernelConfig> routerConfig(const RouteRunRequest &Req,
   return resolveConfig(*Req.File, *Req.Op, Target, Req.Sets, Source, &Choice);
 }
 
-int runInterpreted(const RouteRunRequest &Req) {
+int runInterpreted(const TokenRunRequest &Req) {
   const OpModel &Op = *Req.Op;
   Arch Target = Req.Arch ? requireArch(Req.Arch) : Arch::SM90a;
   std::string Source;
-  std::optional<KernelConfig> Config = routerConfig(Req, Target, Source);
+  std::optional<KernelConfig> Config = opConfig(Req, Target, Source);
   if (!Config)
     return ExitInputError;
   std::vector<HostTensor> Params;
   std::string Error;
-  if (!makeParams(Op, Req.Size, Req.Seed, Params, Error)) {
+  if (!makeParams(Op, Req.Size, Req.Seed, Params, Error, Req.Routing)) {
     std::cerr << "kiln: error: " << Op.Name << ": " << Error << '\n';
     return ExitInputError;
   }
-  for (int Out : {Op.D, Op.Route->Ids})
-    Params[size_t(Out)].Bytes.assign(Params[size_t(Out)].Bytes.size(), 0xFF);
-  interpretRoute(Op, Params);
-  RouteCheck C;
+  for (size_t I = 0; I < Params.size(); ++I)
+    if (Op.Params[I].IsOutput)
+      Params[I].Bytes.assign(Params[I].Bytes.size(), 0xFF);
+  if (Op.Route)
+    interpretRoute(Op, Params);
+  else
+    interpretPermute(Op, Params);
+  OutputCheck C;
   if (Req.Check)
-    C = checkRoute(Op, Params);
-  const int64_t K = gemmDims(Op, Req.Size).N;
+    C = checkOutputs(Op, Params, Req.Size);
   if (Req.Json) {
     std::cout << "{\"op\": " << jsonString(Op.Name)
-              << ", \"family\": \"route\", \"mode\": \"interpret\", "
+              << ", \"family\": \"" << opFamilyName(Op.Family)
+              << "\", \"mode\": \"interpret\", "
               << "\"shape\": " << shapeJson(Req.Size)
               << ", \"config\": \"block_m=" << Config->BlockM
               << "\", \"config_source\": " << jsonString(Source)
               << ", \"seed\": " << Req.Seed;
     if (Req.Check)
-      std::cout << ", \"check\": " << checkJsonOf(C)
-                << ", \"output_sha256\": \"" << outputDigest(Op, Params)
-                << "\"";
+      std::cout << ", \"check\": " << C.Json << ", \"output_sha256\": \""
+                << outputDigest(Op, Params) << "\"";
     std::cout << "}\n";
   } else {
     std::cout << "op      " << Op.Name << " on the CPU (--interpret)\n"
@@ -112,12 +166,12 @@ int runInterpreted(const RouteRunRequest &Req) {
               << ")\n"
               << "seed    " << Req.Seed << "\n";
     if (Req.Check)
-      std::cout << "check   " << checkText(C, K) << "\n";
+      std::cout << "check   " << C.Text << "\n";
   }
   return Req.Check && !C.Pass ? ExitInputError : ExitOk;
 }
 
-int runOnDevice(const RouteRunRequest &Req, const CudaDriver &Driver) {
+int runOnDevice(const TokenRunRequest &Req, const CudaDriver &Driver) {
   const OpModel &Op = *Req.Op;
   DeviceInfo Device = queryDevice(Driver, 0);
   std::optional<Arch> Target = parseArch(Device.target());
@@ -132,7 +186,7 @@ int runOnDevice(const RouteRunRequest &Req, const CudaDriver &Driver) {
                      Device.Name + ", " + Device.target() +
                      "); omit --arch to run on the GPU");
   std::string Source;
-  std::optional<KernelConfig> Config = routerConfig(Req, *Target, Source);
+  std::optional<KernelConfig> Config = opConfig(Req, *Target, Source);
   if (!Config)
     return ExitInputError;
   std::string CacheWarning;
@@ -159,7 +213,7 @@ int runOnDevice(const RouteRunRequest &Req, const CudaDriver &Driver) {
     return ExitInputError;
   }
   PrimaryContext Ctx(Driver, 0);
-  GpuProblem Problem(Driver, Op, Req.Size, Req.Seed);
+  GpuProblem Problem(Driver, Op, Req.Size, Req.Seed, Req.Routing);
   Kernel K(std::make_shared<const CompiledKernel>(Built.Kernel));
   K.prepare();
   CUstream Stream = nullptr;
@@ -174,9 +228,11 @@ int runOnDevice(const RouteRunRequest &Req, const CudaDriver &Driver) {
   Problem.poisonOutput();
   Launch();
   KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
-  RouteCheck C;
-  if (Req.Check)
-    C = Problem.checkRouter();
+  OutputCheck C;
+  if (Req.Check) {
+    Problem.downloadOutputs();
+    C = checkOutputs(Op, Problem.params(), Req.Size);
+  }
   double MedianMs = 0;
   if (Req.Reps > 0) {
     TimingOptions O;
@@ -184,11 +240,17 @@ int runOnDevice(const RouteRunRequest &Req, const CudaDriver &Driver) {
     MedianMs = timeLaunches(Driver, Launch, Stream, O).MedianMs;
   }
   const GemmDims G = gemmDims(Op, Req.Size);
-  LaunchDims Dims = routeLaunchDims(Built.Kernel.Route, G.M, G.K);
+  LaunchDims Dims =
+      Op.Route ? routeLaunchDims(Built.Kernel.Route, G.M, G.K)
+               : permuteLaunchDims(Built.Kernel.Permute,
+                                   permuteSizes(Built.Kernel.Signature,
+                                                Built.Kernel.Permute,
+                                                Req.Size));
   std::string ArchName(archInfo(*Target).Name);
   if (Req.Json) {
     std::cout << "{\"op\": " << jsonString(Op.Name)
-              << ", \"family\": \"route\", \"mode\": \""
+              << ", \"family\": \"" << opFamilyName(Op.Family)
+              << "\", \"mode\": \""
               << (Device.Emulated ? "emu" : "gpu")
               << "\", \"device\": " << jsonString(Device.Name)
               << ", \"arch\": \"" << ArchName
@@ -199,8 +261,7 @@ int runOnDevice(const RouteRunRequest &Req, const CudaDriver &Driver) {
               << Dims.GridX << ", \"block\": " << Dims.BlockX
               << ", \"smem\": " << Dims.SmemBytes << "}";
     if (Req.Check)
-      std::cout << ", \"check\": " << checkJsonOf(C)
-                << ", \"output_sha256\": \""
+      std::cout << ", \"check\": " << C.Json << ", \"output_sha256\": \""
                 << outputDigest(Op, Problem.params()) << "\"";
     if (Req.Reps > 0)
       std::cout << ", \"timing\": {\"emulated\": "
@@ -223,7 +284,7 @@ int runOnDevice(const RouteRunRequest &Req, const CudaDriver &Driver) {
               << "launch  grid " << Dims.GridX << ", block " << Dims.BlockX
               << ", smem " << Dims.SmemBytes << " B\n";
     if (Req.Check)
-      std::cout << "check   " << checkText(C, G.N) << "\n";
+      std::cout << "check   " << C.Text << "\n";
     if (Req.Reps > 0)
       std::cout << "time    " << textNumber(MedianMs * 1e3) << " us median of "
                 << Req.Reps << " launches"
@@ -236,7 +297,7 @@ int runOnDevice(const RouteRunRequest &Req, const CudaDriver &Driver) {
 
 } // namespace
 
-int runRouter(const RouteRunRequest &Req) {
+int runTokenOp(const TokenRunRequest &Req) {
   if (Req.Interpret)
     return runInterpreted(Req);
   const CudaDriver &Driver = CudaDriver::instance();
