@@ -79,6 +79,8 @@ std::optional<std::string> opSizeProblem(const OpModel &Op,
     K.Route = routeShapeOf(Op, KernelConfig());
   else if (Op.Permute)
     K.Permute = permuteShapeOf(Op, KernelConfig());
+  else if (Op.Combine)
+    K.Combine = combineShapeOf(Op, KernelConfig());
   else
     K.Shape.A = Op.Params[size_t(Op.A)].Type;
   return kernelSizeProblem(K, Size);
@@ -93,6 +95,15 @@ PermuteKernelShape permuteShapeOf(const OpModel &Op,
   Shape.EidParam = Op.Permute->Eid;
   Shape.PosParam = Op.Permute->Pos;
   Shape.CntParam = Op.Permute->Cnt;
+  return Shape;
+}
+
+CombineKernelShape combineShapeOf(const OpModel &Op,
+                                  const KernelConfig &Config) {
+  CombineKernelShape Shape;
+  Shape.BlockTokens = Config.BlockM;
+  Shape.WeightsParam = Op.Combine->Weights;
+  Shape.PosParam = Op.Combine->Pos;
   return Shape;
 }
 
@@ -169,8 +180,10 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
     K.Shape = kernelShapeOf(Op, R.Config, Plan);
   else if (Op.Route)
     K.Route = routeShapeOf(Op, R.Config);
-  else
+  else if (Op.Permute)
     K.Permute = permuteShapeOf(Op, R.Config);
+  else
+    K.Combine = combineShapeOf(Op, R.Config);
   K.Entry = Op.Name;
   K.Cubin = std::move(C.Cubin);
   K.Emulated = R.ForEmulator;

@@ -9,6 +9,7 @@
 #include "kiln/Runtime/ArgumentCheck.h"
 
 #include "kiln/Runtime/Gemm/GemmArguments.h"
+#include "kiln/Runtime/Combine/CombineArguments.h"
 #include "kiln/Runtime/Permute/PermuteArguments.h"
 #include "kiln/Runtime/Route/RouteArguments.h"
 
@@ -119,6 +120,9 @@ ProblemSize checkArguments(const CompiledKernel &K, const TensorArg *Args,
     break;
   case OpFamily::Permute:
     checkPermuteArguments(K.Signature, K.Permute, Size);
+    break;
+  case OpFamily::Combine:
+    checkCombineArguments(K.Signature, Size);
     break;
   }
   return Size;

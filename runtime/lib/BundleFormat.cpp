@@ -85,6 +85,10 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
       OS << "route block_m " << R.BlockTokens << " groups " << R.Groups
          << " keep " << R.KeepGroups << " bias " << R.BiasParam << " ids "
          << R.IdsParam << '\n';
+    } else if (K.Family == OpFamily::Combine) {
+      const CombineKernelShape &C = K.Combine;
+      OS << "combine block_m " << C.BlockTokens << " weights "
+         << C.WeightsParam << " pos " << C.PosParam << '\n';
     } else {
       const PermuteKernelShape &P = K.Permute;
       OS << "permute block_m " << P.BlockTokens << " align " << P.Align
@@ -266,6 +270,23 @@ void readPermuteShape(ManifestReader &R, CompiledKernel &K) {
     R.fail("'permute' names ids and cnt parameters of ranks 2 and 1");
 }
 
+/// "combine block_m B weights P pos P": a combine's launch shape
+/// (CombineKernelShape).
+void readCombineShape(ManifestReader &R, CompiledKernel &K) {
+  std::vector<std::string> W = R.expect("combine");
+  R.count(W, 7);
+  const char *Keys[] = {"block_m", "weights", "pos"};
+  for (size_t I = 0; I < 3; ++I)
+    if (W[1 + 2 * I] != Keys[I])
+      R.fail(std::string("expected '") + Keys[I] + "' in 'combine', found '" +
+             W[1 + 2 * I] + "'");
+  const int64_t Last = int64_t(K.Signature.Params.size()) - 1;
+  CombineKernelShape &Sh = K.Combine;
+  Sh.BlockTokens = R.integer(W[2], 1, 1024);
+  Sh.WeightsParam = R.integer(W[4], 0, Last);
+  Sh.PosParam = R.integer(W[6], 0, Last);
+}
+
 /// "shape tma ...": a GEMM's launch shape (GemmKernelShape).
 void readGemmShape(ManifestReader &R, CompiledKernel &K) {
   std::vector<std::string> W = R.expect("shape");
@@ -411,6 +432,8 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
     readRouteShape(R, K);
   } else if (K.Family == OpFamily::Permute) {
     readPermuteShape(R, K);
+  } else if (K.Family == OpFamily::Combine) {
+    readCombineShape(R, K);
   } else {
     readGemmShape(R, K);
   }

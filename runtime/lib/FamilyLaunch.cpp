@@ -2,6 +2,7 @@
 #include "kiln/Runtime/FamilyLaunch.h"
 
 #include "kiln/Runtime/Gemm/GemmArguments.h"
+#include "kiln/Runtime/Combine/CombineArguments.h"
 #include "kiln/Runtime/Permute/PermuteArguments.h"
 #include "kiln/Runtime/Route/RouteArguments.h"
 
@@ -15,6 +16,8 @@ std::unique_ptr<LaunchPlanner> makeLaunchPlanner(const CompiledKernel &K) {
     return std::make_unique<RouteArgumentPlanner>(K.Signature, K.Route);
   case OpFamily::Permute:
     return std::make_unique<PermuteArgumentPlanner>(K.Signature, K.Permute);
+  case OpFamily::Combine:
+    return std::make_unique<CombineArgumentPlanner>(K.Signature, K.Combine);
   }
   return nullptr;
 }
@@ -32,6 +35,8 @@ std::optional<std::string> kernelSizeProblem(const CompiledKernel &K,
   case OpFamily::Permute:
     return permuteSizeProblem(K.Permute,
                               permuteSizes(K.Signature, K.Permute, Size));
+  case OpFamily::Combine:
+    return combineSizeProblem(combineSizes(K.Signature, Size));
   }
   return std::nullopt;
 }
@@ -44,6 +49,8 @@ KernelFacts kernelFacts(const CompiledKernel &K) {
     return routeKernelFacts(K.Route);
   case OpFamily::Permute:
     return permuteKernelFacts(K.Permute);
+  case OpFamily::Combine:
+    return combineKernelFacts(K.Combine);
   }
   return KernelFacts();
 }

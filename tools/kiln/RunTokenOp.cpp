@@ -17,6 +17,7 @@
 #include "ConfigResolution.h"
 #include "Json.h"
 
+#include "kiln/Interpreter/Combine.h"
 #include "kiln/Interpreter/Permute.h"
 #include "kiln/Interpreter/Route.h"
 #include "kiln/Jit/GpuProblem.h"
@@ -24,6 +25,7 @@
 #include "kiln/Jit/KernelBuild.h"
 #include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/DeviceInfo.h"
+#include "kiln/Runtime/Combine/CombineArguments.h"
 #include "kiln/Runtime/Permute/PermuteArguments.h"
 #include "kiln/Runtime/Sha256.h"
 
@@ -98,10 +100,40 @@ OutputCheck permuteCheck(const OpModel &Op, const std::vector<HostTensor> &P) {
   return O;
 }
 
+OutputCheck combineCheck(const OpModel &Op, const std::vector<HostTensor> &P,
+                         int64_t K) {
+  const HostTensor &Out = P[size_t(Op.D)];
+  Comparison C = compareWithReference(Out, referenceCombine(Op, P),
+                                      AccumulationModel{K, true});
+  OutputCheck O;
+  O.Pass = C.Pass;
+  const int64_t H = Out.Shape[1];
+  std::ostringstream OS;
+  OS << (C.Pass ? "PASS" : "FAIL") << "  " << dtypeName(Out.Type) << ": "
+     << C.Failures << " of " << C.Checked << " elements outside |out - ref| <= "
+     << textNumber(C.Tol.Atol) << " + " << textNumber(C.Tol.Rtol)
+     << " |ref| (" << C.NonFinite << " not finite)";
+  if (C.Worst >= 0)
+    OS << "; worst " << Op.Params[size_t(Op.D)].Name << "[" << C.Worst / H
+       << ", " << C.Worst % H << "] = " << textNumber(C.WorstValue)
+       << " vs " << textNumber(C.WorstRef) << " ("
+       << textNumber(C.WorstRatio) << " of its tolerance)";
+  O.Text = OS.str();
+  O.Json = "{\"pass\": " + std::string(C.Pass ? "true" : "false") +
+           ", \"checked\": " + std::to_string(C.Checked) +
+           ", \"failures\": " + std::to_string(C.Failures) +
+           ", \"non_finite\": " + std::to_string(C.NonFinite) +
+           ", \"max_abs_error\": " + jsonNumber(C.MaxAbs) +
+           ", \"worst_ratio\": " + jsonNumber(C.WorstRatio) + "}";
+  return O;
+}
+
 OutputCheck checkOutputs(const OpModel &Op, const std::vector<HostTensor> &P,
                          const ProblemSize &Size) {
   if (Op.Route)
     return routeCheck(Op, P, gemmDims(Op, Size).N);
+  if (Op.Combine)
+    return combineCheck(Op, P, gemmDims(Op, Size).K);
   return permuteCheck(Op, P);
 }
 
@@ -142,8 +174,10 @@ int runInterpreted(const TokenRunRequest &Req) {
       Params[I].Bytes.assign(Params[I].Bytes.size(), 0xFF);
   if (Op.Route)
     interpretRoute(Op, Params);
-  else
+  else if (Op.Permute)
     interpretPermute(Op, Params);
+  else
+    interpretCombine(Op, Params);
   OutputCheck C;
   if (Req.Check)
     C = checkOutputs(Op, Params, Req.Size);
@@ -240,12 +274,14 @@ int runOnDevice(const TokenRunRequest &Req, const CudaDriver &Driver) {
     MedianMs = timeLaunches(Driver, Launch, Stream, O).MedianMs;
   }
   const GemmDims G = gemmDims(Op, Req.Size);
+  const CompiledKernel &CK = Built.Kernel;
   LaunchDims Dims =
-      Op.Route ? routeLaunchDims(Built.Kernel.Route, G.M, G.K)
-               : permuteLaunchDims(Built.Kernel.Permute,
-                                   permuteSizes(Built.Kernel.Signature,
-                                                Built.Kernel.Permute,
-                                                Req.Size));
+      Op.Route     ? routeLaunchDims(CK.Route, G.M, G.K)
+      : Op.Permute ? permuteLaunchDims(CK.Permute, permuteSizes(CK.Signature,
+                                                                CK.Permute,
+                                                                Req.Size))
+                   : combineLaunchDims(CK.Combine,
+                                       combineSizes(CK.Signature, Req.Size));
   std::string ArchName(archInfo(*Target).Name);
   if (Req.Json) {
     std::cout << "{\"op\": " << jsonString(Op.Name)

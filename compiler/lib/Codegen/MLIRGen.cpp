@@ -7,6 +7,7 @@
 #include "kiln/Codegen/MLIRGen.h"
 
 #include "Gemm/GemmMLIRGen.h"
+#include "Combine/CombineMLIRGen.h"
 #include "Permute/PermuteMLIRGen.h"
 #include "Route/RouteMLIRGen.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -28,6 +29,8 @@ mlir::OwningOpRef<mlir::ModuleOp> generateModule(mlir::MLIRContext &Ctx,
     return generateRouteModule(Ctx, Op, FileName);
   case OpFamily::Permute:
     return generatePermuteModule(Ctx, Op, FileName);
+  case OpFamily::Combine:
+    return generateCombineModule(Ctx, Op, FileName);
   }
   return nullptr;
 }

@@ -55,6 +55,15 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
       Names.push_back(Fresh(Sym));
     return Names;
   }
+  if (Op.Combine) { // (y, w, pos, out, T, K, M, H)
+    std::vector<std::string> Names;
+    for (int I : {Op.A, Op.Combine->Weights, Op.Combine->Pos, Op.D})
+      Names.push_back(Op.Params[size_t(I)].Name);
+    const std::string &M = Op.Params[size_t(Op.A)].Shape[0].Sym;
+    for (const std::string &Sym : {Op.MSym, Op.KSym, M, Op.NSym})
+      Names.push_back(Fresh(Sym));
+    return Names;
+  }
   if (Op.Permute) { // (x, ids, a, eid, pos, cnt, T, K, E, M, H)
     const PermuteSpec &P = *Op.Permute;
     std::vector<std::string> Names;

@@ -336,14 +336,16 @@ void warnUnused(OpSema &S, const ComputeStmt &Stmt) {
 
 /// The family of an op's statement, which decides the checker that analyzes
 /// it: a statement that calls topk is a router's, one that calls permute a
-/// permutation's (each checker says where its call may stand), any other a
-/// GEMM's (whose checker says what a GEMM
+/// permutation's (each checker says where its call may stand), one whose
+/// sum gathers rows by an index tensor a combine's, any other a GEMM's (whose checker says what a GEMM
 /// statement must look like when it is not one).
 OpFamily classifyComputation(const ComputeStmt &Stmt) {
   if (findCall(*Stmt.Rhs, "topk"))
     return OpFamily::Route;
   if (findCall(*Stmt.Rhs, "permute"))
     return OpFamily::Permute;
+  if (isGatherSum(*Stmt.Rhs))
+    return OpFamily::Combine;
   return OpFamily::Gemm;
 }
 
@@ -408,6 +410,9 @@ bool analyzeOp(OpSema &S) {
       break;
     case OpFamily::Permute:
       checkPermuteComputation(S, *Stmt);
+      break;
+    case OpFamily::Combine:
+      checkCombineComputation(S, *Stmt);
       break;
     }
     if (!S.Failed)

@@ -13,6 +13,7 @@
 #include "kiln/Frontend/Diagnostics.h"
 #include "kiln/Frontend/OpModel.h"
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -83,6 +84,12 @@ void checkRouteComputation(OpSema &S, const ComputeStmt &Stmt);
 /// Checks a permutation's statement (OpFamily::Permute) and fills Model.A,
 /// Model.Permute and the size roles. Requires Model.D to be set.
 void checkPermuteComputation(OpSema &S, const ComputeStmt &Stmt);
+/// Checks a top-k weighted combine's statement (OpFamily::Combine) and
+/// fills Model.A, Model.Combine and the size roles. Requires Model.D.
+void checkCombineComputation(OpSema &S, const ComputeStmt &Stmt);
+/// Whether E holds a sum that gathers rows by an index tensor read at its
+/// index (`sum(j) ... y[pos[t, j], h]`): a combine's statement.
+bool isGatherSum(const Expr &E);
 /// Checks the tune block's declarations and fills Model.Space.
 void checkTuneBlock(OpSema &S);
 

@@ -1,6 +1,8 @@
 //===- HostTensor.cpp - Host tensors of an op's parameters ----------------===//
 #include "kiln/Interpreter/HostTensor.h"
 
+#include "kiln/Interpreter/Combine.h"
+
 #include "Parallel.h"
 
 #include "kiln/Frontend/SizeHints.h"
@@ -351,6 +353,8 @@ bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
                        expectedRows(Op, Sizes), Routing, Rng);
     else if (Op.Group && Op.Group->Offsets && int(I) == Op.Group->Param)
       fillGroupOffsets(Params.back(), Shapes[size_t(Op.A)][0], Routing, Rng);
+    else if (Op.Combine && int(I) == Op.Combine->Pos)
+      fillCombinePositions(Params.back(), Shapes[size_t(Op.A)][0], Rng);
     else if (Op.Permute && int(I) == Op.Permute->Ids)
       fillRoutedIds(Params.back(), Shapes[size_t(Op.Permute->Cnt)][0],
                     Routing, Rng);

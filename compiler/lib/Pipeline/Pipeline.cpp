@@ -38,8 +38,10 @@ void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &O,
       return;
     if (O.Family == OpFamily::Route)
       PM.addPass(mlir::kiln::createKilnLowerRouteToEmitC());
-    else
+    else if (O.Family == OpFamily::Permute)
       PM.addPass(mlir::kiln::createKilnLowerPermuteToEmitC());
+    else
+      PM.addPass(mlir::kiln::createKilnLowerCombineToEmitC());
     return;
   }
   mlir::kiln::KilnApplyConfigOptions Config;

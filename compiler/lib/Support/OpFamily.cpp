@@ -11,6 +11,8 @@ std::string_view opFamilyName(OpFamily F) {
     return "route";
   case OpFamily::Permute:
     return "permute";
+  case OpFamily::Combine:
+    return "combine";
   }
   return "unknown";
 }
@@ -22,6 +24,8 @@ std::optional<OpFamily> parseOpFamily(std::string_view Name) {
     return OpFamily::Route;
   if (Name == "permute")
     return OpFamily::Permute;
+  if (Name == "combine")
+    return OpFamily::Combine;
   return std::nullopt;
 }
 

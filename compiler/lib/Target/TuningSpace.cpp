@@ -183,8 +183,10 @@ TokenTiling tokenTiling(OpFamily F) {
     T.Min = 4;
     T.Multiple = 4;
     T.Default = 8;
-  } else {
+  } else if (F == OpFamily::Permute) {
     T.Default = 32;
+  } else { // a combine: one CTA's threads over each token's columns
+    T.Default = 2;
   }
   return T;
 }

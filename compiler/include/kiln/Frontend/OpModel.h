@@ -261,6 +261,17 @@ struct PermuteSpec {
   SourceLoc Loc; ///< The permute call.
 };
 
+/// A top-k weighted combine (OpFamily::Combine), `out[t, h] = sum(j)
+/// w[t, j] * y[pos[t, j], h]`: token t's K expert outputs (rows pos[t, j]
+/// of y [M, H], a permutation's pos; outside [0, M): nothing) summed with
+/// the router's weights w [T, K] as fp32 fused multiply-adds in slot
+/// order, rounded once to out [T, H]. OpModel::A is y, OpModel::D is out;
+/// the size roles are MSym = T, NSym = H, KSym = K (slots, reduced).
+struct CombineSpec {
+  int Weights = -1, Pos = -1; ///< Into OpModel::Params.
+  SourceLoc Loc;              ///< The sum.
+};
+
 /// A checked op. For the GEMM family, D[m, n] = epilogue(sum(k) A[m, k] *
 /// B[n, k]); a route op uses A, D, the size roles, Route and Space.
 struct OpModel {
@@ -299,6 +310,8 @@ struct OpModel {
   std::optional<RouteSpec> Route;
   /// A permutation's outputs (OpFamily::Permute).
   std::optional<PermuteSpec> Permute;
+  /// A combine's weights and positions (OpFamily::Combine).
+  std::optional<CombineSpec> Combine;
   TuneSpace Space;
 };
 

@@ -41,7 +41,8 @@ void registerKilnDialects(mlir::DialectRegistry &Registry);
 /// and for the route family (Options.Family):
 ///   -kiln-tile-tokens    kiln.route gets its block_m (Stage::Tiled)
 ///   -kiln-lower-route-to-emitc  the kernel as emitc.func (Stage::EmitC)
-/// and for the permute family the same with -kiln-lower-permute-to-emitc.
+/// and for the permute and combine families the same with
+/// -kiln-lower-permute-to-emitc and -kiln-lower-combine-to-emitc.
 void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &Options,
                    Stage Until);
 

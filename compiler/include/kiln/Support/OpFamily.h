@@ -27,9 +27,12 @@ enum class OpFamily {
   /// by the experts a router chose, in the contiguous layout a grouped GEMM
   /// takes (stable, tile-aligned runs).
   Permute,
+  /// out[t, h] = sum(j) w[t, j] * y[pos[t, j], h]: each token's expert
+  /// outputs summed back with the router's weights, in slot order.
+  Combine,
 };
 
-/// "gemm", "route", "permute": the family's name in bundles, `kiln compile --emit ast` and
+/// "gemm", "route", "permute", "combine": the family's name in bundles, `kiln compile --emit ast` and
 /// messages.
 std::string_view opFamilyName(OpFamily F);
 /// The family named Name, if there is one.

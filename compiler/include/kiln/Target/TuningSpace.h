@@ -24,7 +24,8 @@ struct TokenTiling {
   int64_t Min = 1, Max = 1024, Multiple = 1, Default = 8;
 };
 /// F's (a router: a multiple of 4, its warps, default 8; a permutation:
-/// any up to 1024, default 32). F must not be the GEMM family.
+/// any up to 1024, default 32; a combine: any up to 1024, default 2). F
+/// must not be the GEMM family.
 TokenTiling tokenTiling(OpFamily F);
 /// Whether BlockM is one of F's block_m values.
 bool tokenBlockValid(OpFamily F, int64_t BlockM);

@@ -35,6 +35,10 @@ RouteKernelShape routeShapeOf(const OpModel &Op, const KernelConfig &Config);
 PermuteKernelShape permuteShapeOf(const OpModel &Op,
                                   const KernelConfig &Config);
 
+/// The launch shape of a combine (OpFamily::Combine) compiled with Config.
+CombineKernelShape combineShapeOf(const OpModel &Op,
+                                  const KernelConfig &Config);
+
 /// Why Op cannot take problem Size (with its hints' defaults), or nullopt:
 /// the rule of its family's kernels (kernelSizeProblem), before any is
 /// compiled.

@@ -12,6 +12,7 @@
 
 #include "kiln/Frontend/DType.h"
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
+#include "kiln/Runtime/Combine/CombineLaunchPlan.h"
 #include "kiln/Runtime/Permute/PermuteLaunchPlan.h"
 #include "kiln/Runtime/Route/RouteLaunchPlan.h"
 #include "kiln/Support/OpFamily.h"
@@ -67,6 +68,8 @@ struct CompiledKernel {
   RouteKernelShape Route;
   /// The launch shape of a permute-family kernel.
   PermuteKernelShape Permute;
+  /// The launch shape of a combine-family kernel.
+  CombineKernelShape Combine;
   std::string Entry; ///< The kernel's symbol in the cubin.
   /// The image: a cubin, or (Emulated) a module for kiln's emulator.
   std::string Cubin;

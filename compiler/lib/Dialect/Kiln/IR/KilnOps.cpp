@@ -334,6 +334,13 @@ LogicalResult PermuteOp::verify() {
   return success();
 }
 
+LogicalResult CombineOp::verify() {
+  if (std::optional<int64_t> BM = getBlockM(); BM && (*BM < 1 || *BM > 1024))
+    return emitOpError("block_m (tokens per CTA) must be in [1, 1024], got ")
+           << *BM;
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   int64_t Rank = getTensor().getType().getRank();
   if (static_cast<int64_t>(getIndices().size()) != Rank)

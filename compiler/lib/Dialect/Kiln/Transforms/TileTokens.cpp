@@ -1,8 +1,8 @@
-//===- TileTokens.cpp - kiln.route, kiln.permute -> their tiled forms -----===//
+//===- TileTokens.cpp - The token families' ops -> their tiled forms ------===//
 //
-// -kiln-tile-tokens: sets block_m, the tokens of one CTA, on every kiln.route
-// and kiln.permute (the one knob of the families that tile tokens; each
-// op's verifier holds its range).
+// -kiln-tile-tokens: sets block_m, the tokens of one CTA, on every
+// kiln.route, kiln.permute and kiln.combine (the one knob of the families
+// that tile tokens; each op's verifier holds its range).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
@@ -31,6 +31,7 @@ struct TileTokensPass
     };
     getOperation().walk([&](RouteOp Op) { Tile(Op); });
     getOperation().walk([&](PermuteOp Op) { Tile(Op); });
+    getOperation().walk([&](CombineOp Op) { Tile(Op); });
     if (Failed)
       signalPassFailure();
   }

@@ -177,6 +177,27 @@ def Kiln_PermuteOp : Kiln_Op<"permute"> {
   let hasVerifier = 1;
 }
 
+def Kiln_CombineOp : Kiln_Op<"combine"> {
+  let summary = "Each token's expert outputs summed with its router weights";
+  let description = [{
+    out[t, h] = sum over j of w[t, j] * y[pos[t, j], h], as fp32 fused
+    multiply-adds in slot order, rounded once to out's type; a pos outside
+    [0, M) adds nothing. `block_m`, the tokens of one CTA, is the tiled
+    form's (-kiln-tile-tokens). templates/kiln/combine/combine.cuh.
+  }];
+  let arguments = (ins MemRefRankOf<[BF16, F16, F32], [2]>:$y,
+                       MemRefRankOf<[F32], [2]>:$w,
+                       MemRefRankOf<[I32], [2]>:$pos,
+                       MemRefRankOf<[BF16, F16, F32], [2]>:$out,
+                       OptionalAttr<I64Attr>:$block_m);
+  let assemblyFormat = [{
+    `y` `(` $y `:` type($y) `)` `w` `(` $w `:` type($w) `)`
+    `pos` `(` $pos `:` type($pos) `)` `out` `(` $out `:` type($out) `)`
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 def Kiln_LoadOp : Kiln_Op<"load", [Pure]> {
   let summary = "Reads one element of an epilogue operand as f32";
   let description = [{

@@ -90,13 +90,14 @@ def KilnLowerToEmitC : Pass<"kiln-lower-to-emitc", "::mlir::ModuleOp"> {
 }
 
 def KilnTileTokens : Pass<"kiln-tile-tokens", "::mlir::ModuleOp"> {
-  let summary = "Give every kiln.route and kiln.permute its tile: the tokens "
-                "of one CTA";
+  let summary = "Give every kiln.route, kiln.permute and kiln.combine its "
+                "tile: the tokens of one CTA";
   let description = [{
     The tiling of the families that tile tokens: sets `block_m` on each
     kiln.route (the tokens one CTA of four warps takes, one warp per token
-    at a time: a multiple of 4 in [4, 1024]) and each kiln.permute (the
-    tokens whose rows one CTA places: [1, 1024]).
+    at a time: a multiple of 4 in [4, 1024]), each kiln.permute (the
+    tokens whose rows one CTA places: [1, 1024]) and each kiln.combine
+    (the tokens whose outputs one CTA sums: [1, 1024]).
   }];
   let options = [
     Option<"blockM", "block-m", "int64_t", "8", "tokens per CTA">
@@ -114,6 +115,19 @@ def KilnLowerPermuteToEmitC : Pass<"kiln-lower-permute-to-emitc",
     family's ABI: (const X* x, const int32_t* ids, X* a, int32_t* eid,
     int32_t* pos, int32_t* cnt, int32_t T, int32_t K, int32_t E, int32_t M,
     int32_t H).
+  }];
+  let dependentDialects = ["::mlir::emitc::EmitCDialect"];
+}
+
+def KilnLowerCombineToEmitC : Pass<"kiln-lower-combine-to-emitc",
+                                   "::mlir::ModuleOp"> {
+  let summary = "Lower each tiled kiln.combine to an EmitC kernel";
+  let description = [{
+    Every func.func that holds one kiln.combine with a `block_m` becomes an
+    `extern "C" __global__` kernel that calls kiln::combine::combine
+    (templates/kiln/combine/combine.cuh). Its parameters, the combine
+    family's ABI: (const Y* y, const float* w, const int32_t* pos, Out* out,
+    int32_t T, int32_t K, int32_t M, int32_t H).
   }];
   let dependentDialects = ["::mlir::emitc::EmitCDialect"];
 }
