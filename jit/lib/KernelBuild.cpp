@@ -73,12 +73,14 @@ RouteKernelShape routeShapeOf(const OpModel &Op, const KernelConfig &Config) {
 std::optional<std::string> opSizeProblem(const OpModel &Op,
                                          const ProblemSize &Size) {
   CompiledKernel K; // what kernelSizeProblem reads: the family and shape
+  KernelConfig Smallest;
+  Smallest.BlockM = 1;
   K.Signature = signatureOf(Op);
   K.Family = Op.Family;
   if (Op.Route)
     K.Route = routeShapeOf(Op, KernelConfig());
-  else if (Op.Permute)
-    K.Permute = permuteShapeOf(Op, KernelConfig());
+  else if (Op.Permute) // block_m 1: the rules that hold for every tile
+    K.Permute = permuteShapeOf(Op, Smallest);
   else if (Op.Combine)
     K.Combine = combineShapeOf(Op, KernelConfig());
   else

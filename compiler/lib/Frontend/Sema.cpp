@@ -302,8 +302,11 @@ void checkOutputs(OpSema &S) {
     S.error(S.ParamDecls[I]->NameRange,
             "op '" + S.Decl.Name + "' has more than one output ('" + First +
                 "' and '" + S.Model.Params[I].Name +
-                "'); a kiln op writes exactly one (with 'D[m, n] = "
-                "quantize(x, ds)', also its scales ds)");
+                "'); a kiln op writes exactly one, besides the tensors its "
+                "statement names as outputs: quantize's scales "
+                "('D[m, n] = quantize(x, ds)'), a router's ids ('topk(s, "
+                "ids)'), a permutation's eid, pos and cnt ('permute(x[t, h], "
+                "ids, eid, pos, cnt)')");
     S.note(S.ParamDecls[S.Model.D]->NameRange,
            "the first output '" + First + "' is declared here");
   }
@@ -312,6 +315,21 @@ void checkOutputs(OpSema &S) {
             "op '" + S.Decl.Name +
                 "' has no output; declare one, like 'out D : bf16[M, N]'");
 }
+
+} // namespace
+
+void checkNamedOutputs(OpSema &S, const std::vector<int> &Named,
+                       const std::string &Call) {
+  for (size_t I = 0; I < S.Model.Params.size(); ++I)
+    if (S.Model.Params[I].IsOutput && int(I) != S.Model.D &&
+        std::find(Named.begin(), Named.end(), int(I)) == Named.end())
+      S.error(S.ParamDecls[I]->NameRange,
+              "output '" + S.Model.Params[I].Name + "' is never written: " +
+                  Call + " names the outputs it writes besides '" +
+                  S.Model.Params[size_t(S.Model.D)].Name + "'");
+}
+
+namespace {
 
 /// Warns about parameters the computation never mentions.
 void collectNames(const Expr &E, std::set<std::string> &Names) {
@@ -363,13 +381,13 @@ bool analyzeOp(OpSema &S) {
     S.QuantAmaxName = quantizeName(Q, 2);
     // A router's `w[t, j] = topk(s, ids)` writes a second output, ids; a
     // permutation `a[m, h] = permute(x[t, h], ids, eid, pos, cnt)` three.
-    auto Named = [&](const Expr *Call, size_t From, size_t To) {
-      for (size_t I = From; Call && I < To && I < Call->Args.size(); ++I)
-        if (Call->Args[I]->K == Expr::Kind::Name)
-          S.IndexOutputs.insert(Call->Args[I]->Name);
-    };
-    Named(findCall(*C.Rhs, "topk"), 1, 2);
-    Named(findCall(*C.Rhs, "permute"), 2, 5);
+    // Every i32 output of such an op counts as one of them here, so that a
+    // call with a missing argument is reported once, by the family's
+    // checker (which also requires each to be named: checkNamedOutputs).
+    if (findCall(*C.Rhs, "topk") || findCall(*C.Rhs, "permute"))
+      for (const ParamDecl &D : Op.Params)
+        if (D.IsOutput && D.TypeName == "i32")
+          S.IndexOutputs.insert(D.Name);
     for (const std::string *Name : {&S.QuantScaleName, &S.QuantAmaxName})
       if (!Name->empty() && C.Lhs->Name == *Name)
         S.error(C.Lhs->NameRange,

@@ -90,6 +90,10 @@ void checkCombineComputation(OpSema &S, const ComputeStmt &Stmt);
 /// Whether E holds a sum that gathers rows by an index tensor read at its
 /// index (`sum(j) ... y[pos[t, j], h]`): a combine's statement.
 bool isGatherSum(const Expr &E);
+/// Reports every output of the op other than Model.D and Named (the index
+/// tensors a router or permutation writes): they would never be written.
+void checkNamedOutputs(OpSema &S, const std::vector<int> &Named,
+                       const std::string &Call);
 /// Checks the tune block's declarations and fills Model.Space.
 void checkTuneBlock(OpSema &S);
 

@@ -109,7 +109,7 @@ void PermuteChecker::run(const ComputeStmt &Stmt) {
       M.Params[size_t(PX)].Shape[0].Sym == MSym) {
     S.error(X.Range, "permute's first argument is the tokens' rows, an "
                      "input [T, " +
-                         HSym + "] of '" + A.Name + "''s type (" +
+                         HSym + "] of the type of '" + A.Name + "' (" +
                          std::string(dtypeName(A.Type)) + ")");
     return;
   }
@@ -168,6 +168,8 @@ void PermuteChecker::run(const ComputeStmt &Stmt) {
                              *Syms[I] + "' is two of them");
         return;
       }
+  checkNamedOutputs(S, {P.Eid, P.Pos, P.Cnt},
+                    "permute(x[t, h], ids, eid, pos, cnt)");
   M.A = PX;
   M.MSym = MSym;
   M.NSym = HSym;

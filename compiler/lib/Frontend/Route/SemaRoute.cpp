@@ -286,6 +286,7 @@ void RouteChecker::run(const ComputeStmt &Stmt) {
               "the experts' size must be a symbol of its own, not " + *Sym);
       return;
     }
+  checkNamedOutputs(S, {R.Ids}, "topk(s, ids, ...)");
   M.MSym = TSym;
   M.NSym = KSym;
   M.KSym = ESym;

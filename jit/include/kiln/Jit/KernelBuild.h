@@ -41,7 +41,8 @@ CombineKernelShape combineShapeOf(const OpModel &Op,
 
 /// Why Op cannot take problem Size (with its hints' defaults), or nullopt:
 /// the rule of its family's kernels (kernelSizeProblem), before any is
-/// compiled.
+/// compiled -- the part that holds for every configuration (a
+/// permutation's block_m x K limit is checked at launch).
 std::optional<std::string> opSizeProblem(const OpModel &Op,
                                          const ProblemSize &Size);
 
