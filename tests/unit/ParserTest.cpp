@@ -249,7 +249,8 @@ TEST_CASE("Parser: syntax errors are located", "[parser]") {
   CHECK(parseErrors("op x {\n 42\n}\n") ==
         V{"2:2: expected a parameter ('in' or 'out'), the computation or "
           "'tune', found '42'"});
-  CHECK(parseErrors("gemm x {\n}\n") == V{"1:1: expected 'op', found 'gemm'"});
+  CHECK(parseErrors("gemm x {\n}\n") ==
+        V{"1:1: expected 'op' or 'layer', found 'gemm'"});
   CHECK(parseErrors("op {\n}\n") ==
         V{"1:4: expected the op's name after 'op', found '{'"});
   CHECK(parseErrors("op x\n in A : f32\n") ==

@@ -55,6 +55,27 @@ int runCheck(const Args &A) {
     FirstOp = false;
   }
   if (Json)
+    std::cout << "], \"layers\": [";
+  for (size_t I = 0; I < File->Layers.size(); ++I) {
+    const LayerModel &L = File->Layers[I];
+    std::string Stages, Inputs;
+    for (int S : L.Stages)
+      Stages += (Stages.empty() ? "" : Json ? ", " : " -> ") +
+                (Json ? jsonString(File->Ops[size_t(S)].Name)
+                      : File->Ops[size_t(S)].Name);
+    for (const LayerTensor &T : L.Tensors)
+      if (T.Producer < 0)
+        Inputs += (Inputs.empty() ? "" : ", ") +
+                  (Json ? jsonString(T.Name) : T.Name);
+    if (Json)
+      std::cout << (I ? ", " : "") << "{\"name\": " << jsonString(L.Name)
+                << ", \"stages\": [" << Stages << "], \"inputs\": ["
+                << Inputs << "], \"result\": " << jsonString(L.Result) << "}";
+    else
+      std::cout << File->Path << ": layer " << L.Name << ": ok (" << Stages
+                << "; inputs " << Inputs << "; result " << L.Result << ")\n";
+  }
+  if (Json)
     std::cout << "]}\n";
   return ExitOk;
 }

@@ -64,12 +64,15 @@ void printJsonDiagnostics(const DiagnosticEngine &Diags) {
 } // namespace
 
 std::optional<LoadedFile> loadFile(const std::string &Path) {
-  LoadedFile File{Path == "-" ? "<stdin>" : Path, readInput(Path), nullptr, {}};
+  LoadedFile File{Path == "-" ? "<stdin>" : Path, readInput(Path), nullptr, {},
+                  {}};
   DiagnosticEngine Diags;
   Diags.setSource(File.Path, File.Text);
   std::unique_ptr<Module> AST = parseModule(File.Path, File.Text, Diags);
-  if (AST) // Sema skips ops with syntax errors and checks the others.
+  if (AST) { // Sema skips ops with syntax errors and checks the others.
     File.Ops = analyze(*AST, Diags);
+    File.Layers = analyzeLayers(*AST, File.Ops, Diags);
+  }
   File.AST = std::move(AST);
   Diags.printAll(std::cerr);
   if (Diags.hasErrors()) {

@@ -8,6 +8,7 @@
 #ifndef KILN_TOOLS_KILN_LOADOPS_H
 #define KILN_TOOLS_KILN_LOADOPS_H
 
+#include "kiln/Frontend/LayerModel.h"
 #include "kiln/Frontend/AST.h"
 #include "kiln/Frontend/OpModel.h"
 #include "kiln/Target/Arch.h"
@@ -24,6 +25,7 @@ struct LoadedFile {
   std::string Text;
   std::shared_ptr<Module> AST;
   std::vector<OpModel> Ops;
+  std::vector<LayerModel> Layers;
 };
 
 /// Reads and checks Path. On an input error prints diagnostics to stderr and

@@ -281,6 +281,12 @@ void printAST(const Module &M, std::ostream &OS) {
       }
     }
   }
+  for (const LayerDecl &L : M.Layers) {
+    OS << "  layer " << L.Name << at(L.NameRange.Begin)
+       << (L.HasSyntaxErrors ? " (has syntax errors)" : "") << '\n';
+    for (const LayerDecl::Stage &S : L.Stages)
+      OS << "    stage " << S.Op << at(S.Range.Begin) << '\n';
+  }
 }
 
 } // namespace kiln

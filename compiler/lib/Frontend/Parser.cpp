@@ -53,7 +53,18 @@ private:
   void recover(size_t StmtStart);
 
   // Declarations.
+  /// At the first token of a top-level item: `op`, or `layer NAME` at the
+  /// start of a line.
+  bool atItemStart() const {
+    const Token &T = tok();
+    if (!T.AtLineStart)
+      return false;
+    return T.is(TokenKind::KwOp) ||
+           (T.is(TokenKind::Ident) && T.Text == "layer" &&
+            peekTok().is(TokenKind::Ident));
+  }
   void parseOp(Module &M);
+  void parseLayer(Module &M);
   bool parseOpItem(OpDecl &Op);
   bool parseParam(OpDecl &Op);
   bool parseDim(ParamDecl &P);
@@ -147,7 +158,7 @@ void Parser::recover(size_t StmtStart) {
     const Token &T = tok();
     if (Nesting == 0 && Pos != StmtStart && T.AtLineStart)
       return;
-    if (T.is(TokenKind::KwOp) && T.AtLineStart && Pos != StmtStart)
+    if (atItemStart() && Pos != StmtStart)
       return;
     if (T.is(TokenKind::RBrace)) {
       if (Nesting == 0)
@@ -170,9 +181,49 @@ void Parser::parseModule(Module &M) {
       parseOp(M);
       continue;
     }
-    error(tok().loc(), "expected 'op', found " + describe(tok()), tok().Range);
-    while (!is(TokenKind::Eof) && !(is(TokenKind::KwOp) && tok().AtLineStart))
+    if (atItemStart()) {
+      parseLayer(M);
+      continue;
+    }
+    error(tok().loc(), "expected 'op' or 'layer', found " + describe(tok()),
+          tok().Range);
+    ++Pos;
+    while (!is(TokenKind::Eof) && !atItemStart())
       ++Pos;
+  }
+}
+
+void Parser::parseLayer(Module &M) {
+  M.Layers.emplace_back();
+  LayerDecl &L = M.Layers.back();
+  take(); // `layer`
+  const Token &Name = take();
+  L.Name = std::string(Name.Text);
+  L.NameRange = Name.Range;
+  if (!is(TokenKind::LBrace)) {
+    errorExpected("expected '{' to begin layer '" + L.Name + "'");
+    L.HasSyntaxErrors = true;
+    while (!is(TokenKind::Eof) && !atItemStart())
+      ++Pos;
+    return;
+  }
+  const Token &Open = take();
+  while (!accept(TokenKind::RBrace)) {
+    if (is(TokenKind::Eof) || atItemStart()) {
+      errorExpected("expected '}' at end of layer '" + L.Name + "'");
+      Diags.note(Open.loc(), "to match this '{'", Open.Range);
+      L.HasSyntaxErrors = true;
+      return;
+    }
+    if (!is(TokenKind::Ident)) {
+      errorExpected("expected the name of an op, one stage of layer '" +
+                    L.Name + "'");
+      L.HasSyntaxErrors = true;
+      take();
+      continue;
+    }
+    const Token &Stage = take();
+    L.Stages.push_back({std::string(Stage.Text), Stage.Range});
   }
 }
 
@@ -200,14 +251,14 @@ void Parser::parseOp(Module &M) {
 
   if (!is(TokenKind::LBrace)) {
     errorExpected("expected '{' to begin " + opLabel(Op));
-    while (!is(TokenKind::Eof) && !(is(TokenKind::KwOp) && tok().AtLineStart))
+    while (!is(TokenKind::Eof) && !atItemStart())
       ++Pos;
   } else {
     const Token &Open = take();
     while (true) {
       if (accept(TokenKind::RBrace))
         break;
-      if (is(TokenKind::Eof) || (is(TokenKind::KwOp) && tok().AtLineStart)) {
+      if (is(TokenKind::Eof) || atItemStart()) {
         if (!(is(TokenKind::Eof) && EofReported)) {
           errorExpected("expected '}' at end of " + opLabel(Op));
           Diags.note(Open.loc(), "to match this '{'", Open.Range);

@@ -162,10 +162,24 @@ struct OpDecl {
   bool HasSyntaxErrors = false;
 };
 
+/// `layer name { op op ... }`: ops run in order, their tensors joined by
+/// name (`layer` is a keyword only at the start of a line at the top level).
+struct LayerDecl {
+  std::string Name;
+  SourceRange NameRange;
+  struct Stage {
+    std::string Op;
+    SourceRange Range;
+  };
+  std::vector<Stage> Stages;
+  bool HasSyntaxErrors = false;
+};
+
 /// A parsed file.
 struct Module {
   std::string FileName;
   std::vector<OpDecl> Ops;
+  std::vector<LayerDecl> Layers;
 };
 
 /// Prints M as an indented tree (`kiln compile --emit=ast`).

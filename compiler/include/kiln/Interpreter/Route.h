@@ -42,6 +42,12 @@ struct RouteCheck {
   std::string FirstFailure;
 };
 
+/// The float64 weights of the experts Params[Op.Route->Ids] holds (0 for
+/// a slot outside [0, E)): what w is for that choice, unrounded. A layer's
+/// reference routes with the kernel's (checked) choice.
+std::vector<double> routeWeights(const OpModel &Op,
+                                 const std::vector<HostTensor> &Params);
+
 /// Checks Params[Op.D] and Params[Op.Route->Ids] against the float64
 /// scores of the inputs.
 RouteCheck checkRoute(const OpModel &Op, const std::vector<HostTensor> &Params);

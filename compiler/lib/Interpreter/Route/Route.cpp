@@ -52,7 +52,52 @@ void argmax(std::vector<float> &V, std::vector<int> &I) {
   }
 }
 
+/// Token T's float64 scores S and keys Key (S plus the bias).
+void scores64(const OpModel &Op, const std::vector<HostTensor> &Params,
+              int64_t T, std::vector<double> &S, std::vector<double> &Key) {
+  const RouteSpec &R = *Op.Route;
+  const HostTensor &L = Params[size_t(Op.A)];
+  const int64_t E = L.Shape[1];
+  double M = -INFINITY;
+  for (int64_t I = 0; I < E; ++I)
+    M = std::max(M, L.get(T * E + I));
+  double Z = 0;
+  for (int64_t I = 0; I < E; ++I) {
+    double X = L.get(T * E + I);
+    S[size_t(I)] = R.Fn == RouteSpec::Score::Softmax ? std::exp(X - M)
+                                                     : 1 / (1 + std::exp(-X));
+    Z += S[size_t(I)];
+  }
+  for (int64_t I = 0; I < E; ++I) {
+    if (R.Fn == RouteSpec::Score::Softmax)
+      S[size_t(I)] /= Z;
+    Key[size_t(I)] =
+        S[size_t(I)] + (R.Bias >= 0 ? Params[size_t(R.Bias)].get(I) : 0);
+  }
+}
+
 } // namespace
+
+std::vector<double> routeWeights(const OpModel &Op,
+                                 const std::vector<HostTensor> &Params) {
+  const RouteSpec &R = *Op.Route;
+  const RouteDims D = routeDims(Op, Params);
+  const HostTensor &Ids = Params[size_t(R.Ids)];
+  std::vector<double> W(size_t(D.T * D.K), 0.0), S(size_t(D.E)),
+      Key(size_t(D.E));
+  for (int64_t T = 0; T < D.T; ++T) {
+    scores64(Op, Params, T, S, Key);
+    double Sum = 0;
+    for (int64_t J = 0; J < D.K; ++J)
+      if (int64_t Id = int64_t(Ids.get(T * D.K + J)); Id >= 0 && Id < D.E)
+        Sum += S[size_t(Id)];
+    for (int64_t J = 0; J < D.K; ++J)
+      if (int64_t Id = int64_t(Ids.get(T * D.K + J)); Id >= 0 && Id < D.E)
+        W[size_t(T * D.K + J)] =
+            R.Scale * S[size_t(Id)] / (R.Normalize ? Sum : 1.0);
+  }
+  return W;
+}
 
 void interpretRoute(const OpModel &Op, std::vector<HostTensor> &Params) {
   const RouteSpec &R = *Op.Route;
@@ -155,7 +200,6 @@ RouteCheck checkRoute(const OpModel &Op,
                       const std::vector<HostTensor> &Params) {
   const RouteSpec &R = *Op.Route;
   const RouteDims D = routeDims(Op, Params);
-  const HostTensor &L = Params[size_t(Op.A)];
   const HostTensor &W = Params[size_t(Op.D)];
   const HostTensor &Ids = Params[size_t(R.Ids)];
   RouteCheck C;
@@ -174,21 +218,8 @@ RouteCheck checkRoute(const OpModel &Op,
       C.FirstFailure = "token " + std::to_string(T) + ": " + Why;
   };
   for (int64_t T = 0; T < D.T; ++T) {
-    double M = -INFINITY;
-    for (int64_t E = 0; E < D.E; ++E)
-      M = std::max(M, L.get(T * D.E + E));
-    double Z = 0;
+    scores64(Op, Params, T, S, Key);
     for (int64_t E = 0; E < D.E; ++E) {
-      double X = L.get(T * D.E + E);
-      S[size_t(E)] = R.Fn == RouteSpec::Score::Softmax ? std::exp(X - M)
-                                                       : 1 / (1 + std::exp(-X));
-      Z += S[size_t(E)];
-    }
-    for (int64_t E = 0; E < D.E; ++E) {
-      if (R.Fn == RouteSpec::Score::Softmax)
-        S[size_t(E)] /= Z;
-      Key[size_t(E)] =
-          S[size_t(E)] + (R.Bias >= 0 ? Params[size_t(R.Bias)].get(E) : 0);
       Tol[size_t(E)] =
           ScoreRel * S[size_t(E)] + 4 * Eps * std::fabs(Key[size_t(E)]);
       C.KeyTolerance = std::max(C.KeyTolerance, Tol[size_t(E)]);
