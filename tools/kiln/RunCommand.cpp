@@ -16,6 +16,7 @@
 #include "DeviceOption.h"
 #include "OutputFile.h"
 #include "RunGpu.h"
+#include "RunLayer.h"
 #include "RunTokenOp.h"
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 
@@ -156,6 +157,7 @@ bool saveAll(const std::string &Dir, const OpModel &Op,
 
 int runRun(const Args &A) {
   ParsedArgs P(A, {{"--op", true},
+                   {"--layer", true},
                    {"--shape", true},
                    {"--set", true, true},
                    {"--arch", true},
@@ -189,6 +191,30 @@ int runRun(const Args &A) {
   std::optional<LoadedFile> File = loadFile(P.positionals()[0]);
   if (!File)
     return ExitInputError;
+  if (std::optional<std::string> Name = P.get("--layer")) {
+    if (P.get("--op") || !P.getAll("--set").empty() || P.get("--save") ||
+        P.get("--reps") || P.get("--routing") || P.get("--top-k"))
+      throw UsageError("--layer runs a layer's stages with their default "
+                       "configurations; it takes --shape, --device, --arch, "
+                       "--interpret, --check, --seed and --json");
+    const LayerModel *L = nullptr;
+    for (const LayerModel &X : File->Layers)
+      if (X.Name == *Name)
+        L = &X;
+    if (!L)
+      throw UsageError("no layer '" + *Name + "' in " + File->Path +
+                       (File->Layers.empty() ? " (it defines none)" : ""));
+    LayerRunRequest Req;
+    Req.File = &*File;
+    Req.Layer = L;
+    Req.ShapeText = *P.get("--shape");
+    Req.Seed = Seed;
+    Req.Arch = P.get("--arch");
+    Req.Interpret = Interpret;
+    Req.Check = P.has("--check");
+    Req.Json = P.has("--json");
+    return runLayer(Req);
+  }
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
   checkRoutingForOp(Op, Routing);
   const ProblemSize Named = parseRunShape(*P.get("--shape"), Op, Interpret);

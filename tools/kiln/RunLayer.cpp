@@ -1,0 +1,432 @@
+//===- RunLayer.cpp - kiln run --layer: a layer's stages, chained ---------===//
+//
+// Runs a layer (LayerModel: ops joined by tensor names) on seeded inputs:
+// every stage compiled for GPU 0 or kiln's emulator (or, with --interpret,
+// modelled on the CPU), one buffer per tensor, the stages launched in
+// order on one stream, the outputs poisoned with 0xFF bytes first. --check
+// judges the whole chain:
+//   * each router's choice (checkRoute) and each permutation (checkPermute:
+//     exact, on the data the chain gave it), and
+//   * the result against a float64 reference of the whole layer from its
+//     inputs, routed by the (checked) choice: routeWeights, the
+//     permutation's specification, every GEMM's and combine's float64
+//     reference fed the previous stages' float64 values (kept as f32, whose
+//     2^-24 is far below the result's tolerance) -- not the rounded
+//     intermediates the kernels pass on, whose roundings the result's
+//     tolerance must cover.
+//
+//===----------------------------------------------------------------------===//
+#include "RunLayer.h"
+
+#include "CommandLine.h"
+#include "ConfigResolution.h"
+#include "Json.h"
+
+#include "kiln/Frontend/SizeHints.h"
+#include "kiln/Interpreter/Combine.h"
+#include "kiln/Interpreter/Execute.h"
+#include "kiln/Interpreter/Permute.h"
+#include "kiln/Interpreter/Route.h"
+#include "kiln/Jit/KernelBuild.h"
+#include "kiln/Runtime/CompileCache.h"
+#include "kiln/Runtime/DeviceInfo.h"
+#include "kiln/Runtime/FamilyLaunch.h"
+#include "kiln/Runtime/Kernel.h"
+#include "kiln/Runtime/Launch/DeviceMemory.h"
+#include "kiln/Runtime/Sha256.h"
+#include "kiln/Target/TuningSpace.h"
+
+#include <iostream>
+#include <map>
+#include <random>
+#include <sstream>
+
+namespace kiln::cli {
+
+namespace {
+
+int64_t extent(const ShapeDim &D, const ProblemSize &Size) {
+  if (D.Sym.empty())
+    return D.Constant;
+  return (Size.at(D.Sym) + D.Divisor - 1) / D.Divisor;
+}
+
+/// The layer's sizes from --shape: every size of every stage, but a
+/// permutation's capacity M, which defaults to T x K + E x (align - 1).
+ProblemSize layerSize(const LoadedFile &File, const LayerModel &L,
+                      const std::string &Text) {
+  std::string Error;
+  std::optional<ProblemSize> Given = parseProblemSize(Text, Error);
+  if (!Given)
+    throw UsageError("--shape " + Text + ": " + Error);
+  std::string All;
+  for (const std::string &S : L.SizeSyms)
+    All += (All.empty() ? "" : ", ") + S;
+  for (const ProblemSize::Entry &E : Given->entries())
+    if (std::find(L.SizeSyms.begin(), L.SizeSyms.end(), E.Sym) ==
+        L.SizeSyms.end())
+      throw UsageError("--shape " + Text + ": unknown size '" + E.Sym +
+                       "' (layer '" + L.Name + "' has " + All + ")");
+  ProblemSize Size = *Given;
+  for (int S : L.Stages) {
+    const OpModel &Op = File.Ops[size_t(S)];
+    if (!Op.Permute || Size.find(Op.MSym))
+      continue;
+    const PermuteSpec &P = *Op.Permute;
+    const std::string &K = Op.Params[size_t(P.Ids)].Shape[1].Sym;
+    const std::string &E = Op.Params[size_t(P.Cnt)].Shape[0].Sym;
+    if (Size.find(Op.KSym) && Size.find(K) && Size.find(E))
+      Size.set(Op.MSym, *Size.find(Op.KSym) * *Size.find(K) +
+                            *Size.find(E) * (P.Align - 1));
+  }
+  for (const std::string &S : L.SizeSyms)
+    if (!Size.find(S))
+      throw UsageError("--shape " + Text + ": missing size " + S +
+                       " (layer '" + L.Name + "' has " + All + ")");
+  return Size;
+}
+
+/// An op's own sizes out of the layer's (its hints at their defaults).
+ProblemSize stageSize(const OpModel &Op, const ProblemSize &Layer) {
+  ProblemSize S;
+  for (const std::string &Sym : Op.SizeSyms)
+    S.set(Sym, Layer.at(Sym));
+  return withHintDefaults(Op, S);
+}
+
+/// Every tensor of the layer on the host, inputs seeded (in order of first
+/// use), outputs 0xFF bytes.
+std::map<std::string, HostTensor> layerTensors(const LayerModel &L,
+                                               const ProblemSize &Size,
+                                               uint64_t Seed) {
+  std::map<std::string, HostTensor> T;
+  std::mt19937_64 Rng(Seed);
+  for (const LayerTensor &X : L.Tensors) {
+    std::vector<int64_t> Shape;
+    for (const ShapeDim &D : X.Shape)
+      Shape.push_back(extent(D, Size));
+    HostTensor H(X.Type, Shape);
+    if (X.Producer >= 0)
+      H.Bytes.assign(H.Bytes.size(), 0xFF);
+    else if (X.Type == DType::I32)
+      throw UsageError("layer '" + L.Name + "' takes the index tensor '" +
+                       X.Name + "' as an input; kiln run seeds float inputs "
+                                "only (let a stage write it)");
+    else
+      fillRandom(H, Rng);
+    T.emplace(X.Name, std::move(H));
+  }
+  return T;
+}
+
+/// Op's parameters, in its order, from the layer's tensors.
+std::vector<HostTensor> gather(const OpModel &Op,
+                               const std::map<std::string, HostTensor> &T) {
+  std::vector<HostTensor> P;
+  for (const TensorParam &X : Op.Params)
+    P.push_back(T.at(X.Name));
+  return P;
+}
+
+void scatter(const OpModel &Op, const std::vector<HostTensor> &P,
+             std::map<std::string, HostTensor> &T) {
+  for (size_t I = 0; I < P.size(); ++I)
+    if (Op.Params[I].IsOutput)
+      T[Op.Params[I].Name] = P[I];
+}
+
+/// The float64 layer: each stage's reference on the previous stages'
+/// unrounded values (f32 tensors), routed by the choice in Run. Returns
+/// the result's reference values.
+std::vector<double> layerReference(const LoadedFile &File, const LayerModel &L,
+                                   const ProblemSize &Size,
+                                   const std::map<std::string, HostTensor> &Run,
+                                   std::string &Note) {
+  std::map<std::string, HostTensor> Wide; // the tensors stages wrote
+  std::vector<double> Result;
+  auto Widen = [&](const std::string &Name, const std::vector<int64_t> &Shape,
+                   const std::vector<double> &V) {
+    HostTensor H(DType::F32, Shape);
+    for (size_t I = 0; I < V.size(); ++I)
+      H.set(int64_t(I), std::isfinite(V[I]) ? V[I] : 0.0);
+    Wide[Name] = std::move(H);
+  };
+  for (size_t S = 0; S < L.Stages.size(); ++S) {
+    const OpModel &Op = File.Ops[size_t(L.Stages[S])];
+    // The references read values through each tensor's own type: an f32
+    // tensor stands in for a rounded one.
+    std::vector<HostTensor> P;
+    for (const TensorParam &X : Op.Params) {
+      auto W = Wide.find(X.Name);
+      P.push_back(W != Wide.end() ? W->second : Run.at(X.Name));
+    }
+    const std::vector<int64_t> &DShape = P[size_t(Op.D)].Shape;
+    const std::string &DName = Op.Params[size_t(Op.D)].Name;
+    std::vector<double> V;
+    if (Op.Route) {
+      // The kernel's choice (checked on its own), float64 weights for it.
+      V = routeWeights(Op, P);
+      Wide[Op.Params[size_t(Op.Route->Ids)].Name] =
+          Run.at(Op.Params[size_t(Op.Route->Ids)].Name);
+    } else if (Op.Permute) {
+      interpretPermute(Op, P); // exact: index data and copied rows
+      for (size_t I = 0; I < P.size(); ++I)
+        if (Op.Params[I].IsOutput)
+          Wide[Op.Params[I].Name] = P[I];
+      continue;
+    } else if (Op.Combine) {
+      V = referenceCombine(Op, P);
+    } else {
+      V = referenceGemm(Op, P, gemmDims(Op, stageSize(Op, Size)));
+    }
+    if (S + 1 == L.Stages.size())
+      Result = V;
+    Widen(DName, DShape, V);
+  }
+  Note = "float64 from the inputs, routed by the checked choice";
+  return Result;
+}
+
+std::string stageLine(const OpModel &Op, const KernelConfig &C,
+                      const std::string &Source) {
+  return Op.Name + " (" + std::string(opFamilyName(Op.Family)) + ", " +
+         opConfigString(Op, C) + ", " + Source + ")";
+}
+
+} // namespace
+
+int runLayer(const LayerRunRequest &Req) {
+  const LoadedFile &File = *Req.File;
+  const LayerModel &L = *Req.Layer;
+  const ProblemSize Size = layerSize(File, L, Req.ShapeText);
+  for (int S : L.Stages) {
+    const OpModel &Op = File.Ops[size_t(S)];
+    if (std::optional<std::string> Bad = opSizeProblem(Op, stageSize(Op, Size)))
+      throw UsageError("--shape " + Size.str() + ": stage " + Op.Name + ": " +
+                       *Bad);
+  }
+  std::map<std::string, HostTensor> T = layerTensors(L, Size, Req.Seed);
+  const std::map<std::string, HostTensor> Inputs = T;
+  std::vector<std::string> Lines;
+  std::string Where;
+  try {
+    if (Req.Interpret) {
+      Arch Target = Req.Arch ? requireArch(Req.Arch) : Arch::SM90a;
+      Where = "on the CPU (--interpret)";
+      for (int S : L.Stages) {
+        const OpModel &Op = File.Ops[size_t(S)];
+        std::string Source;
+        ConfigChoiceInputs Choice;
+        Choice.Target = Target;
+        Choice.Size = stageSize(Op, Size);
+        std::optional<KernelConfig> C =
+            resolveConfig(File, Op, Target, {}, Source, &Choice);
+        if (!C)
+          return ExitInputError;
+        std::vector<HostTensor> P = gather(Op, T);
+        if (Op.Route)
+          interpretRoute(Op, P);
+        else if (Op.Permute)
+          interpretPermute(Op, P);
+        else if (Op.Combine)
+          interpretCombine(Op, P);
+        else
+          interpretGemm(Op, *C, P, gemmDims(Op, Choice.Size));
+        scatter(Op, P, T);
+        Lines.push_back(stageLine(Op, *C, Source));
+      }
+    } else {
+      const CudaDriver &Driver = CudaDriver::instance();
+      Driver.api();
+      DeviceInfo Device = queryDevice(Driver, 0);
+      std::optional<Arch> Target = parseArch(Device.target());
+      if (!Target) {
+        std::cerr << "kiln: error: GPU 0 (" << Device.Name
+                  << ") has no kiln target (" << Device.target() << ")\n";
+        return ExitInputError;
+      }
+      if (Req.Arch && requireArch(Req.Arch) != *Target)
+        throw UsageError("--arch " + *Req.Arch + " does not match GPU 0 (" +
+                         Device.Name + ", " + Device.target() + ")");
+      Where = Device.Emulated ? "on kiln's emulator (" +
+                                    std::string(archInfo(*Target).Name) + ")"
+                              : "on GPU 0 (" + Device.Name + ", " +
+                                    std::string(archInfo(*Target).Name) + ")";
+      std::string CacheWarning;
+      CompileCache Cache(compileCacheSettingsFromEnvironment(&CacheWarning));
+      std::vector<Kernel> Kernels;
+      for (int S : L.Stages) {
+        const OpModel &Op = File.Ops[size_t(S)];
+        std::string Source;
+        ConfigChoiceInputs Choice;
+        Choice.Target = *Target;
+        Choice.Size = stageSize(Op, Size);
+        Choice.Device = Device;
+        std::optional<KernelConfig> C =
+            resolveConfig(File, Op, *Target, {}, Source, &Choice);
+        if (!C)
+          return ExitInputError;
+        KernelBuildRequest R;
+        R.FileName = File.Path;
+        R.Source = File.Text;
+        R.Target = *Target;
+        R.Config = *C;
+        R.ConfigSource = Source;
+        R.TunedFor = Choice.Size;
+        R.Cache = &Cache;
+        R.ForEmulator = Device.Emulated;
+        KernelBuildResult B = buildKernel(Op, R);
+        if (!B.Ok) {
+          std::cerr << "kiln: error: stage " << Op.Name << ": " << B.Error
+                    << '\n';
+          return ExitInputError;
+        }
+        Kernels.emplace_back(std::make_shared<const CompiledKernel>(B.Kernel));
+        Lines.push_back(stageLine(Op, *C, Source));
+      }
+      PrimaryContext Ctx(Driver, 0);
+      std::map<std::string, DeviceBuffer> Buf;
+      for (auto &[Name, H] : T) {
+        auto It = Buf.emplace(Name, DeviceBuffer(Driver, H.Bytes.size())).first;
+        It->second.upload(H.Bytes.data(), H.Bytes.size());
+      }
+      for (size_t S = 0; S < L.Stages.size(); ++S) {
+        const OpModel &Op = File.Ops[size_t(L.Stages[S])];
+        std::vector<TensorArg> Args;
+        for (const TensorParam &X : Op.Params) {
+          const HostTensor &H = T.at(X.Name);
+          TensorArg A;
+          A.Data = Buf.at(X.Name).get();
+          A.Type = H.Type;
+          A.Rank = int(H.Shape.size());
+          for (int D = 0; D < A.Rank && D < MaxTensorRank; ++D)
+            A.Shape[D] = H.Shape[size_t(D)];
+          Args.push_back(A);
+        }
+        Kernels[S].prepare();
+        Kernels[S].launch(Args.data(), Args.size(), nullptr);
+      }
+      KILN_CU_CHECK(Driver, cuCtxSynchronize);
+      for (auto &[Name, H] : T)
+        Buf.at(Name).download(H.Bytes.data(), H.Bytes.size());
+    }
+  } catch (const CudaError &E) {
+    std::cerr << "kiln: error: " << E.what() << '\n';
+    return ExitInputError;
+  } catch (const std::invalid_argument &E) {
+    std::cerr << "kiln: error: " << E.what() << '\n';
+    return ExitInputError;
+  }
+
+  // The checks: every stage on the data the chain gave it (a router's
+  // choice, a permutation exactly, a GEMM's or combine's output against its
+  // float64 reference from its actual inputs), then the result against the
+  // float64 layer from the layer's inputs.
+  bool Pass = true;
+  std::vector<std::string> Checks;
+  if (Req.Check) {
+    int Rounded = 0; // intermediates a later stage reads, rounded
+    for (int S : L.Stages) {
+      const OpModel &Op = File.Ops[size_t(S)];
+      const ProblemSize OwnSize = stageSize(Op, Size);
+      std::vector<HostTensor> P = gather(Op, T);
+      const std::string &DName = Op.Params[size_t(Op.D)].Name;
+      std::string Line;
+      if (Op.Route) {
+        RouteCheck C = checkRoute(Op, P);
+        Pass = Pass && C.Pass;
+        Line = C.Pass ? "PASS, each choice a float64 top-k"
+                      : "FAIL: " + C.FirstFailure;
+      } else if (Op.Permute) {
+        PermuteCheck C = checkPermute(Op, P, Inputs.at(DName).Bytes);
+        Pass = Pass && C.Pass;
+        Line = C.Pass ? "PASS, exactly as specified (" +
+                            std::to_string(C.Rows) + " rows)"
+                      : "FAIL: " + C.FirstFailure;
+      } else {
+        const GemmDims G = gemmDims(Op, OwnSize);
+        std::vector<double> Ref = Op.Combine ? referenceCombine(Op, P)
+                                             : referenceGemm(Op, P, G);
+        const HostTensor &D = P[size_t(Op.D)];
+        // A grouped GEMM's padding rows are not computed: compare the rows
+        // its index tensor gives an expert.
+        const std::vector<int64_t> Rows =
+            Op.Group ? computedRows(Op, P, G.M) : std::vector<int64_t>();
+        std::vector<double> Sel;
+        if (Op.Group)
+          for (int64_t R : Rows)
+            Sel.insert(Sel.end(), Ref.begin() + R * G.N,
+                       Ref.begin() + (R + 1) * G.N);
+        Comparison C = compareWithReference(
+            Op.Group ? selectRows(D, Rows) : D, Op.Group ? Sel : Ref,
+            AccumulationModel{std::max<int64_t>(G.K, 1), true});
+        Pass = Pass && C.Pass;
+        Line = std::string(C.Pass ? "PASS" : "FAIL") + ", " +
+               std::to_string(C.Failures) + " of " +
+               std::to_string(C.Checked) +
+               " elements outside its float64 reference from its inputs "
+               "(worst " +
+               textNumber(C.WorstRatio) + " of the tolerance)";
+        if (D.Type != DType::F32 && DName != L.Result)
+          ++Rounded;
+      }
+      Checks.push_back(Op.Name + ": " + Line);
+    }
+    std::string Note;
+    std::vector<double> Ref = layerReference(File, L, Size, T, Note);
+    const HostTensor &Out = T.at(L.Result);
+    // Each rounded intermediate adds at most one rounding of its type
+    // (relative to its RMS) that the next stages carry into the result: the
+    // gate allows one tolerance per rounding on the way, the result's own
+    // included.
+    const double Allowed = 1.0 + Rounded;
+    Comparison C = compareWithReference(
+        Out, Ref, AccumulationModel{gemmDims(File.Ops[size_t(L.Stages.back())],
+                                             stageSize(File.Ops[size_t(
+                                                           L.Stages.back())],
+                                                       Size))
+                                        .K,
+                                    true});
+    const bool LayerPass = C.NonFinite == 0 && C.WorstRatio <= Allowed;
+    Pass = Pass && LayerPass;
+    std::ostringstream OS;
+    OS << "layer " << L.Result << ": " << (LayerPass ? "PASS" : "FAIL")
+       << "  " << dtypeName(Out.Type) << ": worst |" << L.Result
+       << " - ref| is " << textNumber(C.WorstRatio) << " of one tolerance ("
+       << textNumber(C.Tol.Atol) << " + " << textNumber(C.Tol.Rtol)
+       << " |ref|), " << textNumber(Allowed) << " allowed for "
+       << Rounded + 1 << " roundings on the way; " << C.NonFinite
+       << " not finite; ref: " << Note;
+    Checks.push_back(OS.str());
+  }
+  const HostTensor &Out = T.at(L.Result);
+  const std::string Digest = sha256Hex(std::string_view(
+      reinterpret_cast<const char *>(Out.Bytes.data()), Out.Bytes.size()));
+  if (Req.Json) {
+    std::cout << "{\"layer\": " << jsonString(L.Name) << ", \"where\": "
+              << jsonString(Where) << ", \"shape\": " << shapeJson(Size)
+              << ", \"seed\": " << Req.Seed << ", \"stages\": [";
+    for (size_t I = 0; I < Lines.size(); ++I)
+      std::cout << (I ? ", " : "") << jsonString(Lines[I]);
+    std::cout << "]";
+    if (Req.Check) {
+      std::cout << ", \"check\": {\"pass\": " << (Pass ? "true" : "false")
+                << ", \"lines\": [";
+      for (size_t I = 0; I < Checks.size(); ++I)
+        std::cout << (I ? ", " : "") << jsonString(Checks[I]);
+      std::cout << "]}";
+    }
+    std::cout << ", \"result_sha256\": \"" << Digest << "\"}\n";
+  } else {
+    std::cout << "layer   " << L.Name << " " << Where << "\n"
+              << "shape   " << Size.str() << "\n"
+              << "seed    " << Req.Seed << "\n";
+    for (const std::string &S : Lines)
+      std::cout << "stage   " << S << "\n";
+    for (const std::string &C : Checks)
+      std::cout << "check   " << C << "\n";
+  }
+  return Req.Check && !Pass ? ExitInputError : ExitOk;
+}
+
+} // namespace kiln::cli
