@@ -35,7 +35,7 @@
 namespace kiln::cli {
 
 const char *RunHelp =
-    R"(usage: kiln run FILE [--op NAME] --shape M=..,N=..,K=.. [--interpret]
+    R"(usage: kiln run FILE [--op NAME | --layer NAME] --shape M=..,N=..,K=.. [--interpret]
                 [--device gpu|emu] [--arch ARCH] [--set k=v[,k=v...]]...
                 [--check] [--seed S] [--routing R] [--top-k K] [--reps N]
                 [--save DIR] [--json]
@@ -50,6 +50,12 @@ runtime path, the kernel's host build, hostile scheduling, every access
 checked; see docs/ARCHITECTURE.md, "The emulator").
 
   --shape S     the problem size, by the op's symbols (e.g. M=100,N=200,K=300)
+  --layer NAME  run a layer of FILE instead (`layer NAME { op ... }`): its
+                stages in order, sharing tensors by name, each with its
+                default configuration; --shape names every stage's sizes (a
+                permutation's capacity M may be left out: T K + E (align-1));
+                --check checks each stage on the data the chain gave it and
+                the result against a float64 reference of the whole layer
   --interpret   run on the CPU instead, following the GPU kernel's tiling (CTA
                 tiles, K loop, zero-filled ragged edges, fp32 accumulation,
                 the fused epilogue in fp32, exact FP8)

@@ -70,9 +70,8 @@ std::vector<LayerModel> analyzeLayers(const Module &M,
       if (It == Ops.end()) {
         // An op that exists but failed its own checks was reported already.
         if (std::find(OpNames.begin(), OpNames.end(), S.Op) == OpNames.end())
-          Error(S.Range, "unknown op '" + S.Op + "'" +
-                             didYouMean(S.Op, OpNames) + " in layer '" +
-                             L.Name + "'");
+          Error(S.Range, "unknown op '" + S.Op + "' in layer '" + L.Name +
+                             "'" + didYouMean(S.Op, OpNames));
         else
           Ok = false;
         continue;
