@@ -8,6 +8,7 @@
 #include "kiln.h"
 
 #include "kiln/Jit/Jit.h"
+#include "kiln/Jit/JitLayer.h"
 #include "kiln/Runtime/FamilyLaunch.h"
 #include "kiln/Runtime/Bundle.h"
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
@@ -28,6 +29,13 @@ struct kiln_kernel_s {
 };
 struct kiln_bundle_s {
   kiln::Bundle B;
+};
+struct kiln_layer_s {
+  std::shared_ptr<kiln::Jit> Jit; // Alive after kiln_jit_destroy.
+  kiln::JitLayer L;
+};
+struct kiln_layer_kernel_s {
+  kiln::LayerKernel K;
 };
 
 static_assert(KILN_BF16 == int(kiln::DType::BF16) &&
@@ -330,31 +338,45 @@ kiln_status kiln_bundle_kernel_shape(kiln_bundle Bundle, const char *OpName,
       Out);
 }
 
+namespace {
+
+/// Args as the runtime's tensors: fails (naming Fn) on a null array, too
+/// many arguments or an unknown dtype. No allocation.
+kiln_status convertTensors(const char *Fn, const kiln_tensor *Args,
+                           size_t Count, kiln::TensorArg *Converted) {
+  if (Count && !Args)
+    return nullArgument(Fn, "args");
+  if (Count > MaxLaunchArgs)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                std::string(Fn) + ": more than " +
+                    std::to_string(MaxLaunchArgs) + " arguments");
+  for (size_t I = 0; I < Count; ++I) {
+    const kiln_tensor &T = Args[I];
+    if (T.dtype < KILN_BF16 || T.dtype > KILN_I32)
+      return fail(KILN_ERROR_INVALID_ARGUMENT,
+                  std::string(Fn) + ": argument " + std::to_string(I + 1) +
+                      " has an unknown dtype (" + std::to_string(T.dtype) +
+                      ")");
+    Converted[I].Data = T.data;
+    Converted[I].Type = static_cast<kiln::DType>(T.dtype);
+    Converted[I].Rank = T.rank;
+    for (int D = 0; D < kiln::MaxTensorRank; ++D)
+      Converted[I].Shape[D] = T.shape[D];
+  }
+  return KILN_OK;
+}
+
+} // namespace
+
 kiln_status kiln_kernel_launch(kiln_kernel Kernel, const kiln_tensor *Args,
                                size_t Count, void *Stream) {
   if (!Kernel)
     return nullArgument("kiln_kernel_launch", "kernel");
-  if (Count && !Args)
-    return nullArgument("kiln_kernel_launch", "args");
-  if (Count > MaxLaunchArgs)
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_kernel_launch: more than " +
-                                                 std::to_string(MaxLaunchArgs) +
-                                                 " arguments");
+  kiln::TensorArg Converted[MaxLaunchArgs];
+  if (kiln_status S =
+          convertTensors("kiln_kernel_launch", Args, Count, Converted))
+    return S;
   return guarded([&] {
-    kiln::TensorArg Converted[MaxLaunchArgs];
-    for (size_t I = 0; I < Count; ++I) {
-      const kiln_tensor &T = Args[I];
-      if (T.dtype < KILN_BF16 || T.dtype > KILN_I32)
-        return fail(KILN_ERROR_INVALID_ARGUMENT,
-                    "kiln_kernel_launch: argument " + std::to_string(I + 1) +
-                        " has an unknown dtype (" + std::to_string(T.dtype) +
-                        ")");
-      Converted[I].Data = T.data;
-      Converted[I].Type = static_cast<kiln::DType>(T.dtype);
-      Converted[I].Rank = T.rank;
-      for (int D = 0; D < kiln::MaxTensorRank; ++D)
-        Converted[I].Shape[D] = T.shape[D];
-    }
     Kernel->K.launch(Converted, Count, static_cast<CUstream>(Stream));
     return KILN_OK;
   });
@@ -394,3 +416,93 @@ const char *kiln_kernel_config_source(kiln_kernel Kernel) {
 void kiln_kernel_destroy(kiln_kernel Kernel) { delete Kernel; }
 
 } // extern "C"
+
+static kiln_status loadLayer(kiln_jit Jit, const char *Function, bool FromFile,
+                             const char *Text, const char *Name,
+                             kiln_layer *Out) {
+  if (!Out)
+    return nullArgument(Function, "out");
+  *Out = nullptr;
+  if (!Jit)
+    return nullArgument(Function, "jit");
+  if (!Text)
+    return nullArgument(Function, FromFile ? "path" : "source");
+  if (!Name)
+    return nullArgument(Function, "layer_name");
+  return guarded([&] {
+    kiln::JitLayer L = FromFile ? kiln::loadLayerFile(*Jit->Jit, Text, Name)
+                                : kiln::loadLayerString(*Jit->Jit, Text, Name);
+    *Out = new kiln_layer_s{Jit->Jit, std::move(L)};
+    return KILN_OK;
+  });
+}
+
+kiln_status kiln_layer_load_string(kiln_jit Jit, const char *Source,
+                                   const char *Name, kiln_layer *Out) {
+  return loadLayer(Jit, "kiln_layer_load_string", false, Source, Name, Out);
+}
+
+kiln_status kiln_layer_load_file(kiln_jit Jit, const char *Path,
+                                 const char *Name, kiln_layer *Out) {
+  return loadLayer(Jit, "kiln_layer_load_file", true, Path, Name, Out);
+}
+
+void kiln_layer_destroy(kiln_layer Layer) { delete Layer; }
+
+size_t kiln_layer_num_args(kiln_layer Layer) {
+  return Layer ? Layer->L.arguments().size() : 0;
+}
+
+kiln_status kiln_layer_arg(kiln_layer Layer, size_t I, const char **Name,
+                           kiln_dtype *DType, int32_t *Rank) {
+  if (!Layer)
+    return nullArgument("kiln_layer_arg", "layer");
+  LastError.clear();
+  const std::vector<kiln::SignatureParam> &A = Layer->L.arguments();
+  if (I >= A.size())
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_layer_arg: argument " + std::to_string(I) +
+                    " of a layer that takes " + std::to_string(A.size()));
+  if (Name)
+    *Name = A[I].Name.c_str();
+  if (DType)
+    *DType = kiln_dtype(int(A[I].Type));
+  if (Rank)
+    *Rank = int32_t(A[I].Dims.size());
+  return KILN_OK;
+}
+
+kiln_status kiln_layer_specialize_shape(kiln_layer Layer, const char *Shape,
+                                        kiln_layer_kernel *Out) {
+  if (!Out)
+    return nullArgument("kiln_layer_specialize_shape", "out");
+  *Out = nullptr;
+  if (!Layer)
+    return nullArgument("kiln_layer_specialize_shape", "layer");
+  if (!Shape)
+    return nullArgument("kiln_layer_specialize_shape", "shape");
+  return guarded([&] {
+    kiln::LayerKernel K = kiln::specializeLayer(
+        *Layer->Jit, Layer->L,
+        shapeArgument("kiln_layer_specialize_shape", Shape));
+    *Out = new kiln_layer_kernel_s{std::move(K)};
+    return KILN_OK;
+  });
+}
+
+kiln_status kiln_layer_kernel_launch(kiln_layer_kernel Kernel,
+                                     const kiln_tensor *Args, size_t Count,
+                                     void *Stream) {
+  if (!Kernel)
+    return nullArgument("kiln_layer_kernel_launch", "kernel");
+  kiln::TensorArg Converted[MaxLaunchArgs];
+  if (kiln_status S =
+          convertTensors("kiln_layer_kernel_launch", Args, Count, Converted))
+    return S;
+  return guarded([&] {
+    Kernel->K.launch(Converted, Count, static_cast<CUstream>(Stream));
+    return KILN_OK;
+  });
+}
+
+void kiln_layer_kernel_destroy(kiln_layer_kernel Kernel) { delete Kernel; }

@@ -74,6 +74,8 @@ typedef struct kiln_jit_s *kiln_jit;
 typedef struct kiln_op_s *kiln_op;
 typedef struct kiln_kernel_s *kiln_kernel;
 typedef struct kiln_bundle_s *kiln_bundle;
+typedef struct kiln_layer_s *kiln_layer;
+typedef struct kiln_layer_kernel_s *kiln_layer_kernel;
 
 /* The message of the calling thread's last failed call ("" if none). */
 const char *kiln_last_error(void);
@@ -128,6 +130,31 @@ kiln_status kiln_kernel_param(kiln_kernel kernel, size_t i, const char **name,
 const char *kiln_kernel_config(kiln_kernel kernel);
 const char *kiln_kernel_config_source(kiln_kernel kernel);
 void kiln_kernel_destroy(kiln_kernel kernel);
+
+/* A layer (`layer NAME { op ... }`, docs/DSL.md "Layers") as one call: its
+ * stages compiled for a problem size, its intermediate tensors allocated
+ * once (in the current context), launched in order on a stream. */
+kiln_status kiln_layer_load_string(kiln_jit jit, const char *source,
+                                   const char *layer_name, kiln_layer *out);
+kiln_status kiln_layer_load_file(kiln_jit jit, const char *path,
+                                 const char *layer_name, kiln_layer *out);
+void kiln_layer_destroy(kiln_layer layer);
+/* What kiln_layer_kernel_launch takes, in order: the layer's inputs (in
+ * order of first use), then its result; argument i's name and dtype. */
+size_t kiln_layer_num_args(kiln_layer layer);
+kiln_status kiln_layer_arg(kiln_layer layer, size_t i, const char **name,
+                           kiln_dtype *dtype, int32_t *rank);
+/* shape names every size of the layer ("T=64,E=16,K=4,H=256,I=128"); a
+ * permutation's capacity M may be left out (T K + E (align - 1)). */
+kiln_status kiln_layer_specialize_shape(kiln_layer layer, const char *shape,
+                                        kiln_layer_kernel *out);
+/* One tensor per kiln_layer_arg, in that order. No allocation or host
+ * synchronization; launches of one layer kernel share its intermediates,
+ * so they must not run concurrently. */
+kiln_status kiln_layer_kernel_launch(kiln_layer_kernel kernel,
+                                     const kiln_tensor *args, size_t count,
+                                     void *stream);
+void kiln_layer_kernel_destroy(kiln_layer_kernel kernel);
 
 #ifdef __cplusplus
 }

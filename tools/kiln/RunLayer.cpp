@@ -51,47 +51,23 @@ int64_t extent(const ShapeDim &D, const ProblemSize &Size) {
   return (Size.at(D.Sym) + D.Divisor - 1) / D.Divisor;
 }
 
-/// The layer's sizes from --shape: every size of every stage, but a
-/// permutation's capacity M, which defaults to T x K + E x (align - 1).
+/// The layer's sizes from --shape (layerSizes).
 ProblemSize layerSize(const LoadedFile &File, const LayerModel &L,
                       const std::string &Text) {
   std::string Error;
   std::optional<ProblemSize> Given = parseProblemSize(Text, Error);
-  if (!Given)
+  std::vector<const OpModel *> Stages;
+  for (int S : L.Stages)
+    Stages.push_back(&File.Ops[size_t(S)]);
+  std::optional<ProblemSize> Size =
+      Given ? layerSizes(Stages, L, *Given, Error) : std::nullopt;
+  if (!Size)
     throw UsageError("--shape " + Text + ": " + Error);
-  std::string All;
-  for (const std::string &S : L.SizeSyms)
-    All += (All.empty() ? "" : ", ") + S;
-  for (const ProblemSize::Entry &E : Given->entries())
-    if (std::find(L.SizeSyms.begin(), L.SizeSyms.end(), E.Sym) ==
-        L.SizeSyms.end())
-      throw UsageError("--shape " + Text + ": unknown size '" + E.Sym +
-                       "' (layer '" + L.Name + "' has " + All + ")");
-  ProblemSize Size = *Given;
-  for (int S : L.Stages) {
-    const OpModel &Op = File.Ops[size_t(S)];
-    if (!Op.Permute || Size.find(Op.MSym))
-      continue;
-    const PermuteSpec &P = *Op.Permute;
-    const std::string &K = Op.Params[size_t(P.Ids)].Shape[1].Sym;
-    const std::string &E = Op.Params[size_t(P.Cnt)].Shape[0].Sym;
-    if (Size.find(Op.KSym) && Size.find(K) && Size.find(E))
-      Size.set(Op.MSym, *Size.find(Op.KSym) * *Size.find(K) +
-                            *Size.find(E) * (P.Align - 1));
-  }
-  for (const std::string &S : L.SizeSyms)
-    if (!Size.find(S))
-      throw UsageError("--shape " + Text + ": missing size " + S +
-                       " (layer '" + L.Name + "' has " + All + ")");
-  return Size;
+  return *Size;
 }
 
-/// An op's own sizes out of the layer's (its hints at their defaults).
 ProblemSize stageSize(const OpModel &Op, const ProblemSize &Layer) {
-  ProblemSize S;
-  for (const std::string &Sym : Op.SizeSyms)
-    S.set(Sym, Layer.at(Sym));
-  return withHintDefaults(Op, S);
+  return stageSizes(Op, Layer);
 }
 
 /// Every tensor of the layer on the host, inputs seeded (in order of first

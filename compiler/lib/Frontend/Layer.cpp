@@ -3,6 +3,7 @@
 
 #include "SemaInternal.h"
 #include "kiln/Frontend/AST.h"
+#include "kiln/Frontend/SizeHints.h"
 #include "kiln/Frontend/Suggest.h"
 
 #include <algorithm>
@@ -29,6 +30,47 @@ std::string declText(const TensorParam &P) {
 }
 
 } // namespace
+
+std::optional<ProblemSize> layerSizes(const std::vector<const OpModel *> &Stages,
+                                      const LayerModel &L,
+                                      const ProblemSize &Given,
+                                      std::string &Error) {
+  std::string All;
+  for (const std::string &S : L.SizeSyms)
+    All += (All.empty() ? "" : ", ") + S;
+  for (const ProblemSize::Entry &E : Given.entries())
+    if (std::find(L.SizeSyms.begin(), L.SizeSyms.end(), E.Sym) ==
+        L.SizeSyms.end()) {
+      Error = "unknown size '" + E.Sym + "' (layer '" + L.Name + "' has " +
+              All + ")";
+      return std::nullopt;
+    }
+  ProblemSize Size = Given;
+  for (const OpModel *Stage : Stages) {
+    const OpModel &Op = *Stage;
+    if (!Op.Permute || Size.find(Op.MSym))
+      continue;
+    const PermuteSpec &P = *Op.Permute;
+    const std::string &K = Op.Params[size_t(P.Ids)].Shape[1].Sym;
+    const std::string &E = Op.Params[size_t(P.Cnt)].Shape[0].Sym;
+    if (Size.find(Op.KSym) && Size.find(K) && Size.find(E))
+      Size.set(Op.MSym, *Size.find(Op.KSym) * *Size.find(K) +
+                            *Size.find(E) * (P.Align - 1));
+  }
+  for (const std::string &S : L.SizeSyms)
+    if (!Size.find(S)) {
+      Error = "missing size " + S + " (layer '" + L.Name + "' has " + All + ")";
+      return std::nullopt;
+    }
+  return Size;
+}
+
+ProblemSize stageSizes(const OpModel &Op, const ProblemSize &Layer) {
+  ProblemSize S;
+  for (const std::string &Sym : Op.SizeSyms)
+    S.set(Sym, Layer.at(Sym));
+  return withHintDefaults(Op, S);
+}
 
 std::vector<LayerModel> analyzeLayers(const Module &M,
                                       const std::vector<OpModel> &Ops,

@@ -51,6 +51,20 @@ struct LayerModel {
   }
 };
 
+/// The layer's sizes from Given: every size of every stage, but that a
+/// permutation's capacity M (its MSym) may be left out and defaults to
+/// T x K + E x (align - 1), what the worst routing needs. nullopt with
+/// Error ("missing size I (layer 'l' has T, K, ...)", "unknown size 'Z'
+/// ...") otherwise.
+/// Stages: the layer's ops, in order.
+std::optional<ProblemSize> layerSizes(const std::vector<const OpModel *> &Stages,
+                                      const LayerModel &L,
+                                      const ProblemSize &Given,
+                                      std::string &Error);
+
+/// Op's own sizes out of a layer's (its hints at their defaults).
+ProblemSize stageSizes(const OpModel &Op, const ProblemSize &Layer);
+
 /// Checks M's layers against its checked ops Ops (by name). Reports errors
 /// at their locations; returns the layers that are valid.
 std::vector<LayerModel> analyzeLayers(const Module &M,
