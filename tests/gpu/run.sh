@@ -252,6 +252,23 @@ print("%-20s T=%-5s E=%-4s K=8  check %s  %s" % (r["op"], sys.argv[2], sys.argv[
   done
 done
 
+# The whole MoE layer (examples/moe_layer.kiln: router, permutation, SwiGLU
+# grouped GEMM, grouped GEMM, combine), chained, checked stage by stage and
+# against the float64 layer, then timed as one sequence of launches (the
+# float64 reference runs on the host: a moderate shape).
+layer_shape="T=256,E=64,K=8,H=1024,I=512"
+[ "$emu" -eq 1 ] && layer_shape="T=32,E=16,K=4,H=128,I=64"
+timeout -k 5 "$run_timeout_s" "$kiln" run examples/moe_layer.kiln --layer moe_layer \
+  --shape "$layer_shape" --check --reps "$reps" --json > "$out/route/layer.json" 2> "$out/route/layer.err"
+rc=$?
+[ "$rc" -ne 0 ] && { status=1; tail -5 "$out/route/layer.err"; }
+python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+t = r.get("timing", {}).get("median_us")
+print("moe_layer %s  check %s  %s" % (sys.argv[2], "PASS" if r["check"]["pass"] else "FAIL",
+      "%.1f us median" % t if t is not None else "untimed"))' "$out/route/layer.json" "$layer_shape" 2>/dev/null ||
+  echo "moe_layer $layer_shape: exit $rc"
+
 # The tuner: tune, then run the tuned configuration from the tuning cache.
 tune_default="4096,2112,7168 128,7168,2048"
 [ "$emu" -eq 1 ] && tune_default="256,256,512"

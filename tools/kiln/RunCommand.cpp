@@ -199,10 +199,10 @@ int runRun(const Args &A) {
     return ExitInputError;
   if (std::optional<std::string> Name = P.get("--layer")) {
     if (P.get("--op") || !P.getAll("--set").empty() || P.get("--save") ||
-        P.get("--reps") || P.get("--routing") || P.get("--top-k"))
+        P.get("--routing") || P.get("--top-k"))
       throw UsageError("--layer runs a layer's stages with their default "
                        "configurations; it takes --shape, --device, --arch, "
-                       "--interpret, --check, --seed and --json");
+                       "--interpret, --check, --seed, --reps and --json");
     const LayerModel *L = nullptr;
     for (const LayerModel &X : File->Layers)
       if (X.Name == *Name)
@@ -219,6 +219,7 @@ int runRun(const Args &A) {
     Req.Interpret = Interpret;
     Req.Check = P.has("--check");
     Req.Json = P.has("--json");
+    Req.Reps = P.get("--reps") ? Reps : 0;
     return runLayer(Req);
   }
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();

@@ -27,6 +27,7 @@
 #include "kiln/Interpreter/Execute.h"
 #include "kiln/Interpreter/Permute.h"
 #include "kiln/Interpreter/Route.h"
+#include "kiln/Jit/GpuTiming.h"
 #include "kiln/Jit/KernelBuild.h"
 #include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/DeviceInfo.h"
@@ -185,6 +186,8 @@ int runLayer(const LayerRunRequest &Req) {
   const std::map<std::string, HostTensor> Inputs = T;
   std::vector<std::string> Lines;
   std::string Where;
+  double MedianMs = 0;
+  bool Emulated = false;
   try {
     if (Req.Interpret) {
       Arch Target = Req.Arch ? requireArch(Req.Arch) : Arch::SM90a;
@@ -260,12 +263,21 @@ int runLayer(const LayerRunRequest &Req) {
         Kernels.emplace_back(std::make_shared<const CompiledKernel>(B.Kernel));
         Lines.push_back(stageLine(Op, *C, Source));
       }
+      Emulated = Device.Emulated;
       PrimaryContext Ctx(Driver, 0);
+      CUstream Stream = nullptr;
+      KILN_CU_CHECK(Driver, cuStreamCreate, &Stream, CU_STREAM_DEFAULT);
+      struct StreamGuard {
+        const CudaDriver &D;
+        CUstream S;
+        ~StreamGuard() { D.api().cuStreamDestroy(S); }
+      } SG{Driver, Stream};
       std::map<std::string, DeviceBuffer> Buf;
       for (auto &[Name, H] : T) {
         auto It = Buf.emplace(Name, DeviceBuffer(Driver, H.Bytes.size())).first;
         It->second.upload(H.Bytes.data(), H.Bytes.size());
       }
+      std::vector<std::vector<TensorArg>> StageArgs;
       for (size_t S = 0; S < L.Stages.size(); ++S) {
         const OpModel &Op = File.Ops[size_t(L.Stages[S])];
         std::vector<TensorArg> Args;
@@ -280,11 +292,21 @@ int runLayer(const LayerRunRequest &Req) {
           Args.push_back(A);
         }
         Kernels[S].prepare();
-        Kernels[S].launch(Args.data(), Args.size(), nullptr);
+        StageArgs.push_back(std::move(Args));
       }
-      KILN_CU_CHECK(Driver, cuCtxSynchronize);
+      auto Launch = [&] {
+        for (size_t S = 0; S < Kernels.size(); ++S)
+          Kernels[S].launch(StageArgs[S].data(), StageArgs[S].size(), Stream);
+      };
+      Launch();
+      KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
       for (auto &[Name, H] : T)
         Buf.at(Name).download(H.Bytes.data(), H.Bytes.size());
+      if (Req.Reps > 0) { // the whole layer, every stage, per launch
+        TimingOptions O;
+        O.MinReps = O.MaxReps = int(Req.Reps);
+        MedianMs = timeLaunches(Driver, Launch, Stream, O).MedianMs;
+      }
     }
   } catch (const CudaError &E) {
     std::cerr << "kiln: error: " << E.what() << '\n';
@@ -392,6 +414,10 @@ int runLayer(const LayerRunRequest &Req) {
         std::cout << (I ? ", " : "") << jsonString(Checks[I]);
       std::cout << "]}";
     }
+    if (MedianMs > 0)
+      std::cout << ", \"timing\": {\"emulated\": "
+                << (Emulated ? "true" : "false") << ", \"reps\": " << Req.Reps
+                << ", \"median_us\": " << jsonNumber(MedianMs * 1e3) << "}";
     std::cout << ", \"result_sha256\": \"" << Digest << "\"}\n";
   } else {
     std::cout << "layer   " << L.Name << " " << Where << "\n"
@@ -401,6 +427,11 @@ int runLayer(const LayerRunRequest &Req) {
       std::cout << "stage   " << S << "\n";
     for (const std::string &C : Checks)
       std::cout << "check   " << C << "\n";
+    if (MedianMs > 0)
+      std::cout << "time    " << textNumber(MedianMs * 1e3)
+                << " us median of " << Req.Reps << " launches of the layer"
+                << (Emulated ? " (emulated: host time, not GPU time)" : "")
+                << "\n";
   }
   return Req.Check && !Pass ? ExitInputError : ExitOk;
 }

@@ -25,6 +25,7 @@ struct LayerRunRequest {
   bool Interpret = false;
   bool Check = false;
   bool Json = false;
+  int64_t Reps = 0; ///< On a device: time this many launches of the layer.
 };
 
 /// Runs Req; returns the exit status.
