@@ -9,8 +9,8 @@
 
 #include "kiln/Jit/Jit.h"
 #include "kiln/Jit/JitLayer.h"
-#include "kiln/Runtime/FamilyLaunch.h"
 #include "kiln/Runtime/Bundle.h"
+#include "kiln/Runtime/FamilyLaunch.h"
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 
 #include <functional>
@@ -302,9 +302,9 @@ kiln_status bundleKernel(
     // The rule Jit::specialize and every launch apply.
     if (std::optional<std::string> Bad =
             kiln::kernelSizeProblem(*Compiled, Size))
-      return fail(KILN_ERROR_INVALID_ARGUMENT,
-                  std::string(Fn) + ": op '" + OpName +
-                      "': problem size: " + *Bad);
+      return fail(KILN_ERROR_INVALID_ARGUMENT, std::string(Fn) + ": op '" +
+                                                   OpName +
+                                                   "': problem size: " + *Bad);
     *Out = new kiln_kernel_s{kiln::Kernel(Compiled)};
     return KILN_OK;
   });
@@ -347,9 +347,9 @@ kiln_status convertTensors(const char *Fn, const kiln_tensor *Args,
   if (Count && !Args)
     return nullArgument(Fn, "args");
   if (Count > MaxLaunchArgs)
-    return fail(KILN_ERROR_INVALID_ARGUMENT,
-                std::string(Fn) + ": more than " +
-                    std::to_string(MaxLaunchArgs) + " arguments");
+    return fail(KILN_ERROR_INVALID_ARGUMENT, std::string(Fn) + ": more than " +
+                                                 std::to_string(MaxLaunchArgs) +
+                                                 " arguments");
   for (size_t I = 0; I < Count; ++I) {
     const kiln_tensor &T = Args[I];
     if (T.dtype < KILN_BF16 || T.dtype > KILN_I32)

@@ -29,8 +29,7 @@ const std::vector<SignatureParam> &JitLayer::arguments() const {
 const std::vector<std::string> &JitLayer::sizes() const { return P->Sizes; }
 
 JitLayer loadLayerString(Jit &J, const std::string &Source,
-                         const std::string &Name,
-                         const std::string &FileName) {
+                         const std::string &Name, const std::string &FileName) {
   DiagnosticEngine Diags;
   std::unique_ptr<Module> M = parseModule(FileName, Source, Diags);
   std::vector<OpModel> Ops = analyze(*M, Diags);
@@ -85,9 +84,9 @@ struct LayerKernel::Impl {
   /// Each stage's arguments: an index into the call's Args (>= 0), or
   /// -1 - I for intermediate I.
   std::vector<std::vector<int64_t>> From;
-  std::vector<DeviceBuffer> Buffers;     ///< The intermediates.
-  std::vector<TensorArg> Intermediates;  ///< Their arguments.
-  std::vector<TensorArg> Scratch;        ///< One stage's arguments.
+  std::vector<DeviceBuffer> Buffers;    ///< The intermediates.
+  std::vector<TensorArg> Intermediates; ///< Their arguments.
+  std::vector<TensorArg> Scratch;       ///< One stage's arguments.
 };
 
 LayerKernel::LayerKernel(std::unique_ptr<Impl> P) : P(std::move(P)) {}
@@ -95,25 +94,22 @@ LayerKernel::LayerKernel(LayerKernel &&) noexcept = default;
 LayerKernel::~LayerKernel() = default;
 const ProblemSize &LayerKernel::size() const { return P->Size; }
 
-std::vector<std::shared_ptr<const CompiledKernel>>
-LayerKernel::stages() const {
+std::vector<std::shared_ptr<const CompiledKernel>> LayerKernel::stages() const {
   std::vector<std::shared_ptr<const CompiledKernel>> Out;
   for (const Kernel &K : P->Stages)
     Out.push_back(std::make_shared<const CompiledKernel>(K.compiled()));
   return Out;
 }
 
-void LayerKernel::launch(const TensorArg *Args, size_t Count,
-                         CUstream Stream) {
+void LayerKernel::launch(const TensorArg *Args, size_t Count, CUstream Stream) {
   const JitLayer::Impl &L = *P->Layer;
   if (Count != L.Arguments.size() || (Count && !Args)) {
     std::string Names;
     for (const SignatureParam &A : L.Arguments)
       Names += (Names.empty() ? "" : ", ") + A.Name;
-    throw std::invalid_argument("layer '" + L.Name + "' takes " +
-                                std::to_string(L.Arguments.size()) +
-                                " tensors (" + Names + "), got " +
-                                std::to_string(Count));
+    throw std::invalid_argument(
+        "layer '" + L.Name + "' takes " + std::to_string(L.Arguments.size()) +
+        " tensors (" + Names + "), got " + std::to_string(Count));
   }
   for (size_t S = 0; S < P->Stages.size(); ++S) {
     std::vector<TensorArg> &A = P->Scratch;
@@ -137,9 +133,9 @@ LayerKernel specializeLayer(Jit &J, const JitLayer &Layer,
   std::string Error;
   std::optional<ProblemSize> Size = layerSizes(Stages, Model, Given, Error);
   if (!Size)
-    throw JitError(JitError::Kind::Config,
-                   "layer '" + L.Name + "': problem size " + Given.str() +
-                       ": " + Error);
+    throw JitError(JitError::Kind::Config, "layer '" + L.Name +
+                                               "': problem size " +
+                                               Given.str() + ": " + Error);
   auto P = std::make_unique<LayerKernel::Impl>();
   P->Layer = Layer.P;
   P->Size = *Size;

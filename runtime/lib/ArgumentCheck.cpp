@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Runtime/ArgumentCheck.h"
 
-#include "kiln/Runtime/Gemm/GemmArguments.h"
 #include "kiln/Runtime/Combine/CombineArguments.h"
+#include "kiln/Runtime/Gemm/GemmArguments.h"
 #include "kiln/Runtime/Permute/PermuteArguments.h"
 #include "kiln/Runtime/Route/RouteArguments.h"
 

@@ -87,8 +87,8 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
          << R.IdsParam << '\n';
     } else if (K.Family == OpFamily::Combine) {
       const CombineKernelShape &C = K.Combine;
-      OS << "combine block_m " << C.BlockTokens << " weights "
-         << C.WeightsParam << " pos " << C.PosParam << '\n';
+      OS << "combine block_m " << C.BlockTokens << " weights " << C.WeightsParam
+         << " pos " << C.PosParam << '\n';
     } else {
       const PermuteKernelShape &P = K.Permute;
       OS << "permute block_m " << P.BlockTokens << " align " << P.Align
@@ -240,7 +240,8 @@ void readRouteShape(ManifestReader &R, CompiledKernel &K) {
   Sh.IdsParam = R.integer(W[10], 0, Params - 1);
   if (Sh.BlockTokens % 4 != 0 || (Sh.Groups > 0) != (Sh.KeepGroups > 0))
     R.fail("'route' has block_m " + W[2] + ", groups " + W[4] + ", keep " +
-           W[6] + ": block_m must be a multiple of 4 and keep >= 1 exactly "
+           W[6] +
+           ": block_m must be a multiple of 4 and keep >= 1 exactly "
            "when there are groups");
 }
 

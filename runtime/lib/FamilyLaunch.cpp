@@ -1,8 +1,8 @@
 //===- FamilyLaunch.cpp - Launch plans of any op family -------------------===//
 #include "kiln/Runtime/FamilyLaunch.h"
 
-#include "kiln/Runtime/Gemm/GemmArguments.h"
 #include "kiln/Runtime/Combine/CombineArguments.h"
+#include "kiln/Runtime/Gemm/GemmArguments.h"
 #include "kiln/Runtime/Permute/PermuteArguments.h"
 #include "kiln/Runtime/Route/RouteArguments.h"
 
@@ -27,7 +27,8 @@ std::optional<std::string> kernelSizeProblem(const CompiledKernel &K,
   const GemmDims G = gemmDims(K.Signature, Size);
   switch (K.Family) {
   case OpFamily::Gemm:
-    if (std::optional<SizeProblem> P = checkProblemSize(K.Shape.A, G.M, G.N, G.K))
+    if (std::optional<SizeProblem> P =
+            checkProblemSize(K.Shape.A, G.M, G.N, G.K))
       return P->Message;
     return std::nullopt;
   case OpFamily::Route: // M: tokens, N: slots, K: experts

@@ -179,9 +179,10 @@ int main(int argc, char **argv) {
     std::optional<KernelConfig> Default = defaultConfig(Op, *Target);
     Outcome O = compileOne(Op, Path, *Target, *Default);
     const ResourceUsage &U = *O.Nvrtc.Resources;
-    std::cout << "  default " << opConfigString(Op, *Default) << ": " << U.Registers
-              << " registers, " << U.SpillStoreBytes << "/" << U.SpillLoadBytes
-              << " B spill stores/loads, " << U.StackBytes << " B stack\n";
+    std::cout << "  default " << opConfigString(Op, *Default) << ": "
+              << U.Registers << " registers, " << U.SpillStoreBytes << "/"
+              << U.SpillLoadBytes << " B spill stores/loads, " << U.StackBytes
+              << " B stack\n";
     if ((U.SpillStoreBytes || U.SpillLoadBytes) && !DefaultMaySpill) {
       std::cerr << "FAIL default configuration spills\n";
       ++Failures;

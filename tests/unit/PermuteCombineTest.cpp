@@ -57,9 +57,9 @@ TEST_CASE("a permutation as specified, written out", "[permute]") {
   CHECK(Op.Permute->Align == 128);
   CHECK((Op.MSym == "M" && Op.NSym == "H" && Op.KSym == "T"));
   // 3 tokens, top-2 of 3 experts, rows of 2 columns; align 128 rows.
-  std::vector<HostTensor> P =
-      params(Op, ProblemSize{{"T", 3}, {"K", 2}, {"E", 3}, {"M", 3 * 2 + 3 * 127},
-                             {"H", 2}});
+  std::vector<HostTensor> P = params(
+      Op, ProblemSize{
+              {"T", 3}, {"K", 2}, {"E", 3}, {"M", 3 * 2 + 3 * 127}, {"H", 2}});
   const PermuteSpec &S = *Op.Permute;
   HostTensor &Ids = P[size_t(S.Ids)];
   const int32_t Choice[6] = {2, 0, 0, 2, 2, -1}; // token 2: one slot empty
@@ -82,15 +82,15 @@ TEST_CASE("a permutation as specified, written out", "[permute]") {
   CHECK(at(Eid, 127) == -1);
   CHECK((at(Eid, 128) == 2 && at(Eid, 130) == 2 && at(Eid, 131) == -1));
   const HostTensor &A = P[size_t(Op.D)];
-  CHECK((A.get(0) == 1 && A.get(1) == 2));               // row 0: token 0
-  CHECK((A.get(2 * 1) == 3 && A.get(2 * 1 + 1) == 4));   // row 1: token 1
+  CHECK((A.get(0) == 1 && A.get(1) == 2));                 // row 0: token 0
+  CHECK((A.get(2 * 1) == 3 && A.get(2 * 1 + 1) == 4));     // row 1: token 1
   CHECK((A.get(2 * 130) == 5 && A.get(2 * 130 + 1) == 6)); // row 130: t2
 }
 
 TEST_CASE("checkPermute catches each kind of wrong output", "[permute]") {
   OpModel Op = layerOp("moe_permute");
-  const ProblemSize Size{{"T", 40}, {"K", 4}, {"E", 8}, {"M", 40 * 4 + 8 * 127},
-                         {"H", 16}};
+  const ProblemSize Size{
+      {"T", 40}, {"K", 4}, {"E", 8}, {"M", 40 * 4 + 8 * 127}, {"H", 16}};
   std::vector<HostTensor> Good = params(Op, Size, 5, RowRouting::Skewed);
   for (size_t I = 0; I < Good.size(); ++I)
     if (Op.Params[I].IsOutput)
@@ -108,8 +108,9 @@ TEST_CASE("checkPermute catches each kind of wrong output", "[permute]") {
   CHECK(Broken([&](auto &P) { P[size_t(S.Eid)].set(0, 7); }).BadEid >= 1);
   CHECK(Broken([&](auto &P) { P[size_t(S.Cnt)].set(2, 0); }).BadCnt == 1);
   const int32_t Row = at(Good[size_t(S.Pos)], 0);
-  CHECK(Broken([&](auto &P) { P[size_t(Op.D)].set(Row * 16 + 3, 0.5); })
-            .BadRows == 1);
+  CHECK(Broken([&](auto &P) {
+          P[size_t(Op.D)].set(Row * 16 + 3, 0.5);
+        }).BadRows == 1);
   // A row that holds no token: the last row of the capacity.
   const int64_t Last = Good[size_t(Op.D)].Shape[0] - 1;
   PermuteCheck W = Broken([&](auto &P) { P[size_t(Op.D)].set(Last * 16, 1); });
@@ -118,14 +119,14 @@ TEST_CASE("checkPermute catches each kind of wrong output", "[permute]") {
         std::string::npos);
 }
 
-TEST_CASE("test ids are a router's: distinct experts per token",
-          "[permute]") {
+TEST_CASE("test ids are a router's: distinct experts per token", "[permute]") {
   OpModel Op = layerOp("moe_permute");
   for (RowRouting R : {RowRouting::Mixed, RowRouting::Uniform,
                        RowRouting::Skewed, RowRouting::Single}) {
     std::vector<HostTensor> P = params(
-        Op, ProblemSize{{"T", 50}, {"K", 6}, {"E", 9}, {"M", 50 * 6 + 9 * 127},
-                        {"H", 8}},
+        Op,
+        ProblemSize{
+            {"T", 50}, {"K", 6}, {"E", 9}, {"M", 50 * 6 + 9 * 127}, {"H", 8}},
         3, R);
     const HostTensor &Ids = P[size_t(Op.Permute->Ids)];
     for (int64_t T = 0; T < 50; ++T) {
@@ -140,8 +141,8 @@ TEST_CASE("test ids are a router's: distinct experts per token",
   }
   // More slots than experts: the slots past E take none.
   std::vector<HostTensor> P = params(
-      Op, ProblemSize{{"T", 2}, {"K", 5}, {"E", 3}, {"M", 10 + 3 * 127},
-                      {"H", 8}});
+      Op,
+      ProblemSize{{"T", 2}, {"K", 5}, {"E", 3}, {"M", 10 + 3 * 127}, {"H", 8}});
   const HostTensor &Ids = P[size_t(Op.Permute->Ids)];
   CHECK((at(Ids, 3) == -1 && at(Ids, 4) == -1 && at(Ids, 2) >= 0));
 }

@@ -89,8 +89,7 @@ TEST_CASE("the interpreter breaks ties to the lower expert", "[route]") {
   CHECK(checkRoute(Op, P).Pass);
 }
 
-TEST_CASE("group-limited top-k chooses within the kept groups",
-          "[route]") {
+TEST_CASE("group-limited top-k chooses within the kept groups", "[route]") {
   OpModel Op = router("moe_route_deepseek");
   // 16 experts in 8 groups of 2, 4 kept, top-3. Expert 15 has the largest
   // key, but its group (7: experts 14, 15) sums lowest; groups 0..3 rank
@@ -147,10 +146,12 @@ TEST_CASE("checkRoute catches each kind of wrong output", "[route]") {
     CHECK(Broken([&](std::vector<HostTensor> &P) {
             P[Ids].set(K + 1, P[Ids].get(K));
           }).FirstFailure.find("chosen twice") != std::string::npos);
-    CHECK(Broken([&](std::vector<HostTensor> &P) { P[Ids].set(3, -1); })
-              .FirstFailure.find("not an expert") != std::string::npos);
-    CHECK(Broken([&](std::vector<HostTensor> &P) { P[Ids].set(3, E); })
-              .BadChoices == 1);
+    CHECK(Broken([&](std::vector<HostTensor> &P) {
+            P[Ids].set(3, -1);
+          }).FirstFailure.find("not an expert") != std::string::npos);
+    CHECK(Broken([&](std::vector<HostTensor> &P) {
+            P[Ids].set(3, E);
+          }).BadChoices == 1);
   }
   SECTION("a better expert left out") {
     // Token 0's last slot (the smallest chosen key, expert X) swapped for
@@ -167,9 +168,8 @@ TEST_CASE("checkRoute catches each kind of wrong output", "[route]") {
         Y = E2;
     }
     REQUIRE(Y >= 0);
-    RouteCheck C = Broken([&](std::vector<HostTensor> &P) {
-      P[Ids].set(Last, Y);
-    });
+    RouteCheck C =
+        Broken([&](std::vector<HostTensor> &P) { P[Ids].set(Last, Y); });
     CHECK(C.BadChoices == 1);
     // Some expert with a larger key than Y's (X, or one between) is named.
     CHECK(C.FirstFailure.find("was left out for expert " + std::to_string(Y)) !=

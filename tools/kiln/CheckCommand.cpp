@@ -34,8 +34,8 @@ int runCheck(const Args &A) {
   bool FirstOp = true;
   for (const OpModel &Op : File->Ops) {
     if (Json)
-      std::cout << (FirstOp ? "" : ", ") << "{\"name\": "
-                << jsonString(Op.Name) << ", \"family\": "
+      std::cout << (FirstOp ? "" : ", ") << "{\"name\": " << jsonString(Op.Name)
+                << ", \"family\": "
                 << jsonString(std::string(opFamilyName(Op.Family)))
                 << ", \"valid_configurations\": {";
     else
@@ -60,17 +60,19 @@ int runCheck(const Args &A) {
     const LayerModel &L = File->Layers[I];
     std::string Stages, Inputs;
     for (int S : L.Stages)
-      Stages += (Stages.empty() ? "" : Json ? ", " : " -> ") +
+      Stages += (Stages.empty() ? ""
+                 : Json         ? ", "
+                                : " -> ") +
                 (Json ? jsonString(File->Ops[size_t(S)].Name)
                       : File->Ops[size_t(S)].Name);
     for (const LayerTensor &T : L.Tensors)
       if (T.Producer < 0)
-        Inputs += (Inputs.empty() ? "" : ", ") +
-                  (Json ? jsonString(T.Name) : T.Name);
+        Inputs +=
+            (Inputs.empty() ? "" : ", ") + (Json ? jsonString(T.Name) : T.Name);
     if (Json)
       std::cout << (I ? ", " : "") << "{\"name\": " << jsonString(L.Name)
-                << ", \"stages\": [" << Stages << "], \"inputs\": ["
-                << Inputs << "], \"result\": " << jsonString(L.Result) << "}";
+                << ", \"stages\": [" << Stages << "], \"inputs\": [" << Inputs
+                << "], \"result\": " << jsonString(L.Result) << "}";
     else
       std::cout << File->Path << ": layer " << L.Name << ": ok (" << Stages
                 << "; inputs " << Inputs << "; result " << L.Result << ")\n";

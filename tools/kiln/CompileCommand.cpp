@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
-#include "Json.h"
 #include "Commands.h"
 #include "ConfigResolution.h"
+#include "Json.h"
 #include "LoadOps.h"
 #include "Lowering.h"
 #include "OutputFile.h"
@@ -124,8 +124,7 @@ std::string describeResources(const CachedNvrtcResult &R,
   const ResourceUsage &U = *R.Resources;
   OS << "kernel          " << U.Kernel << " (" << U.Arch << ")\n"
      << "registers       " << U.Registers << " per thread\n"
-     << describeRegisterBudget(Plan, U.Registers)
-     << "shared memory   "
+     << describeRegisterBudget(Plan, U.Registers) << "shared memory   "
      << (Route ? std::string(RouteSmemText)
                : std::to_string(DynamicSmem) + " B dynamic")
      << ", " << U.StaticSmemBytes << " B static\n"
@@ -153,8 +152,7 @@ std::string resourcesJson(const OpModel &Op, const std::string &ArchName,
      << ", \"config\": " << jsonString(opConfigString(Op, Config));
   if (const std::optional<ResourceUsage> &U = R.Resources)
     OS << ", \"kernel\": " << jsonString(U->Kernel)
-       << ", \"registers\": " << U->Registers
-       << ", \"dynamic_smem_bytes\": "
+       << ", \"registers\": " << U->Registers << ", \"dynamic_smem_bytes\": "
        << (Op.Route ? jsonString(RouteSmemText) : std::to_string(DynamicSmem))
        << ", \"static_smem_bytes\": " << U->StaticSmemBytes
        << ", \"stack_bytes\": " << U->StackBytes
@@ -164,13 +162,13 @@ std::string resourcesJson(const OpModel &Op, const std::string &ArchName,
   if (R.Resources && Plan.ProducerRegs) {
     std::string Problem = registerBudgetProblem(Plan, R.Resources->Registers);
     OS << ", \"setmaxnreg\": {\"producer\": " << Plan.ProducerRegs
-       << ", \"consumers\": " << Plan.ConsumerRegs << ", \"problem\": "
-       << (Problem.empty() ? "null" : jsonString(Problem)) << "}";
+       << ", \"consumers\": " << Plan.ConsumerRegs
+       << ", \"problem\": " << (Problem.empty() ? "null" : jsonString(Problem))
+       << "}";
   }
   if (!R.Resources)
     OS << ", \"kernel\": null";
-  OS << ", \"compile_cache_hit\": " << (R.CacheHit ? "true" : "false")
-     << "}\n";
+  OS << ", \"compile_cache_hit\": " << (R.CacheHit ? "true" : "false") << "}\n";
   return OS.str();
 }
 
@@ -236,9 +234,8 @@ int runCompile(const Args &A) {
   if (TargetFree && !P.getAll("--set").empty())
     throw UsageError("--set does not apply to --emit ast or mlir (they do "
                      "not depend on the configuration; try --emit tiled)");
-  Arch Target = TargetFree && !P.get("--arch")
-                    ? Arch::SM90a
-                    : requireArch(P.get("--arch"));
+  Arch Target = TargetFree && !P.get("--arch") ? Arch::SM90a
+                                               : requireArch(P.get("--arch"));
   std::optional<std::string> Out = P.get("-o");
   if (What == Emit::Cubin && !Out && isatty(STDOUT_FILENO))
     throw UsageError("--emit cubin writes binary: give -o PATH");

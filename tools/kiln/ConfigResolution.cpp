@@ -77,8 +77,8 @@ std::optional<KernelConfig> resolveConfig(const LoadedFile &File,
     if (!tokenBlockValid(Op.Family, Config->BlockM)) {
       reportAt(File, Op.Loc,
                "block_m=" + std::to_string(Config->BlockM) + " is not a " +
-                   std::string(opFamilyName(Op.Family)) + " op's: " +
-                   tokenBlockRule(Op.Family));
+                   std::string(opFamilyName(Op.Family)) +
+                   " op's: " + tokenBlockRule(Op.Family));
       return std::nullopt;
     }
     return Config;
@@ -88,8 +88,8 @@ std::optional<KernelConfig> resolveConfig(const LoadedFile &File,
   if (!planKernel(gemmTypes(Op), *Config, Target, Plan, Why)) {
     reportAt(File, Op.Loc,
              "configuration " + resolvedConfig(gemmTypes(Op), *Config).str() +
-                 " cannot run on " +
-                 std::string(archInfo(Target).Name) + ": " + Why);
+                 " cannot run on " + std::string(archInfo(Target).Name) + ": " +
+                 Why);
     return std::nullopt;
   }
   Config->BlockK = Plan.BlockK;

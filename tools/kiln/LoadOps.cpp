@@ -51,8 +51,8 @@ void printJsonDiagnostics(const DiagnosticEngine &Diags) {
             << ", \"diagnostics\": [";
   bool First = true;
   for (const Diagnostic &D : Diags.diagnostics()) {
-    std::cout << (First ? "" : ", ") << "{\"file\": "
-              << jsonString(std::string(Diags.fileName(D)))
+    std::cout << (First ? "" : ", ")
+              << "{\"file\": " << jsonString(std::string(Diags.fileName(D)))
               << ", \"line\": " << D.Loc.Line << ", \"column\": " << D.Loc.Col
               << ", \"severity\": \"" << severityText(D.Severity)
               << "\", \"message\": " << jsonString(D.Message) << "}";
@@ -64,8 +64,8 @@ void printJsonDiagnostics(const DiagnosticEngine &Diags) {
 } // namespace
 
 std::optional<LoadedFile> loadFile(const std::string &Path) {
-  LoadedFile File{Path == "-" ? "<stdin>" : Path, readInput(Path), nullptr, {},
-                  {}};
+  LoadedFile File{
+      Path == "-" ? "<stdin>" : Path, readInput(Path), nullptr, {}, {}};
   DiagnosticEngine Diags;
   Diags.setSource(File.Path, File.Text);
   std::unique_ptr<Module> AST = parseModule(File.Path, File.Text, Diags);

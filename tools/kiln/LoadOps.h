@@ -8,8 +8,8 @@
 #ifndef KILN_TOOLS_KILN_LOADOPS_H
 #define KILN_TOOLS_KILN_LOADOPS_H
 
-#include "kiln/Frontend/LayerModel.h"
 #include "kiln/Frontend/AST.h"
+#include "kiln/Frontend/LayerModel.h"
 #include "kiln/Frontend/OpModel.h"
 #include "kiln/Target/Arch.h"
 

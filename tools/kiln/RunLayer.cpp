@@ -73,9 +73,8 @@ ProblemSize stageSize(const OpModel &Op, const ProblemSize &Layer) {
 
 /// Every tensor of the layer on the host, inputs seeded (in order of first
 /// use), outputs 0xFF bytes.
-std::map<std::string, HostTensor> layerTensors(const LayerModel &L,
-                                               const ProblemSize &Size,
-                                               uint64_t Seed) {
+std::map<std::string, HostTensor>
+layerTensors(const LayerModel &L, const ProblemSize &Size, uint64_t Seed) {
   std::map<std::string, HostTensor> T;
   std::mt19937_64 Rng(Seed);
   for (const LayerTensor &X : L.Tensors) {
@@ -87,8 +86,9 @@ std::map<std::string, HostTensor> layerTensors(const LayerModel &L,
       H.Bytes.assign(H.Bytes.size(), 0xFF);
     else if (X.Type == DType::I32)
       throw UsageError("layer '" + L.Name + "' takes the index tensor '" +
-                       X.Name + "' as an input; kiln run seeds float inputs "
-                                "only (let a stage write it)");
+                       X.Name +
+                       "' as an input; kiln run seeds float inputs "
+                       "only (let a stage write it)");
     else
       fillRandom(H, Rng);
     T.emplace(X.Name, std::move(H));
@@ -343,8 +343,8 @@ int runLayer(const LayerRunRequest &Req) {
                       : "FAIL: " + C.FirstFailure;
       } else {
         const GemmDims G = gemmDims(Op, OwnSize);
-        std::vector<double> Ref = Op.Combine ? referenceCombine(Op, P)
-                                             : referenceGemm(Op, P, G);
+        std::vector<double> Ref =
+            Op.Combine ? referenceCombine(Op, P) : referenceGemm(Op, P, G);
         const HostTensor &D = P[size_t(Op.D)];
         // A grouped GEMM's padding rows are not computed: compare the rows
         // its index tensor gives an expert.
@@ -360,8 +360,7 @@ int runLayer(const LayerRunRequest &Req) {
             AccumulationModel{std::max<int64_t>(G.K, 1), true});
         Pass = Pass && C.Pass;
         Line = std::string(C.Pass ? "PASS" : "FAIL") + ", " +
-               std::to_string(C.Failures) + " of " +
-               std::to_string(C.Checked) +
+               std::to_string(C.Failures) + " of " + std::to_string(C.Checked) +
                " elements outside its float64 reference from its inputs "
                "(worst " +
                textNumber(C.WorstRatio) + " of the tolerance)";
@@ -379,21 +378,21 @@ int runLayer(const LayerRunRequest &Req) {
     // included.
     const double Allowed = 1.0 + Rounded;
     Comparison C = compareWithReference(
-        Out, Ref, AccumulationModel{gemmDims(File.Ops[size_t(L.Stages.back())],
-                                             stageSize(File.Ops[size_t(
-                                                           L.Stages.back())],
-                                                       Size))
-                                        .K,
-                                    true});
+        Out, Ref,
+        AccumulationModel{
+            gemmDims(File.Ops[size_t(L.Stages.back())],
+                     stageSize(File.Ops[size_t(L.Stages.back())], Size))
+                .K,
+            true});
     const bool LayerPass = C.NonFinite == 0 && C.WorstRatio <= Allowed;
     Pass = Pass && LayerPass;
     std::ostringstream OS;
-    OS << "layer " << L.Result << ": " << (LayerPass ? "PASS" : "FAIL")
-       << "  " << dtypeName(Out.Type) << ": worst |" << L.Result
-       << " - ref| is " << textNumber(C.WorstRatio) << " of one tolerance ("
+    OS << "layer " << L.Result << ": " << (LayerPass ? "PASS" : "FAIL") << "  "
+       << dtypeName(Out.Type) << ": worst |" << L.Result << " - ref| is "
+       << textNumber(C.WorstRatio) << " of one tolerance ("
        << textNumber(C.Tol.Atol) << " + " << textNumber(C.Tol.Rtol)
-       << " |ref|), " << textNumber(Allowed) << " allowed for "
-       << Rounded + 1 << " roundings on the way; " << C.NonFinite
+       << " |ref|), " << textNumber(Allowed) << " allowed for " << Rounded + 1
+       << " roundings on the way; " << C.NonFinite
        << " not finite; ref: " << Note;
     Checks.push_back(OS.str());
   }
@@ -401,8 +400,9 @@ int runLayer(const LayerRunRequest &Req) {
   const std::string Digest = sha256Hex(std::string_view(
       reinterpret_cast<const char *>(Out.Bytes.data()), Out.Bytes.size()));
   if (Req.Json) {
-    std::cout << "{\"layer\": " << jsonString(L.Name) << ", \"where\": "
-              << jsonString(Where) << ", \"shape\": " << shapeJson(Size)
+    std::cout << "{\"layer\": " << jsonString(L.Name)
+              << ", \"where\": " << jsonString(Where)
+              << ", \"shape\": " << shapeJson(Size)
               << ", \"seed\": " << Req.Seed << ", \"stages\": [";
     for (size_t I = 0; I < Lines.size(); ++I)
       std::cout << (I ? ", " : "") << jsonString(Lines[I]);
@@ -428,8 +428,8 @@ int runLayer(const LayerRunRequest &Req) {
     for (const std::string &C : Checks)
       std::cout << "check   " << C << "\n";
     if (MedianMs > 0)
-      std::cout << "time    " << textNumber(MedianMs * 1e3)
-                << " us median of " << Req.Reps << " launches of the layer"
+      std::cout << "time    " << textNumber(MedianMs * 1e3) << " us median of "
+                << Req.Reps << " launches of the layer"
                 << (Emulated ? " (emulated: host time, not GPU time)" : "")
                 << "\n";
   }

@@ -23,9 +23,9 @@
 #include "kiln/Jit/GpuProblem.h"
 #include "kiln/Jit/GpuTiming.h"
 #include "kiln/Jit/KernelBuild.h"
+#include "kiln/Runtime/Combine/CombineArguments.h"
 #include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/DeviceInfo.h"
-#include "kiln/Runtime/Combine/CombineArguments.h"
 #include "kiln/Runtime/Permute/PermuteArguments.h"
 #include "kiln/Runtime/Sha256.h"
 
@@ -78,14 +78,14 @@ OutputCheck permuteCheck(const OpModel &Op, const std::vector<HostTensor> &P) {
   O.Pass = C.Pass;
   std::ostringstream OS;
   if (C.Pass)
-    OS << "PASS: " << countText(size_t(C.Entries), "entry", "entries")
-       << " in " << countText(size_t(C.Rows), "row", "rows")
+    OS << "PASS: " << countText(size_t(C.Entries), "entry", "entries") << " in "
+       << countText(size_t(C.Rows), "row", "rows")
        << ", every row, expert id, position and count as specified; the "
           "other rows untouched";
   else
-    OS << "FAIL: " << C.BadPos << " positions, " << C.BadEid
-       << " expert ids, " << C.BadCnt << " counts, " << C.BadRows
-       << " rows wrong, " << C.RowsWritten
+    OS << "FAIL: " << C.BadPos << " positions, " << C.BadEid << " expert ids, "
+       << C.BadCnt << " counts, " << C.BadRows << " rows wrong, "
+       << C.RowsWritten
        << " rows holding no token written; first: " << C.FirstFailure;
   O.Text = OS.str();
   O.Json = "{\"pass\": " + std::string(C.Pass ? "true" : "false") +
@@ -110,14 +110,14 @@ OutputCheck combineCheck(const OpModel &Op, const std::vector<HostTensor> &P,
   const int64_t H = Out.Shape[1];
   std::ostringstream OS;
   OS << (C.Pass ? "PASS" : "FAIL") << "  " << dtypeName(Out.Type) << ": "
-     << C.Failures << " of " << C.Checked << " elements outside |out - ref| <= "
-     << textNumber(C.Tol.Atol) << " + " << textNumber(C.Tol.Rtol)
-     << " |ref| (" << C.NonFinite << " not finite)";
+     << C.Failures << " of " << C.Checked
+     << " elements outside |out - ref| <= " << textNumber(C.Tol.Atol) << " + "
+     << textNumber(C.Tol.Rtol) << " |ref| (" << C.NonFinite << " not finite)";
   if (C.Worst >= 0)
     OS << "; worst " << Op.Params[size_t(Op.D)].Name << "[" << C.Worst / H
-       << ", " << C.Worst % H << "] = " << textNumber(C.WorstValue)
-       << " vs " << textNumber(C.WorstRef) << " ("
-       << textNumber(C.WorstRatio) << " of its tolerance)";
+       << ", " << C.Worst % H << "] = " << textNumber(C.WorstValue) << " vs "
+       << textNumber(C.WorstRef) << " (" << textNumber(C.WorstRatio)
+       << " of its tolerance)";
   O.Text = OS.str();
   O.Json = "{\"pass\": " + std::string(C.Pass ? "true" : "false") +
            ", \"checked\": " + std::to_string(C.Checked) +
@@ -148,8 +148,8 @@ std::string outputDigest(const OpModel &Op,
   return sha256Hex(Bytes);
 }
 
-std::optional<KernelConfig> opConfig(const TokenRunRequest &Req,
-                                         Arch Target, std::string &Source) {
+std::optional<KernelConfig> opConfig(const TokenRunRequest &Req, Arch Target,
+                                     std::string &Source) {
   ConfigChoiceInputs Choice;
   Choice.Target = Target;
   Choice.Size = Req.Size;
@@ -182,9 +182,8 @@ int runInterpreted(const TokenRunRequest &Req) {
   if (Req.Check)
     C = checkOutputs(Op, Params, Req.Size);
   if (Req.Json) {
-    std::cout << "{\"op\": " << jsonString(Op.Name)
-              << ", \"family\": \"" << opFamilyName(Op.Family)
-              << "\", \"mode\": \"interpret\", "
+    std::cout << "{\"op\": " << jsonString(Op.Name) << ", \"family\": \""
+              << opFamilyName(Op.Family) << "\", \"mode\": \"interpret\", "
               << "\"shape\": " << shapeJson(Req.Size)
               << ", \"config\": \"block_m=" << Config->BlockM
               << "\", \"config_source\": " << jsonString(Source)
@@ -276,25 +275,24 @@ int runOnDevice(const TokenRunRequest &Req, const CudaDriver &Driver) {
   const GemmDims G = gemmDims(Op, Req.Size);
   const CompiledKernel &CK = Built.Kernel;
   LaunchDims Dims =
-      Op.Route     ? routeLaunchDims(CK.Route, G.M, G.K)
-      : Op.Permute ? permuteLaunchDims(CK.Permute, permuteSizes(CK.Signature,
-                                                                CK.Permute,
-                                                                Req.Size))
-                   : combineLaunchDims(CK.Combine,
-                                       combineSizes(CK.Signature, Req.Size));
+      Op.Route ? routeLaunchDims(CK.Route, G.M, G.K)
+      : Op.Permute
+          ? permuteLaunchDims(CK.Permute,
+                              permuteSizes(CK.Signature, CK.Permute, Req.Size))
+          : combineLaunchDims(CK.Combine, combineSizes(CK.Signature, Req.Size));
   std::string ArchName(archInfo(*Target).Name);
   if (Req.Json) {
-    std::cout << "{\"op\": " << jsonString(Op.Name)
-              << ", \"family\": \"" << opFamilyName(Op.Family)
-              << "\", \"mode\": \""
+    std::cout << "{\"op\": " << jsonString(Op.Name) << ", \"family\": \""
+              << opFamilyName(Op.Family) << "\", \"mode\": \""
               << (Device.Emulated ? "emu" : "gpu")
               << "\", \"device\": " << jsonString(Device.Name)
               << ", \"arch\": \"" << ArchName
               << "\", \"shape\": " << shapeJson(Req.Size)
               << ", \"config\": \"block_m=" << Config->BlockM
               << "\", \"config_source\": " << jsonString(Source)
-              << ", \"seed\": " << Req.Seed << ", \"launch\": {\"grid\": "
-              << Dims.GridX << ", \"block\": " << Dims.BlockX
+              << ", \"seed\": " << Req.Seed
+              << ", \"launch\": {\"grid\": " << Dims.GridX
+              << ", \"block\": " << Dims.BlockX
               << ", \"smem\": " << Dims.SmemBytes << "}";
     if (Req.Check)
       std::cout << ", \"check\": " << C.Json << ", \"output_sha256\": \""

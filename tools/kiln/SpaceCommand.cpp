@@ -11,7 +11,8 @@
 
 namespace kiln::cli {
 
-const char *SpaceHelp = R"(usage: kiln space FILE [--op NAME] --arch ARCH [--json]
+const char *SpaceHelp =
+    R"(usage: kiln space FILE [--op NAME] --arch ARCH [--json]
 
 Prints every configuration of the op's tuning space that satisfies its
 `require` constraints and that ARCH can run, one per line, in the k=v,k=v

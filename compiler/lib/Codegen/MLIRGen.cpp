@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Codegen/MLIRGen.h"
 
-#include "Gemm/GemmMLIRGen.h"
 #include "Combine/CombineMLIRGen.h"
+#include "Gemm/GemmMLIRGen.h"
 #include "Permute/PermuteMLIRGen.h"
 #include "Route/RouteMLIRGen.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"

@@ -31,10 +31,9 @@ std::string declText(const TensorParam &P) {
 
 } // namespace
 
-std::optional<ProblemSize> layerSizes(const std::vector<const OpModel *> &Stages,
-                                      const LayerModel &L,
-                                      const ProblemSize &Given,
-                                      std::string &Error) {
+std::optional<ProblemSize>
+layerSizes(const std::vector<const OpModel *> &Stages, const LayerModel &L,
+           const ProblemSize &Given, std::string &Error) {
   std::string All;
   for (const std::string &S : L.SizeSyms)
     All += (All.empty() ? "" : ", ") + S;
@@ -112,8 +111,8 @@ std::vector<LayerModel> analyzeLayers(const Module &M,
       if (It == Ops.end()) {
         // An op that exists but failed its own checks was reported already.
         if (std::find(OpNames.begin(), OpNames.end(), S.Op) == OpNames.end())
-          Error(S.Range, "unknown op '" + S.Op + "' in layer '" + L.Name +
-                             "'" + didYouMean(S.Op, OpNames));
+          Error(S.Range, "unknown op '" + S.Op + "' in layer '" + L.Name + "'" +
+                             didYouMean(S.Op, OpNames));
         else
           Ok = false;
         continue;
@@ -157,17 +156,17 @@ std::vector<LayerModel> analyzeLayers(const Module &M,
             continue;
           }
           if (Outputs && T->Producer >= 0) {
-            Error(S.Range, "in layer '" + L.Name + "', op '" + S.Op +
-                               "' writes '" + P.Name + "', which op '" +
-                               Ops[size_t(Model.Stages[size_t(T->Producer)])]
-                                   .Name +
-                               "' wrote already");
+            Error(S.Range,
+                  "in layer '" + L.Name + "', op '" + S.Op + "' writes '" +
+                      P.Name + "', which op '" +
+                      Ops[size_t(Model.Stages[size_t(T->Producer)])].Name +
+                      "' wrote already");
             continue;
           }
           if (Outputs) { // read before written: an earlier stage's input
-            Error(S.Range,
-                  "in layer '" + L.Name + "', op '" + S.Op + "' writes '" +
-                      P.Name + "', which an earlier stage reads as an input "
+            Error(S.Range, "in layer '" + L.Name + "', op '" + S.Op +
+                               "' writes '" + P.Name +
+                               "', which an earlier stage reads as an input "
                                "of the layer; order the stages so that it is "
                                "written first");
             continue;

@@ -355,8 +355,8 @@ void warnUnused(OpSema &S, const ComputeStmt &Stmt) {
 /// The family of an op's statement, which decides the checker that analyzes
 /// it: a statement that calls topk is a router's, one that calls permute a
 /// permutation's (each checker says where its call may stand), one whose
-/// sum gathers rows by an index tensor a combine's, any other a GEMM's (whose checker says what a GEMM
-/// statement must look like when it is not one).
+/// sum gathers rows by an index tensor a combine's, any other a GEMM's (whose
+/// checker says what a GEMM statement must look like when it is not one).
 OpFamily classifyComputation(const ComputeStmt &Stmt) {
   if (findCall(*Stmt.Rhs, "topk"))
     return OpFamily::Route;

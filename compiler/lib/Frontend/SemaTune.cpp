@@ -129,11 +129,10 @@ void checkKnob(OpSema &S, const KnobDecl &K,
     return;
   }
   if (S.Model.Family != OpFamily::Gemm && K.Name != "block_m") {
-    S.error(K.NameRange,
-            "'" + K.Name + "' is a GEMM's tuning parameter; a " +
-                std::string(opFamilyName(S.Model.Family)) +
-                " op has one, block_m (the tokens of a CTA, " +
-                tokenBlockRule(S.Model.Family) + ")");
+    S.error(K.NameRange, "'" + K.Name + "' is a GEMM's tuning parameter; a " +
+                             std::string(opFamilyName(S.Model.Family)) +
+                             " op has one, block_m (the tokens of a CTA, " +
+                             tokenBlockRule(S.Model.Family) + ")");
     return;
   }
   auto [It, Inserted] = Seen.emplace(K.Name, &K);
@@ -465,11 +464,10 @@ void checkTuneSpace(OpSema &S) {
       return;
   S.error(At, "no target can run any configuration of this op");
   if (M.Family != OpFamily::Gemm) {
-    S.Diags.note(SourceLoc(), "a " + std::string(opFamilyName(M.Family)) +
-                                  " op's block_m (" +
-                                  std::to_string(First->BlockM) +
-                                  " first) must be " +
-                                  tokenBlockRule(M.Family));
+    S.Diags.note(SourceLoc(),
+                 "a " + std::string(opFamilyName(M.Family)) +
+                     " op's block_m (" + std::to_string(First->BlockM) +
+                     " first) must be " + tokenBlockRule(M.Family));
     return;
   }
   GemmTypes Types = gemmTypes(M);

@@ -356,8 +356,8 @@ bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
     else if (Op.Combine && int(I) == Op.Combine->Pos)
       fillCombinePositions(Params.back(), Shapes[size_t(Op.A)][0], Rng);
     else if (Op.Permute && int(I) == Op.Permute->Ids)
-      fillRoutedIds(Params.back(), Shapes[size_t(Op.Permute->Cnt)][0],
-                    Routing, Rng);
+      fillRoutedIds(Params.back(), Shapes[size_t(Op.Permute->Cnt)][0], Routing,
+                    Rng);
     else if (Op.Group && int(I) == Op.Group->Param)
       fillGroupedIndex(Params.back(), Shapes[size_t(Op.B)][0], Op.Group->Align,
                        Routing, Rng);

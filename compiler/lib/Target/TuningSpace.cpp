@@ -261,14 +261,14 @@ std::optional<KernelConfig> defaultConfig(const OpModel &Op, Arch Target) {
   // A token family's: block_m closest to its default, the smaller first.
   if (Op.Family != OpFamily::Gemm) {
     const int64_t Default = tokenTiling(Op.Family).Default;
-    return *std::min_element(
-        Valid.begin(), Valid.end(),
-        [&](const KernelConfig &L, const KernelConfig &R) {
-          auto Key = [&](const KernelConfig &C) {
-            return std::make_pair(std::llabs(C.BlockM - Default), C.BlockM);
-          };
-          return Key(L) < Key(R);
-        });
+    return *std::min_element(Valid.begin(), Valid.end(),
+                             [&](const KernelConfig &L, const KernelConfig &R) {
+                               auto Key = [&](const KernelConfig &C) {
+                                 return std::make_pair(
+                                     std::llabs(C.BlockM - Default), C.BlockM);
+                               };
+                               return Key(L) < Key(R);
+                             });
   }
   // Lexicographic preference (docs/TUNING.md): tile area closest to 128x128,
   // then block_m = 128, then stages closest to 4 (deeper first), then no

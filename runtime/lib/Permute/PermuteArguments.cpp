@@ -32,9 +32,8 @@ PermuteArgumentPlanner::PermuteArgumentPlanner(const KernelSignature &Sig,
     : Sig(Sig), Shape(Shape), IndexX(paramIndex(Sig, ParamRole::A)),
       IndexA(paramIndex(Sig, ParamRole::D)) {
   const int64_t Count = int64_t(Sig.Params.size());
-  for (int64_t P :
-       {IndexX, IndexA, Shape.IdsParam, Shape.EidParam, Shape.PosParam,
-        Shape.CntParam})
+  for (int64_t P : {IndexX, IndexA, Shape.IdsParam, Shape.EidParam,
+                    Shape.PosParam, Shape.CntParam})
     if (P < 0 || P >= Count)
       throw std::invalid_argument(Sig.OpName +
                                   ": the signature lacks a permutation's "

@@ -25,15 +25,16 @@ std::optional<std::string> permuteSizeProblem(const PermuteKernelShape &Shape,
   if (Shape.BlockTokens * S.K > permute::kMaxEntries)
     return "block_m=" + std::to_string(Shape.BlockTokens) + " tokens of " +
            std::to_string(S.K) + " slots are more than the " +
-           std::to_string(permute::kMaxEntries) +
-           " entries a CTA places (" + Sizes() + ")";
+           std::to_string(permute::kMaxEntries) + " entries a CTA places (" +
+           Sizes() + ")";
   if (S.T > (Limit - 1) / S.K)
     return "too large: " + Sizes() + " (T x K must be below 2^31)";
   const int64_t Need = S.T * S.K + S.E * (Shape.Align - 1);
   if (S.M < Need)
-    return "M=" + std::to_string(S.M) + " rows cannot hold every routing: " +
-           "T x K + E x (" + std::to_string(Shape.Align) + " - 1) = " +
-           std::to_string(Need) + " rows are needed (" + Sizes() + ")";
+    return "M=" + std::to_string(S.M) +
+           " rows cannot hold every routing: " + "T x K + E x (" +
+           std::to_string(Shape.Align) + " - 1) = " + std::to_string(Need) +
+           " rows are needed (" + Sizes() + ")";
   return std::nullopt;
 }
 

@@ -1,4 +1,5 @@
-//===- kiln/combine/combine.cuh - The top-k weighted combine ----*- CUDA -*-===//
+//===- kiln/combine/combine.cuh - The top-k weighted combine ----*- CUDA
+//-*-===//
 //
 // The combine family's kernel (OpFamily::Combine): each token's K expert
 // outputs summed back with the router's weights,

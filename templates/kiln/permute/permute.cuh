@@ -1,4 +1,5 @@
-//===- kiln/permute/permute.cuh - Tokens grouped by expert ------*- CUDA -*-===//
+//===- kiln/permute/permute.cuh - Tokens grouped by expert ------*- CUDA
+//-*-===//
 //
 // The permute family's kernel (OpFamily::Permute): the rows of x [T, H],
 // one copy per (token t, slot j) of a router's ids [T, K], gathered into
@@ -66,11 +67,11 @@ KILN_DEVICE void count(const int32_t *ids, int64_t begin, int64_t end,
 
 /// The whole kernel body (256 threads would do; kWarps warps do).
 template <class Cfg, class T>
-KILN_DEVICE void permute(const T *__restrict__ x, const int32_t *__restrict__ ids,
-                         T *__restrict__ a, int32_t *__restrict__ eid,
-                         int32_t *__restrict__ pos, int32_t *__restrict__ cnt,
-                         int32_t Tn, int32_t K, int32_t E, int32_t M,
-                         int32_t H) {
+KILN_DEVICE void permute(const T *__restrict__ x,
+                         const int32_t *__restrict__ ids, T *__restrict__ a,
+                         int32_t *__restrict__ eid, int32_t *__restrict__ pos,
+                         int32_t *__restrict__ cnt, int32_t Tn, int32_t K,
+                         int32_t E, int32_t M, int32_t H) {
   using namespace detail;
   const int tid = int(threadIdx.x);
   const int lane = tid % 32, warp = tid / 32;
@@ -81,10 +82,9 @@ KILN_DEVICE void permute(const T *__restrict__ x, const int32_t *__restrict__ id
   int32_t *rows = start + E;  // the rows of this CTA's entries
   const int64_t all = int64_t(Tn) * K;
   const int64_t first = int64_t(blockIdx.x) * Cfg::kBlockTokens * K;
-  const int64_t last =
-      first + int64_t(Cfg::kBlockTokens) * K < all
-          ? first + int64_t(Cfg::kBlockTokens) * K
-          : all;
+  const int64_t last = first + int64_t(Cfg::kBlockTokens) * K < all
+                           ? first + int64_t(Cfg::kBlockTokens) * K
+                           : all;
   for (int i = tid; i < kWarps * E; i += 32 * kWarps)
     hist[i] = 0;
   __syncthreads();

@@ -1,4 +1,5 @@
-//===- kiln/permute/permute_plan.cuh - The permutation's limits -*- CUDA -*-===//
+//===- kiln/permute/permute_plan.cuh - The permutation's limits -*- CUDA
+//-*-===//
 //
 // The permute family's launch constants (kiln/permute/permute.cuh),
 // host-compilable so that the runtime's launch plan (runtime/lib/Permute/)

@@ -1,4 +1,5 @@
-//===- kiln/route/topk.cuh - A Mixture-of-Experts router's top-k -*- CUDA -*-===//
+//===- kiln/route/topk.cuh - A Mixture-of-Experts router's top-k -*- CUDA
+//-*-===//
 //
 // The route family's kernel (OpFamily::Route): for each token t, the scores
 // of its E router logits L[t, :], the K experts with the largest keys, and
@@ -142,8 +143,8 @@ KILN_DEVICE void topk(const TL *__restrict__ L, const float *__restrict__ bias,
       }
       unsigned kept = 0;
       for (int g = 0; g < Cfg::kKeep; ++g) {
-        float v = lane < Cfg::kGroups && !((kept >> lane) & 1u) ? rank
-                                                                 : neg_inf();
+        float v =
+            lane < Cfg::kGroups && !((kept >> lane) & 1u) ? rank : neg_inf();
         int i = lane < Cfg::kGroups && !((kept >> lane) & 1u) ? lane : 32;
         warp_argmax(v, i);
         if (i < 32)

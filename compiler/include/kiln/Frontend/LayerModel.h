@@ -1,4 +1,5 @@
-//===- LayerModel.h - A checked layer: ops joined by tensor names -*- C++ -*-===//
+//===- LayerModel.h - A checked layer: ops joined by tensor names -*- C++
+//-*-===//
 //
 // `layer NAME { op op ... }` (docs/DSL.md, "Layers"): the ops run in order
 // and share tensors by name. A tensor no earlier stage writes is an input of
@@ -57,10 +58,9 @@ struct LayerModel {
 /// Error ("missing size I (layer 'l' has T, K, ...)", "unknown size 'Z'
 /// ...") otherwise.
 /// Stages: the layer's ops, in order.
-std::optional<ProblemSize> layerSizes(const std::vector<const OpModel *> &Stages,
-                                      const LayerModel &L,
-                                      const ProblemSize &Given,
-                                      std::string &Error);
+std::optional<ProblemSize>
+layerSizes(const std::vector<const OpModel *> &Stages, const LayerModel &L,
+           const ProblemSize &Given, std::string &Error);
 
 /// Op's own sizes out of a layer's (its hints at their defaults).
 ProblemSize stageSizes(const OpModel &Op, const ProblemSize &Layer);

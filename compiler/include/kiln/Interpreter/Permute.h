@@ -27,13 +27,13 @@ void interpretPermute(const OpModel &Op, std::vector<HostTensor> &Params);
 /// The outcome of checkPermute.
 struct PermuteCheck {
   bool Pass = true;
-  int64_t Entries = 0;     ///< (token, slot) pairs.
-  int64_t Rows = 0;        ///< Rows of a that hold a token.
-  int64_t BadPos = 0;      ///< pos entries that differ.
-  int64_t BadEid = 0;      ///< eid entries that differ.
-  int64_t BadCnt = 0;      ///< cnt entries that differ.
-  int64_t BadRows = 0;     ///< Rows that hold a token, not its bytes.
-  int64_t RowsWritten = 0; ///< Rows that hold no token, and changed.
+  int64_t Entries = 0;      ///< (token, slot) pairs.
+  int64_t Rows = 0;         ///< Rows of a that hold a token.
+  int64_t BadPos = 0;       ///< pos entries that differ.
+  int64_t BadEid = 0;       ///< eid entries that differ.
+  int64_t BadCnt = 0;       ///< cnt entries that differ.
+  int64_t BadRows = 0;      ///< Rows that hold a token, not its bytes.
+  int64_t RowsWritten = 0;  ///< Rows that hold no token, and changed.
   std::string FirstFailure; ///< In words; empty when it passes.
 };
 

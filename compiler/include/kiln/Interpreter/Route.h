@@ -29,10 +29,10 @@ void interpretRoute(const OpModel &Op, std::vector<HostTensor> &Params);
 /// The outcome of checkRoute.
 struct RouteCheck {
   bool Pass = true;
-  int64_t Tokens = 0;       ///< Tokens checked (every one).
-  int64_t BadChoices = 0;   ///< Tokens whose ids are not a float64 top-k.
-  int64_t BadWeights = 0;   ///< Weights outside the tolerance.
-  int64_t NonFinite = 0;    ///< Weights that are NaN or infinite.
+  int64_t Tokens = 0;        ///< Tokens checked (every one).
+  int64_t BadChoices = 0;    ///< Tokens whose ids are not a float64 top-k.
+  int64_t BadWeights = 0;    ///< Weights outside the tolerance.
+  int64_t NonFinite = 0;     ///< Weights that are NaN or infinite.
   double MaxWeightError = 0; ///< The largest |w - ref| / (its tolerance).
   /// The largest tolerance of one key: two keys closer than the sum of
   /// theirs count as a tie.

@@ -32,8 +32,8 @@ enum class OpFamily {
   Combine,
 };
 
-/// "gemm", "route", "permute", "combine": the family's name in bundles, `kiln compile --emit ast` and
-/// messages.
+/// "gemm", "route", "permute", "combine": the family's name in bundles, `kiln
+/// compile --emit ast` and messages.
 std::string_view opFamilyName(OpFamily F);
 /// The family named Name, if there is one.
 std::optional<OpFamily> parseOpFamily(std::string_view Name);

@@ -13,14 +13,12 @@ using namespace mlir;
 
 namespace kiln {
 
-OwningOpRef<ModuleOp> generateCombineModule(MLIRContext &Ctx,
-                                            const OpModel &Op,
+OwningOpRef<ModuleOp> generateCombineModule(MLIRContext &Ctx, const OpModel &Op,
                                             const std::string &FileName) {
   const CombineSpec &C = *Op.Combine;
   TensorFunction F(Ctx, Op, FileName);
-  F.B.create<mlir::kiln::CombineOp>(F.loc(C.Loc), F.arg(Op.A),
-                                    F.arg(C.Weights), F.arg(C.Pos),
-                                    F.arg(Op.D), IntegerAttr());
+  F.B.create<mlir::kiln::CombineOp>(F.loc(C.Loc), F.arg(Op.A), F.arg(C.Weights),
+                                    F.arg(C.Pos), F.arg(Op.D), IntegerAttr());
   return F.finish(Op.Loc);
 }
 

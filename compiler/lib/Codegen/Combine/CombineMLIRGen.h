@@ -1,4 +1,5 @@
-//===- CombineMLIRGen.h - A combine-family OpModel -> kiln.combine -*- C++ -*-===//
+//===- CombineMLIRGen.h - A combine-family OpModel -> kiln.combine -*- C++
+//-*-===//
 #ifndef KILN_CODEGEN_COMBINE_COMBINEMLIRGEN_H
 #define KILN_CODEGEN_COMBINE_COMBINEMLIRGEN_H
 

@@ -13,8 +13,7 @@ using namespace mlir;
 
 namespace kiln {
 
-OwningOpRef<ModuleOp> generatePermuteModule(MLIRContext &Ctx,
-                                            const OpModel &Op,
+OwningOpRef<ModuleOp> generatePermuteModule(MLIRContext &Ctx, const OpModel &Op,
                                             const std::string &FileName) {
   const PermuteSpec &P = *Op.Permute;
   TensorFunction F(Ctx, Op, FileName);

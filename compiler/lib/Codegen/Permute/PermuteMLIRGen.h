@@ -1,4 +1,5 @@
-//===- PermuteMLIRGen.h - A permute-family OpModel -> kiln.permute -*- C++ -*-===//
+//===- PermuteMLIRGen.h - A permute-family OpModel -> kiln.permute -*- C++
+//-*-===//
 #ifndef KILN_CODEGEN_PERMUTE_PERMUTEMLIRGEN_H
 #define KILN_CODEGEN_PERMUTE_PERMUTEMLIRGEN_H
 

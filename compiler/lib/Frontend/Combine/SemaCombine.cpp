@@ -71,9 +71,9 @@ void checkCombineComputation(OpSema &S, const ComputeStmt &Stmt) {
   if (!S.ParamValid[size_t(M.D)])
     return;
   const std::string &TIdx = L.Args[0]->Name, &HIdx = L.Args[1]->Name;
-  if (!storage(Out.Type) || Out.Shape.size() != 2 ||
-      Out.Shape[0].Sym.empty() || Out.Shape[1].Sym.empty() ||
-      Out.Shape[0].Divisor != 1 || Out.Shape[1].Divisor != 1) {
+  if (!storage(Out.Type) || Out.Shape.size() != 2 || Out.Shape[0].Sym.empty() ||
+      Out.Shape[1].Sym.empty() || Out.Shape[0].Divisor != 1 ||
+      Out.Shape[1].Divisor != 1) {
     S.error(S.ParamDecls[size_t(M.D)]->Range,
             "a combine's output must be bf16, f16 or f32 of shape [T, H] "
             "(two size symbols); '" +
@@ -82,8 +82,8 @@ void checkCombineComputation(OpSema &S, const ComputeStmt &Stmt) {
   }
   const std::string TSym = Out.Shape[0].Sym, HSym = Out.Shape[1].Sym;
   const Expr &R = *Stmt.Rhs;
-  if (R.K != Kind::Sum || R.Args.size() != 1 ||
-      R.Args[0]->K != Kind::Binary || R.Args[0]->Op != Expr::OpKind::Mul) {
+  if (R.K != Kind::Sum || R.Args.size() != 1 || R.Args[0]->K != Kind::Binary ||
+      R.Args[0]->Op != Expr::OpKind::Mul) {
     S.error(R.Range, "a combine is the whole right-hand side, one sum of "
                      "a weight times a gathered row: '" +
                          Example + "'");
@@ -127,9 +127,8 @@ void checkCombineComputation(OpSema &S, const ComputeStmt &Stmt) {
       M.Params[size_t(PY)].Shape.size() != 2 ||
       M.Params[size_t(PY)].Shape[0].Sym.empty() ||
       M.Params[size_t(PY)].Shape[0].Divisor != 1 ||
-      M.Params[size_t(PY)].Shape[1].Sym != HSym ||
-      !isName(*Y.Args[1], HIdx) || PP < 0 ||
-      M.Params[size_t(PP)].IsOutput ||
+      M.Params[size_t(PY)].Shape[1].Sym != HSym || !isName(*Y.Args[1], HIdx) ||
+      PP < 0 || M.Params[size_t(PP)].IsOutput ||
       M.Params[size_t(PP)].Type != DType::I32 ||
       M.Params[size_t(PP)].Shape.size() != 2 ||
       M.Params[size_t(PP)].Shape[0].Sym != TSym ||

@@ -70,15 +70,15 @@ void PermuteChecker::run(const ComputeStmt &Stmt) {
       L.Args[0]->Name == L.Args[1]->Name) {
     S.error(L.Range, "a permutation assigns its rows by row and column, like "
                      "'" +
-                         A.Name + "[m, h] = permute(x[t, h], ids, eid, pos, "
-                                  "cnt)'");
+                         A.Name +
+                         "[m, h] = permute(x[t, h], ids, eid, pos, "
+                         "cnt)'");
     return;
   }
   if (!S.ParamValid[size_t(M.D)])
     return;
-  if (A.Shape.size() != 2 || A.Shape[0].Sym.empty() ||
-      A.Shape[1].Sym.empty() || A.Shape[0].Divisor != 1 ||
-      A.Shape[1].Divisor != 1) {
+  if (A.Shape.size() != 2 || A.Shape[0].Sym.empty() || A.Shape[1].Sym.empty() ||
+      A.Shape[0].Divisor != 1 || A.Shape[1].Divisor != 1) {
     S.error(S.ParamDecls[size_t(M.D)]->Range,
             "a permutation's rows must be a tensor [M, H] of two size "
             "symbols; '" +

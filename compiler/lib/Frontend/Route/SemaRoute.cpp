@@ -34,9 +34,7 @@ private:
   bool checkGroups(const Expr &G, const Expr &Keep);
   /// P's declared shape is [Syms...] of plain symbols (no divisor).
   bool hasShape(int P, std::initializer_list<const std::string *> Syms) const;
-  std::string shapeOf(int P) const {
-    return S.describeParam(P);
-  }
+  std::string shapeOf(int P) const { return S.describeParam(P); }
 
   OpSema &S;
   OpModel &M;
@@ -118,8 +116,8 @@ const Expr *RouteChecker::stripScale(const Expr &E) {
 bool RouteChecker::checkScore(const Expr &E, RouteSpec::Score &Fn,
                               int &Logits) {
   auto Fail = [&] {
-    S.error(E.Range, "topk's first argument is the scores, 'softmax(L[" +
-                         TIdx + ", e])' or 'sigmoid(L[" + TIdx +
+    S.error(E.Range, "topk's first argument is the scores, 'softmax(L[" + TIdx +
+                         ", e])' or 'sigmoid(L[" + TIdx +
                          ", e])' of the logits L [" + TSym + ", E]");
     return false;
   };
@@ -256,11 +254,10 @@ void RouteChecker::run(const ComputeStmt &Stmt) {
     E = E->Args[0].get();
   }
   if (E->K != Kind::Call || E->Name != "topk") {
-    S.error(E->Range,
-            "a router's weights are 'topk(...)', optionally inside "
-            "'normalize(...)' and times a number, like '" +
-                M.Params[size_t(M.D)].Name +
-                "[t, j] = normalize(topk(softmax(L[t, e]), ids))'");
+    S.error(E->Range, "a router's weights are 'topk(...)', optionally inside "
+                      "'normalize(...)' and times a number, like '" +
+                          M.Params[size_t(M.D)].Name +
+                          "[t, j] = normalize(topk(softmax(L[t, e]), ids))'");
     return;
   }
   R.Loc = E->Loc;

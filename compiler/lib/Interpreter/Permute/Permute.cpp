@@ -25,9 +25,9 @@ void interpretPermute(const OpModel &Op, std::vector<HostTensor> &Params) {
       ++Count[size_t(Expert(I))];
   std::vector<int64_t> Start(size_t(E), 0);
   for (int64_t E1 = 1; E1 < E; ++E1)
-    Start[size_t(E1)] = Start[size_t(E1 - 1)] +
-                        (Count[size_t(E1 - 1)] + P.Align - 1) / P.Align *
-                            P.Align;
+    Start[size_t(E1)] =
+        Start[size_t(E1 - 1)] +
+        (Count[size_t(E1 - 1)] + P.Align - 1) / P.Align * P.Align;
   for (int64_t M1 = 0; M1 < M; ++M1)
     Eid.set(M1, -1);
   for (int64_t E1 = 0; E1 < E; ++E1) {

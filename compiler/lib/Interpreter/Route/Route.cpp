@@ -128,9 +128,9 @@ void interpretRoute(const OpModel &Op, std::vector<HostTensor> &Params) {
         Score[size_t(E)] = 1.f / (1.f + std::exp(-X(E)));
     }
     for (int64_t E = 0; E < D.E; ++E)
-      Key[size_t(E)] = R.Bias >= 0
-                           ? Score[size_t(E)] + float(Params[size_t(R.Bias)].get(E))
-                           : Score[size_t(E)];
+      Key[size_t(E)] =
+          R.Bias >= 0 ? Score[size_t(E)] + float(Params[size_t(R.Bias)].get(E))
+                      : Score[size_t(E)];
     if (R.Groups > 0) {
       const int64_t Size = D.E / R.Groups;
       std::vector<float> Rank(Lanes, NegInf);
@@ -231,9 +231,9 @@ RouteCheck checkRoute(const OpModel &Op,
       int64_t Id = int64_t(Ids.get(T * D.K + J));
       if (Id < 0 || Id >= D.E ||
           std::find(Chosen.begin(), Chosen.end(), Id) != Chosen.end()) {
-        Fail(T, "slot " + std::to_string(J) + " holds " + std::to_string(Id) +
-                    (Id < 0 || Id >= D.E ? ", not an expert"
-                                         : ", chosen twice"));
+        Fail(T,
+             "slot " + std::to_string(J) + " holds " + std::to_string(Id) +
+                 (Id < 0 || Id >= D.E ? ", not an expert" : ", chosen twice"));
         Valid = false;
         break;
       }
@@ -262,17 +262,16 @@ RouteCheck checkRoute(const OpModel &Op,
         double T2 = 0;
         for (int64_t I = 0; I < Size; ++I)
           T2 = std::max(T2, Tol[size_t(G * Size + I)]);
-        RankTol = std::max(RankTol,
-                           2 * T2 + 2 * Eps * std::fabs(Rank[size_t(G)]));
+        RankTol =
+            std::max(RankTol, 2 * T2 + 2 * Eps * std::fabs(Rank[size_t(G)]));
       }
       std::vector<double> Sorted = Rank;
       std::sort(Sorted.rbegin(), Sorted.rend());
       // A group may be kept when it ranks within tolerance of the KEEP-th,
       // and must be when it ranks clearly above the best one left out.
       const double Cut = Sorted[size_t(R.KeepGroups - 1)];
-      const double Out = R.KeepGroups < R.Groups
-                             ? Sorted[size_t(R.KeepGroups)]
-                             : -INFINITY;
+      const double Out =
+          R.KeepGroups < R.Groups ? Sorted[size_t(R.KeepGroups)] : -INFINITY;
       std::vector<bool> Kept(size_t(R.Groups), false);
       int64_t KeptCount = 0;
       for (int64_t G = 0; G < R.Groups; ++G)
@@ -336,8 +335,8 @@ RouteCheck checkRoute(const OpModel &Op,
     for (int64_t Id : Chosen)
       Sum += S[size_t(Id)];
     for (int64_t J = 0; J < D.K; ++J) {
-      double Ref = R.Scale * S[size_t(Chosen[size_t(J)])] /
-                   (R.Normalize ? Sum : 1.0);
+      double Ref =
+          R.Scale * S[size_t(Chosen[size_t(J)])] / (R.Normalize ? Sum : 1.0);
       double Got = W.get(T * D.K + J);
       if (!std::isfinite(Got)) {
         ++C.NonFinite;
@@ -352,8 +351,7 @@ RouteCheck checkRoute(const OpModel &Op,
         ++C.BadWeights;
         std::ostringstream OS;
         OS.precision(9);
-        OS << "slot " << J << "'s weight " << Got << " differs from "
-           << Ref;
+        OS << "slot " << J << "'s weight " << Got << " differs from " << Ref;
         Fail(T, OS.str());
       }
     }

@@ -1,4 +1,5 @@
-//===- JitLayer.h - A layer embedded in an application (C++ API) -*- C++ -*-===//
+//===- JitLayer.h - A layer embedded in an application (C++ API) -*- C++
+//-*-===//
 //
 // A layer (`layer NAME { op ... }`, docs/DSL.md "Layers") as one call:
 //

@@ -11,8 +11,8 @@
 #define KILN_RUNTIME_KERNELSIGNATURE_H
 
 #include "kiln/Frontend/DType.h"
-#include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 #include "kiln/Runtime/Combine/CombineLaunchPlan.h"
+#include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 #include "kiln/Runtime/Permute/PermuteLaunchPlan.h"
 #include "kiln/Runtime/Route/RouteLaunchPlan.h"
 #include "kiln/Support/OpFamily.h"

@@ -13,8 +13,7 @@ std::string mlir::kiln::elementCudaName(Value MemRef) {
   return T ? std::string(::kiln::dtypeCudaName(*T)) : std::string("void");
 }
 
-Type mlir::kiln::pointerParamType(MLIRContext *Ctx, Value MemRef,
-                                  bool Const) {
+Type mlir::kiln::pointerParamType(MLIRContext *Ctx, Value MemRef, bool Const) {
   return emitc::OpaqueType::get(Ctx, (Const ? "const " : "") +
                                          elementCudaName(MemRef) +
                                          "* __restrict__");
@@ -35,8 +34,8 @@ void mlir::kiln::emitTokenKernel(OpBuilder &B, func::FuncOp F, Location Loc,
       B.getStrArrayAttr({"extern \"C\"", "__global__", Bounds}));
   Block *Entry = Kernel.addEntryBlock();
   B.setInsertionPointToStart(Entry);
-  B.create<emitc::CallOpaqueOp>(Loc, TypeRange{}, Callee,
-                                Entry->getArguments(), Args, TemplateArgs);
+  B.create<emitc::CallOpaqueOp>(Loc, TypeRange{}, Callee, Entry->getArguments(),
+                                Args, TemplateArgs);
   B.create<emitc::ReturnOp>(Loc, Value());
   F.erase();
 }

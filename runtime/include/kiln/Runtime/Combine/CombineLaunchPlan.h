@@ -11,8 +11,8 @@
 
 #include "kiln/Runtime/Launch/LaunchPlan.h"
 
-#include <cuda.h>
 #include <cstdint>
+#include <cuda.h>
 #include <optional>
 #include <string>
 

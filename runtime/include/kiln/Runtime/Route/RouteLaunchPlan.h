@@ -11,8 +11,8 @@
 
 #include "kiln/Runtime/Launch/LaunchPlan.h"
 
-#include <cuda.h>
 #include <cstdint>
+#include <cuda.h>
 #include <optional>
 #include <string>
 
@@ -35,8 +35,7 @@ std::optional<std::string> routeSizeProblem(const RouteKernelShape &Shape,
                                             int64_t T, int64_t E, int64_t K);
 
 /// ceil(T / BlockTokens) CTAs of 128 threads, smem_bytes(E) each.
-LaunchDims routeLaunchDims(const RouteKernelShape &Shape, int64_t T,
-                           int64_t E);
+LaunchDims routeLaunchDims(const RouteKernelShape &Shape, int64_t T, int64_t E);
 
 /// What a launcher needs once: 128 threads, shared memory for 1024
 /// experts, no cluster.

@@ -43,15 +43,14 @@ void lowerKernel(func::FuncOp F, CombineOp Op) {
                     F.getSymName(), *Op.getBlockM())
           .str();
   std::string Config =
-      llvm::formatv("kiln::combine::CombineConfig<{0}>", *Op.getBlockM())
-          .str();
+      llvm::formatv("kiln::combine::CombineConfig<{0}>", *Op.getBlockM()).str();
   emitTokenKernel(
       B, F, Op.getLoc(), Banner, Params, 128, "kiln::combine::combine",
       ArrayAttr(),
-      B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, Config),
-                      emitc::OpaqueAttr::get(Ctx, elementCudaName(Op.getY())),
-                      emitc::OpaqueAttr::get(Ctx,
-                                             elementCudaName(Op.getOut()))}));
+      B.getArrayAttr(
+          {emitc::OpaqueAttr::get(Ctx, Config),
+           emitc::OpaqueAttr::get(Ctx, elementCudaName(Op.getY())),
+           emitc::OpaqueAttr::get(Ctx, elementCudaName(Op.getOut()))}));
 }
 
 struct LowerCombineToEmitCPass

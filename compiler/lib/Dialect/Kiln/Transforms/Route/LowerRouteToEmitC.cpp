@@ -91,12 +91,11 @@ LogicalResult lowerKernel(func::FuncOp F, RouteOp Op) {
     Operand();
   Args.push_back(emitc::OpaqueAttr::get(
       Ctx, floatLiteral(Op.getScale().convertToDouble())));
-  emitTokenKernel(
-      B, F, Op.getLoc(), banner(F, Op), Params, 128, "kiln::route::topk",
-      B.getArrayAttr(Args),
-      B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, configType(Op)),
-                      emitc::OpaqueAttr::get(
-                          Ctx, elementCudaName(Op.getLogits()))}));
+  emitTokenKernel(B, F, Op.getLoc(), banner(F, Op), Params, 128,
+                  "kiln::route::topk", B.getArrayAttr(Args),
+                  B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, configType(Op)),
+                                  emitc::OpaqueAttr::get(
+                                      Ctx, elementCudaName(Op.getLogits()))}));
   return success();
 }
 
