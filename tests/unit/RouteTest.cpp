@@ -16,6 +16,9 @@
 #include "kiln/Runtime/Route/RouteLaunchPlan.h"
 #include "kiln/Target/TuningSpace.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace kiln;
 
 namespace {
@@ -283,4 +286,41 @@ TEST_CASE("a router's bundle keeps its family and shape", "[route]") {
   CHECK(Out[0].Route.BiasParam == 1);
   CHECK(Out[0].Route.IdsParam == 3);
   CHECK(Out[0].Signature.Params.size() == 4);
+}
+
+TEST_CASE("edges of fp32: a NaN group rank, underflowing scores", "[route]") {
+  const char *Src = R"(op r {
+  in  L    : f32[T, E]
+  in  bias : f32[E]
+  out w    : f32[T, K]
+  out ids  : i32[T, K]
+  w[t, j] = normalize(topk(sigmoid(L[t, e]), ids, sigmoid(L[t, e]) + bias[e], 2, 1))
+})";
+  DiagnosticEngine Diags;
+  std::vector<OpModel> Ops = loadOps("r.kiln", Src, Diags);
+  REQUIRE(Ops.size() == 1);
+  const OpModel &Op = Ops[0];
+  std::vector<HostTensor> P = inputs(Op, 1, 4, 2);
+  const double Inf = std::numeric_limits<double>::infinity();
+  const double Bias[4] = {Inf, -Inf, 0, 0};
+  for (int64_t E = 0; E < 4; ++E) {
+    P[size_t(Op.A)].set(E, 0.0);
+    P[size_t(Op.Route->Bias)].set(E, Bias[E]);
+  }
+  interpretRoute(Op, P);
+  // Group 0's rank is inf + -inf: NaN, which loses; group 1 is kept.
+  CHECK(id(Op, P, 0) == 2);
+  CHECK(id(Op, P, 1) == 3);
+  CHECK(P[size_t(Op.D)].get(0) == 0.5);
+  // Sigmoid of -90 is tiny, not 0: the weights keep its proportions.
+  for (int64_t E = 0; E < 4; ++E)
+    P[size_t(Op.Route->Bias)].set(E, 0.0);
+  P[size_t(Op.A)].set(0, -90.0);
+  P[size_t(Op.A)].set(1, -90.5);
+  P[size_t(Op.A)].set(2, -95.0);
+  P[size_t(Op.A)].set(3, -99.0);
+  interpretRoute(Op, P);
+  CHECK(std::isfinite(P[size_t(Op.D)].get(0)));
+  CHECK(P[size_t(Op.D)].get(0) ==
+        Approx(1 / (1 + std::exp(-0.5))).epsilon(1e-5));
 }

@@ -8,16 +8,18 @@
 // in this order (the interpreter, compiler/lib/Interpreter/Route/, computes
 // the same):
 //   score  s[e] = exp(x[e] - max x) / sum_e exp(x[e] - max x)   (softmax)
-//                 1 / (1 + exp(-x[e]))                          (sigmoid)
+//                 1 / (1 + exp(-x[e])), or exp(x) / (1 + exp(x)) for x < 0
+//                                                                (sigmoid)
 //   key    k[e] = s[e] (+ bias[e] with a bias)
 //   groups (Groups > 0): the E experts in Groups runs of E / Groups; a
 //          group's rank is the sum of its two largest keys (its one key if
-//          the run is one expert long); the Keep groups of highest rank
-//          stay, the keys of the others become -inf (DeepSeek-V3)
+//          the run is one expert long; a NaN rank, from +inf and -inf
+//          keys, counts as -inf); the Keep groups of highest rank stay,
+//          the keys of the others become -inf (DeepSeek-V3)
 //   top-k  K times: the largest key, the lowest expert on ties; ids[t, j]
 //          is it and its key becomes -inf, so j = 0 holds the largest
 //   weight w[t, j] = scale * s[ids[t, j]] / (normalize ? sum_j s : 1),
-//          the sum in slot order j = 0, 1, ...
+//          the sum in slot order j = 0, 1, ... (a sum of 0: weights 0)
 // An expert whose key is NaN is never chosen; a token with fewer than K
 // choosable experts gets ids -1 and weight 0 in the slots left (the runtime
 // refuses K > E, and K beyond the kept groups' experts).
@@ -58,6 +60,16 @@ namespace detail {
 constexpr unsigned kFull = 0xffffffffu;
 
 KILN_DEVICE float neg_inf() { return __int_as_float(int(0xff800000u)); }
+
+/// 1 / (1 + e^-x) without overflow: e^x / (1 + e^x) below 0, so that a
+/// very negative logit still gives its (tiny) score instead of 0.
+KILN_DEVICE float sigmoid(float x) {
+  if (x < 0.f) {
+    const float e = expf(x);
+    return e / (1.f + e);
+  }
+  return 1.f / (1.f + expf(-x));
+}
 
 KILN_DEVICE float warp_max(float v) {
   for (int o = 16; o > 0; o >>= 1)
@@ -119,7 +131,7 @@ KILN_DEVICE void topk(const TL *__restrict__ L, const float *__restrict__ bias,
         score[e] = score[e] / z;
     } else {
       for (int e = lane; e < E; e += 32)
-        score[e] = 1.f / (1.f + expf(-to_float(x[e])));
+        score[e] = sigmoid(to_float(x[e]));
     }
     for (int e = lane; e < E; e += 32)
       key[e] = Cfg::kHasBias ? score[e] + bias[e] : score[e];
@@ -140,6 +152,8 @@ KILN_DEVICE void topk(const TL *__restrict__ L, const float *__restrict__ bias,
           }
         }
         rank = size >= 2 ? b1 + b2 : b1;
+        if (!(rank == rank)) // +inf + -inf: a NaN rank loses (a total order)
+          rank = neg_inf();
       }
       unsigned kept = 0;
       for (int g = 0; g < Cfg::kKeep; ++g) {
@@ -150,6 +164,7 @@ KILN_DEVICE void topk(const TL *__restrict__ L, const float *__restrict__ bias,
         if (i < 32)
           kept |= 1u << i;
       }
+      __syncwarp(); // every lane's group read its keys
       for (int e = lane; e < E; e += 32)
         if (!((kept >> (e / size)) & 1u))
           key[e] = neg_inf();
@@ -184,7 +199,7 @@ KILN_DEVICE void topk(const TL *__restrict__ L, const float *__restrict__ bias,
       }
     }
     if (lane < K) {
-      float out = Cfg::kNormalize ? mine / total : mine;
+      float out = Cfg::kNormalize ? (total > 0.f ? mine / total : 0.f) : mine;
       w[t * K + lane] = chosen >= 0 ? scale * out : 0.f;
       ids[t * K + lane] = chosen;
     }

@@ -65,7 +65,8 @@ void scores64(const OpModel &Op, const std::vector<HostTensor> &Params,
   for (int64_t I = 0; I < E; ++I) {
     double X = L.get(T * E + I);
     S[size_t(I)] = R.Fn == RouteSpec::Score::Softmax ? std::exp(X - M)
-                                                     : 1 / (1 + std::exp(-X));
+                   : X < 0 ? std::exp(X) / (1 + std::exp(X))
+                           : 1 / (1 + std::exp(-X));
     Z += S[size_t(I)];
   }
   for (int64_t I = 0; I < E; ++I) {
@@ -125,7 +126,8 @@ void interpretRoute(const OpModel &Op, std::vector<HostTensor> &Params) {
         Score[size_t(E)] = Score[size_t(E)] / Sum;
     } else {
       for (int64_t E = 0; E < D.E; ++E)
-        Score[size_t(E)] = 1.f / (1.f + std::exp(-X(E)));
+        Score[size_t(E)] = X(E) < 0.f ? std::exp(X(E)) / (1.f + std::exp(X(E)))
+                                      : 1.f / (1.f + std::exp(-X(E)));
     }
     for (int64_t E = 0; E < D.E; ++E)
       Key[size_t(E)] =
@@ -146,6 +148,8 @@ void interpretRoute(const OpModel &Op, std::vector<HostTensor> &Params) {
           }
         }
         Rank[size_t(G)] = Size >= 2 ? B1 + B2 : B1;
+        if (std::isnan(Rank[size_t(G)])) // +inf + -inf: loses
+          Rank[size_t(G)] = NegInf;
       }
       uint32_t Kept = 0;
       for (int64_t G = 0; G < R.KeepGroups; ++G) {
@@ -189,7 +193,8 @@ void interpretRoute(const OpModel &Op, std::vector<HostTensor> &Params) {
     }
     const float Scale = float(R.Scale);
     for (int64_t J = 0; J < D.K; ++J) {
-      float Out = R.Normalize ? Mine[size_t(J)] / Total : Mine[size_t(J)];
+      float Out = R.Normalize ? (Total > 0.f ? Mine[size_t(J)] / Total : 0.f)
+                              : Mine[size_t(J)];
       W.set(T * D.K + J, Chosen[size_t(J)] >= 0 ? Scale * Out : 0.f);
       Ids.set(T * D.K + J, Chosen[size_t(J)]);
     }
