@@ -241,7 +241,8 @@ TEST_CASE("Sema: names", "[sema]") {
                       "  out D : bf61[M, N]\n" +
                       Gemm)) ==
         "4:11: unknown dtype 'bf61'; did you mean 'bf16'? (kiln's dtypes are "
-        "bf16, f16, f8e4m3, f8e5m2, f32, ue8m0 for block scales and i32 for index tensors)");
+        "bf16, f16, f8e4m3, f8e5m2, f32, ue8m0 for block scales and i32 for "
+        "index tensors)");
   CHECK(firstError(op(Fp8 + Gemm + "  tune {\n    blockm in [64]\n  }\n")) ==
         "7:5: unknown tuning parameter 'blockm'; did you mean 'block_m'?");
   CHECK(firstError(op(Fp8 + Gemm + "  tune {\n    tile in [64]\n  }\n")) ==
@@ -266,8 +267,10 @@ TEST_CASE("Sema: declarations", "[sema]") {
         std::vector<std::string>{"5:7: duplicate parameter 'A'"});
   CHECK(firstError(op(Fp8 + "  out E : bf16[M, N]\n" + Gemm)) ==
         "5:7: op 't' has more than one output ('D' and 'E'); a kiln op "
-        "writes exactly one (with 'D[m, n] = quantize(x, ds)', also its "
-        "scales ds)");
+        "writes exactly one, besides the tensors its statement names as "
+        "outputs: quantize's scales ('D[m, n] = quantize(x, ds)'), a "
+        "router's ids ('topk(s, ids)'), a permutation's eid, pos and cnt "
+        "('permute(x[t, h], ids, eid, pos, cnt)')");
   CHECK(firstError(
             op("  in  A : f8e4m3[M, K]\n  in  B : f8e4m3[N, K]\n" + Gemm)) ==
         "1:4: op 't' has no output; declare one, like 'out D : bf16[M, N]'");
