@@ -12,6 +12,28 @@ import shutil
 import sys
 
 BREAKS = {
+    # A router keeping one group fewer than declared (the group-limited
+    # top-k of DeepSeek-V3 then misses experts it had to consider).
+    "route-keep-short": ("kiln/route/topk.cuh",
+                         "for (int g = 0; g < Cfg::kKeep; ++g) {",
+                         "for (int g = 1; g < Cfg::kKeep; ++g) {"),
+    # A permutation whose ranks ignore the entries of earlier CTAs.
+    "permute-no-before": ("kiln/permute/permute.cuh",
+                          "  count(ids, 0, first, E, hist + warp * E, lane, warp);",
+                          "  count(ids, 0, 0, E, hist + warp * E, lane, warp);"),
+    # A permutation that does not round each expert's run up to the
+    # alignment: runs overlap the GEMM's tiles.
+    "permute-unaligned": ("kiln/permute/permute.cuh",
+                          "e < E ? (total[e] + Cfg::kAlign - 1) / Cfg::kAlign * Cfg::kAlign : 0;",
+                          "e < E ? total[e] : 0;"),
+    # A combine that reads row pos = -1 (an empty slot).
+    "combine-no-guard": ("kiln/combine/combine.cuh",
+                         "if (p >= 0 && p < M)",
+                         "if (p < M)"),
+    # A combine that drops each token's last slot.
+    "combine-short": ("kiln/combine/combine.cuh",
+                      "for (int j = 0; j < K; ++j) {",
+                      "for (int j = 0; j < K - 1; ++j) {"),
     # The wgmma descriptor's stride byte offset: 512 instead of the 1024
     # bytes between 8-row swizzle atoms.
     "wrong-sbo": ("kiln/arch/wgmma_desc_sm90.cuh",
