@@ -12,6 +12,8 @@
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include <string>
 
@@ -31,6 +33,36 @@ void emitTokenKernel(OpBuilder &B, func::FuncOp F, Location Loc,
                      const std::string &Banner, ArrayRef<Type> Params,
                      int64_t Threads, StringRef Callee, ArrayAttr Args,
                      ArrayAttr TemplateArgs);
+
+/// The whole of a token family's lowering pass: every func.func of Module
+/// that holds one OpT with a block_m is replaced by its kernel (Lower(F,
+/// Op), which calls emitTokenKernel), after one `#include "Header"`; a
+/// func.func with no OpT is another family's. Fails, with the error at the
+/// func.func, when one holds several OpT or an untiled one (OpName names
+/// it in the message: "kiln.route").
+template <class OpT, class LowerFn>
+LogicalResult lowerTokenKernels(ModuleOp Module, StringRef OpName,
+                                StringRef Header, LowerFn Lower) {
+  SmallVector<std::pair<func::FuncOp, OpT>> Kernels;
+  for (auto F : Module.getOps<func::FuncOp>()) {
+    SmallVector<OpT> Ops;
+    F.walk([&](OpT Op) { Ops.push_back(Op); });
+    if (Ops.empty())
+      continue;
+    if (Ops.size() != 1 || !Ops[0].getBlockM())
+      return F.emitError() << "function @" << F.getSymName()
+                           << " must hold exactly one " << OpName
+                           << " with a block_m (run -kiln-tile-tokens first)";
+    Kernels.push_back({F, Ops[0]});
+  }
+  if (Kernels.empty())
+    return success();
+  OpBuilder B(Module.getBodyRegion());
+  B.create<emitc::IncludeOp>(Module.getLoc(), Header, false);
+  for (auto [F, Op] : Kernels)
+    Lower(F, Op);
+  return success();
+}
 
 } // namespace mlir::kiln
 

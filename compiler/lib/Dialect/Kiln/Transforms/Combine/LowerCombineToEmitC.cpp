@@ -57,28 +57,10 @@ struct LowerCombineToEmitCPass
     : public mlir::kiln::impl::KilnLowerCombineToEmitCBase<
           LowerCombineToEmitCPass> {
   void runOnOperation() override {
-    ModuleOp Module = getOperation();
-    SmallVector<std::pair<func::FuncOp, CombineOp>> Kernels;
-    for (auto F : Module.getOps<func::FuncOp>()) {
-      SmallVector<CombineOp> Ops;
-      F.walk([&](CombineOp Op) { Ops.push_back(Op); });
-      if (Ops.empty())
-        continue; // another family's
-      if (Ops.size() != 1 || !Ops[0].getBlockM()) {
-        F.emitError() << "function @" << F.getSymName()
-                      << " must hold exactly one kiln.combine with a block_m "
-                         "(run -kiln-tile-tokens first)";
-        return signalPassFailure();
-      }
-      Kernels.push_back({F, Ops[0]});
-    }
-    if (Kernels.empty())
-      return;
-    OpBuilder B(Module.getBodyRegion());
-    B.create<emitc::IncludeOp>(Module.getLoc(), "kiln/combine/combine.cuh",
-                               false);
-    for (auto [F, Op] : Kernels)
-      lowerKernel(F, Op);
+    if (failed(lowerTokenKernels<CombineOp>(getOperation(), "kiln.combine",
+                                            "kiln/combine/combine.cuh",
+                                            lowerKernel)))
+      signalPassFailure();
   }
 };
 

@@ -24,7 +24,7 @@ using namespace mlir::kiln;
 
 namespace {
 
-LogicalResult lowerKernel(func::FuncOp F, PermuteOp Op) {
+void lowerKernel(func::FuncOp F, PermuteOp Op) {
   MLIRContext *Ctx = F.getContext();
   OpBuilder B(F);
   Type I32 = B.getI32Type();
@@ -56,36 +56,16 @@ LogicalResult lowerKernel(func::FuncOp F, PermuteOp Op) {
                   B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, Config),
                                   emitc::OpaqueAttr::get(
                                       Ctx, elementCudaName(Op.getX()))}));
-  return success();
 }
 
 struct LowerPermuteToEmitCPass
     : public mlir::kiln::impl::KilnLowerPermuteToEmitCBase<
           LowerPermuteToEmitCPass> {
   void runOnOperation() override {
-    ModuleOp Module = getOperation();
-    SmallVector<std::pair<func::FuncOp, PermuteOp>> Kernels;
-    for (auto F : Module.getOps<func::FuncOp>()) {
-      SmallVector<PermuteOp> Ops;
-      F.walk([&](PermuteOp Op) { Ops.push_back(Op); });
-      if (Ops.empty())
-        continue; // another family's
-      if (Ops.size() != 1 || !Ops[0].getBlockM()) {
-        F.emitError() << "function @" << F.getSymName()
-                      << " must hold exactly one kiln.permute with a block_m "
-                         "(run -kiln-tile-tokens first)";
-        return signalPassFailure();
-      }
-      Kernels.push_back({F, Ops[0]});
-    }
-    if (Kernels.empty())
-      return;
-    OpBuilder B(Module.getBodyRegion());
-    B.create<emitc::IncludeOp>(Module.getLoc(), "kiln/permute/permute.cuh",
-                               false);
-    for (auto [F, Op] : Kernels)
-      if (failed(lowerKernel(F, Op)))
-        return signalPassFailure();
+    if (failed(lowerTokenKernels<PermuteOp>(getOperation(), "kiln.permute",
+                                            "kiln/permute/permute.cuh",
+                                            lowerKernel)))
+      signalPassFailure();
   }
 };
 

@@ -67,7 +67,7 @@ std::string banner(func::FuncOp F, RouteOp Op) {
       .str();
 }
 
-LogicalResult lowerKernel(func::FuncOp F, RouteOp Op) {
+void lowerKernel(func::FuncOp F, RouteOp Op) {
   MLIRContext *Ctx = F.getContext();
   OpBuilder B(F);
   const bool HasBias = bool(Op.getBias());
@@ -96,35 +96,15 @@ LogicalResult lowerKernel(func::FuncOp F, RouteOp Op) {
                   B.getArrayAttr({emitc::OpaqueAttr::get(Ctx, configType(Op)),
                                   emitc::OpaqueAttr::get(
                                       Ctx, elementCudaName(Op.getLogits()))}));
-  return success();
 }
 
 struct LowerRouteToEmitCPass
     : public mlir::kiln::impl::KilnLowerRouteToEmitCBase<
           LowerRouteToEmitCPass> {
   void runOnOperation() override {
-    ModuleOp Module = getOperation();
-    SmallVector<std::pair<func::FuncOp, RouteOp>> Kernels;
-    for (auto F : Module.getOps<func::FuncOp>()) {
-      SmallVector<RouteOp> Ops;
-      F.walk([&](RouteOp Op) { Ops.push_back(Op); });
-      if (Ops.empty())
-        continue; // another family's
-      if (Ops.size() != 1 || !Ops[0].getBlockM()) {
-        F.emitError() << "function @" << F.getSymName()
-                      << " must hold exactly one kiln.route with a block_m "
-                         "(run -kiln-tile-tokens first)";
-        return signalPassFailure();
-      }
-      Kernels.push_back({F, Ops[0]});
-    }
-    if (Kernels.empty())
-      return;
-    OpBuilder B(Module.getBodyRegion());
-    B.create<emitc::IncludeOp>(Module.getLoc(), "kiln/route/topk.cuh", false);
-    for (auto [F, Op] : Kernels)
-      if (failed(lowerKernel(F, Op)))
-        return signalPassFailure();
+    if (failed(lowerTokenKernels<RouteOp>(getOperation(), "kiln.route",
+                                          "kiln/route/topk.cuh", lowerKernel)))
+      signalPassFailure();
   }
 };
 
