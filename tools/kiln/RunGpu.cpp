@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "RunGpu.h"
 
+#include "DeviceBuild.h"
+
 #include "CheckReport.h"
 #include "CommandLine.h"
 #include "ConfigResolution.h"
@@ -54,18 +56,9 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
   const OpModel &Op = *Req.Op;
   const GemmSize Size = gemmDims(Op, Req.Size);
   DeviceInfo Device = queryDevice(Driver, 0);
-  std::string DeviceTarget = Device.target();
-  std::optional<Arch> Target = parseArch(DeviceTarget);
-  if (!Target) {
-    std::cerr << "kiln: error: GPU 0 (" << Device.Name
-              << ", compute capability " << Device.computeCapability()
-              << ") has no kiln target (" << DeviceTarget << ")\n";
+  std::optional<Arch> Target = deviceTarget(Device, Req.Arch);
+  if (!Target)
     return ExitInputError;
-  }
-  if (Req.Arch && requireArch(Req.Arch) != *Target)
-    throw UsageError("--arch " + *Req.Arch + " does not match GPU 0 (" +
-                     Device.Name + ", " + DeviceTarget +
-                     "); omit --arch to run on the GPU");
   std::string Source;
   ConfigChoiceInputs Choice;
   Choice.Target = *Target;
@@ -77,28 +70,12 @@ int runChecked(const GpuRunRequest &Req, const CudaDriver &Driver) {
     return ExitInputError;
   std::string CacheWarning;
   CompileCache Cache(compileCacheSettingsFromEnvironment(&CacheWarning));
-  KernelBuildRequest Request;
-  Request.FileName = Req.File->Path;
-  Request.Source = Req.File->Text;
-  Request.Target = *Target;
-  Request.Config = *Config;
-  Request.ConfigSource = Source;
-  Request.TunedFor = Req.Size;
-  Request.Cache = &Cache;
-  Request.ForEmulator = Device.Emulated;
-  KernelBuildResult Built = buildKernel(Op, Request);
-  std::istringstream Warnings(CacheWarning + "\n" + Built.Warnings);
-  for (std::string Line; std::getline(Warnings, Line);)
-    if (!Line.empty())
-      std::cerr << "kiln: warning: " << Line << '\n';
-  if (!Built.Ok) {
-    // Pipeline diagnostics are located already ("FILE:line:col: error:").
-    bool Located = Built.Error.rfind(Req.File->Path + ":", 0) == 0;
-    std::cerr << (Located ? "" : "kiln: error: ") << Built.Error
-              << (Built.Error.empty() || Built.Error.back() != '\n' ? "\n"
-                                                                    : "");
+  std::optional<KernelBuildResult> BuiltOr =
+      buildForDevice(*Req.File, Op, *Target, *Config, Source, Req.Size, Device,
+                     Cache, CacheWarning);
+  if (!BuiltOr)
     return ExitInputError;
-  }
+  const KernelBuildResult &Built = *BuiltOr;
   const GemmKernelShape &Shape = Built.Kernel.Shape;
 
   PrimaryContext Ctx(Driver, 0);

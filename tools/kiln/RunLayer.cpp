@@ -18,6 +18,8 @@
 //===----------------------------------------------------------------------===//
 #include "RunLayer.h"
 
+#include "DeviceBuild.h"
+
 #include "CommandLine.h"
 #include "ConfigResolution.h"
 #include "Json.h"
@@ -218,15 +220,9 @@ int runLayer(const LayerRunRequest &Req) {
       const CudaDriver &Driver = CudaDriver::instance();
       Driver.api();
       DeviceInfo Device = queryDevice(Driver, 0);
-      std::optional<Arch> Target = parseArch(Device.target());
-      if (!Target) {
-        std::cerr << "kiln: error: GPU 0 (" << Device.Name
-                  << ") has no kiln target (" << Device.target() << ")\n";
+      std::optional<Arch> Target = deviceTarget(Device, Req.Arch);
+      if (!Target)
         return ExitInputError;
-      }
-      if (Req.Arch && requireArch(Req.Arch) != *Target)
-        throw UsageError("--arch " + *Req.Arch + " does not match GPU 0 (" +
-                         Device.Name + ", " + Device.target() + ")");
       Where = Device.Emulated ? "on kiln's emulator (" +
                                     std::string(archInfo(*Target).Name) + ")"
                               : "on GPU 0 (" + Device.Name + ", " +
@@ -245,22 +241,15 @@ int runLayer(const LayerRunRequest &Req) {
             resolveConfig(File, Op, *Target, {}, Source, &Choice);
         if (!C)
           return ExitInputError;
-        KernelBuildRequest R;
-        R.FileName = File.Path;
-        R.Source = File.Text;
-        R.Target = *Target;
-        R.Config = *C;
-        R.ConfigSource = Source;
-        R.TunedFor = Choice.Size;
-        R.Cache = &Cache;
-        R.ForEmulator = Device.Emulated;
-        KernelBuildResult B = buildKernel(Op, R);
-        if (!B.Ok) {
-          std::cerr << "kiln: error: stage " << Op.Name << ": " << B.Error
-                    << '\n';
+        std::optional<KernelBuildResult> B =
+            buildForDevice(File, Op, *Target, *C, Source, Choice.Size, Device,
+                           Cache, Kernels.empty() ? CacheWarning : "");
+        if (!B) {
+          std::cerr << "kiln: note: in stage " << Op.Name << " of layer '"
+                    << L.Name << "'\n";
           return ExitInputError;
         }
-        Kernels.emplace_back(std::make_shared<const CompiledKernel>(B.Kernel));
+        Kernels.emplace_back(std::make_shared<const CompiledKernel>(B->Kernel));
         Lines.push_back(stageLine(Op, *C, Source));
       }
       Emulated = Device.Emulated;

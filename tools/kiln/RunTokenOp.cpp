@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "RunTokenOp.h"
 
+#include "DeviceBuild.h"
+
 #include "CommandLine.h"
 #include "ConfigResolution.h"
 #include "Json.h"
@@ -207,44 +209,21 @@ int runInterpreted(const TokenRunRequest &Req) {
 int runOnDevice(const TokenRunRequest &Req, const CudaDriver &Driver) {
   const OpModel &Op = *Req.Op;
   DeviceInfo Device = queryDevice(Driver, 0);
-  std::optional<Arch> Target = parseArch(Device.target());
-  if (!Target) {
-    std::cerr << "kiln: error: GPU 0 (" << Device.Name
-              << ", compute capability " << Device.computeCapability()
-              << ") has no kiln target (" << Device.target() << ")\n";
+  std::optional<Arch> Target = deviceTarget(Device, Req.Arch);
+  if (!Target)
     return ExitInputError;
-  }
-  if (Req.Arch && requireArch(Req.Arch) != *Target)
-    throw UsageError("--arch " + *Req.Arch + " does not match GPU 0 (" +
-                     Device.Name + ", " + Device.target() +
-                     "); omit --arch to run on the GPU");
   std::string Source;
   std::optional<KernelConfig> Config = opConfig(Req, *Target, Source);
   if (!Config)
     return ExitInputError;
   std::string CacheWarning;
   CompileCache Cache(compileCacheSettingsFromEnvironment(&CacheWarning));
-  KernelBuildRequest Request;
-  Request.FileName = Req.File->Path;
-  Request.Source = Req.File->Text;
-  Request.Target = *Target;
-  Request.Config = *Config;
-  Request.ConfigSource = Source;
-  Request.TunedFor = Req.Size;
-  Request.Cache = &Cache;
-  Request.ForEmulator = Device.Emulated;
-  KernelBuildResult Built = buildKernel(Op, Request);
-  std::istringstream Warnings(CacheWarning + "\n" + Built.Warnings);
-  for (std::string Line; std::getline(Warnings, Line);)
-    if (!Line.empty())
-      std::cerr << "kiln: warning: " << Line << '\n';
-  if (!Built.Ok) {
-    bool Located = Built.Error.rfind(Req.File->Path + ":", 0) == 0;
-    std::cerr << (Located ? "" : "kiln: error: ") << Built.Error
-              << (Built.Error.empty() || Built.Error.back() != '\n' ? "\n"
-                                                                    : "");
+  std::optional<KernelBuildResult> BuiltOr =
+      buildForDevice(*Req.File, Op, *Target, *Config, Source, Req.Size, Device,
+                     Cache, CacheWarning);
+  if (!BuiltOr)
     return ExitInputError;
-  }
+  const KernelBuildResult &Built = *BuiltOr;
   PrimaryContext Ctx(Driver, 0);
   GpuProblem Problem(Driver, Op, Req.Size, Req.Seed, Req.Routing);
   Kernel K(std::make_shared<const CompiledKernel>(Built.Kernel));
