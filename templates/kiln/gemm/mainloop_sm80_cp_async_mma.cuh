@@ -103,12 +103,22 @@ template <class Cfg> struct Accum {
   }
 };
 
+/// Does nothing after a K-tile (the plain mainloop).
+struct NoTileHook {
+  template <class Acc> KILN_DEVICE void operator()(Acc &, int32_t, int32_t) {}
+  template <class Acc> KILN_DEVICE void within(Acc &, int32_t) {}
+};
+
 /// Multiply one stage: every warp sweeps the stage's K in 32-byte steps.
 /// A_OFF / B_OFF are this lane's swizzled ldmatrix row offsets (chunk 0)
-/// inside the A and B stage tiles, see mainloop() below.
-template <class Cfg>
+/// inside the A and B stage tiles, see mainloop() below. When a promotion
+/// interval is shorter than the stage (Cfg::kPromote < Cfg::kBK), HOOK's
+/// within(acc, k0) runs after each interval's steps, K0 its first element
+/// (K_TILE: the stage's).
+template <class Cfg, class Hook = NoTileHook>
 KILN_DEVICE void mma_stage(Accum<Cfg> &acc, uint32_t a_stage, uint32_t b_stage,
-                           uint32_t a_off, uint32_t b_off) {
+                           uint32_t a_off, uint32_t b_off, Hook *hook = nullptr,
+                           int32_t k_tile = 0) {
   using TA = typename Cfg::TA;
   using TB = typename Cfg::TB;
   constexpr int kTilesM = Accum<Cfg>::kTilesM, kTilesN = Accum<Cfg>::kTilesN;
@@ -142,6 +152,13 @@ KILN_DEVICE void mma_stage(Accum<Cfg> &acc, uint32_t a_stage, uint32_t b_stage,
         arch::mma_16x8x32B<TA, TB>(acc.v[i][2 * j + 1], a[i], b1);
       }
     }
+    if constexpr (Cfg::kPromote > 0 && Cfg::kPromote < Cfg::kBK) {
+      constexpr int kSteps = Cfg::kPromote * int(sizeof(TA)) / 32;
+      static_assert(kSteps >= 1 && Cfg::kBK % Cfg::kPromote == 0,
+                    "promote must divide block_k in whole 32-byte K steps");
+      if ((ks + 1) % kSteps == 0)
+        hook->within(acc, k_tile + (ks + 1 - kSteps) * 32 / int(sizeof(TA)));
+    }
   }
 }
 
@@ -160,11 +177,6 @@ KILN_DEVICE void for_each_output(int32_t wm0, int32_t wn0, F f) {
       for (int r = 0; r < 4; ++r)
         f(i, j, r, row + 16 * i + 8 * (r / 2), col + 8 * j + r % 2);
 }
-
-/// Does nothing after a K-tile (the plain mainloop).
-struct NoTileHook {
-  template <class Acc> KILN_DEVICE void operator()(Acc &, int32_t, int32_t) {}
-};
 
 /// Accumulate the (M0, N0) tile over K-tiles [KT0, KT1) into ACC (warp
 /// WARP_M, WARP_N); all of K unless split-K gives a range. AFTER(acc, kt,
@@ -227,7 +239,8 @@ mainloop(Accum<Cfg> &acc, uint32_t smem, const typename Cfg::TA *A,
     }
     arch::cp_async_commit();
     mma_stage(acc, smem + read * Cfg::kStageBytesA,
-              b_base + read * Cfg::kStageBytesB, a_off, b_off);
+              b_base + read * Cfg::kStageBytesB, a_off, b_off, &after,
+              kt * Cfg::kBK);
     after(acc, kt, ktiles);
     read = read + 1 == S ? 0 : read + 1;
     write = write + 1 == S ? 0 : write + 1;

@@ -168,27 +168,30 @@ KILN_DEVICE void release_stage(uint32_t empty_bar, bool multicast,
     arch::mbar_arrive(empty_bar);
 }
 
-/// Issue and commit the wgmma group for STAGE (kKSteps x kMmaM
-/// instructions, one per 32-byte K step and m64 slice). ACCUMULATE == 0 (the
-/// first K-tile) makes the first step overwrite the accumulators (scale-d
-/// = 0) instead of adding to them.
-template <class Cfg>
+/// Issue and commit the wgmma group for K steps [KS0, KS0 + KSN) of STAGE
+/// (KSN x kMmaM instructions, one per 32-byte K step and m64 slice; all of
+/// the stage by default). ACCUMULATE == 0 (the first K-tile) makes the first
+/// step overwrite the accumulators (scale-d = 0) instead of adding to them.
+template <class Cfg, int KS0 = 0, int KSN = -1>
 KILN_DEVICE void mma_stage(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc, int wg,
                            int stage, uint32_t accumulate) {
   using Mma = arch::Wgmma<Cfg::kMmaN>;
   constexpr int kKSteps =
       Cfg::kBK * int(sizeof(typename Cfg::TA)) / 32; // 32 bytes per wgmma
+  constexpr int kSteps = KSN < 0 ? kKSteps : KSN;
+  static_assert(KS0 >= 0 && KS0 + kSteps <= kKSteps, "steps of one stage");
   const uint32_t a_tile = smem.a(stage) + wg * Cfg::kMmaM * 64 * 128;
   const uint32_t b_tile = smem.b(stage);
   acc.fence();
   arch::wgmma_fence();
 #pragma unroll
-  for (int ks = 0; ks < kKSteps; ++ks) {
+  for (int ks = KS0; ks < KS0 + kSteps; ++ks) {
 #pragma unroll
     for (int i = 0; i < Cfg::kMmaM; ++i)
       Mma::template mma<typename Cfg::TA, typename Cfg::TB>(
           acc.v[i], arch::wgmma_desc_k128b(a_tile + i * 64 * 128 + 32 * ks),
-          arch::wgmma_desc_k128b(b_tile + 32 * ks), ks == 0 ? accumulate : 1u);
+          arch::wgmma_desc_k128b(b_tile + 32 * ks),
+          ks == KS0 ? accumulate : 1u);
   }
   arch::wgmma_commit();
 }

@@ -5,7 +5,8 @@
 // thread adds PART, times the block scales of that K block, into OUT (one
 // fp32 FMA per accumulator) and zeroes PART. It runs as the mainloop's
 // per-K-tile hook, after the tile's MMAs (mma.sync is synchronous: PART is
-// final there). The same arithmetic as the sm_90a kernel's
+// final there), or, for an interval shorter than block_k, after each
+// interval's K steps inside the tile. The same arithmetic as the sm_90a kernel's
 // (gemm/promote_sm90.cuh) and the interpreter's.
 //
 // Fragment map (kiln/tile/fragment.cuh, mma_acc_coord): register r of the
@@ -31,13 +32,28 @@ struct Promoter {
   int32_t wm0, wn0; ///< The warp tile's first row and column in D.
   const SU &su;     ///< A gated op's up-weight scale (its n8 tiles follow B's).
 
+  /// After K-tile KT of KTILES: promote at the end of each interval of
+  /// whole K-tiles (and of K).
   KILN_DEVICE void operator()(Accum<Cfg> &part, int32_t kt, int32_t ktiles) {
-    constexpr int kTilesPerPromote = Cfg::kPromote / Cfg::kBK;
+    if constexpr (Cfg::kPromote >= Cfg::kBK) {
+      constexpr int kTilesPerPromote = Cfg::kPromote / Cfg::kBK;
+      const int32_t in_block = kt % kTilesPerPromote;
+      if (in_block == kTilesPerPromote - 1 || kt == ktiles - 1)
+        promote_at(part, (kt - in_block) * Cfg::kBK);
+    }
+  }
+
+  /// After the interval that starts at element K0 inside a K-tile
+  /// (Cfg::kPromote < Cfg::kBK). An interval past the end of K (whose
+  /// scales would lie past their tables) holds zeros and is skipped.
+  KILN_DEVICE void within(Accum<Cfg> &part, int32_t k0) {
+    if (sa.covers(k0) && sb.covers(k0) && su.covers(k0))
+      promote_at(part, k0);
+  }
+
+  /// OUT += PART * the scales of the K block at K0; PART restarts at 0.
+  KILN_DEVICE void promote_at(Accum<Cfg> &part, int32_t k0) {
     constexpr int kTilesM = Accum<Cfg>::kTilesM, kTilesN = Accum<Cfg>::kTilesN;
-    const int32_t in_block = kt % kTilesPerPromote;
-    if (in_block != kTilesPerPromote - 1 && kt != ktiles - 1)
-      return;
-    const int32_t k0 = (kt - in_block) * Cfg::kBK;
     const int lane = threadIdx.x % 32;
     float row[kTilesM][2];
 #pragma unroll

@@ -15,6 +15,12 @@
 // release follows the plain loop: a stage is released once the group that
 // read it has retired.
 //
+// A promotion interval shorter than block_k (Cfg::kPromote < Cfg::kBK, e.g.
+// 1x64 activation scales under a 128-byte K-tile) splits each stage's wgmma
+// steps into kBK / kPromote groups, each committed, waited for and promoted
+// on its own; a group that starts past the end of K (whose scales would lie
+// past their tables) is skipped, as its TMA-filled operands are zero.
+//
 // Per thread, element 4j + 2h + e of m64 slice i is row 16*warp + lane/4 +
 // 8h of the slice and column 8j + 2*(lane%4) + e of the tile (wgmma D
 // fragment, kiln/arch/wgmma_sm90.cuh). A's scale is loaded per row (2 per
@@ -73,11 +79,60 @@ KILN_DEVICE void promote(Accum<Cfg> &out, const Accum<Cfg> &part,
       }
 }
 
-/// The consumer loop with promotion; see the file comment. OUT holds the
-/// result; PART is the wgmma accumulator.
+/// Groups G.. of one stage for consume_promoted_within: multiply, wait,
+/// promote (unrolled at compile time so each group's K steps are constant).
+template <class Cfg, int G, int Steps, int Groups, class SA, class SB,
+          class SU>
+KILN_DEVICE void promote_group(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
+                               Accum<Cfg> &part, int wg, int stage,
+                               const SA &sa, const SB &sb, const SU &su,
+                               int32_t m0, int32_t n0, int32_t k_tile) {
+  const int32_t k0 = k_tile + G * Cfg::kPromote;
+  if (G == 0 || (sa.covers(k0) && sb.covers(k0) && su.covers(k0))) {
+    mma_stage<Cfg, G * Steps, Steps>(smem, part, wg, stage, 0u);
+    PromotionScales<Cfg, SA, SB, SU> scales;
+    scales.load(sa, sb, su, wg, m0, n0, k0); // overlaps the MMAs in flight
+    arch::wgmma_wait<0>();
+    part.fence();
+    promote(out, part, scales, sb, su, n0, k0);
+  }
+  if constexpr (G + 1 < Groups)
+    promote_group<Cfg, G + 1, Steps, Groups>(smem, out, part, wg, stage, sa,
+                                             sb, su, m0, n0, k_tile);
+}
+
+/// The consumer loop for Cfg::kPromote < Cfg::kBK; see the file comment.
 template <class Cfg, class SA, class SB, class SU>
 KILN_DEVICE void
-consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out, Accum<Cfg> &part,
+consume_promoted_within(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
+                        Accum<Cfg> &part, int wg, int32_t ktiles,
+                        bool multicast, uint32_t peer, const SA &sa,
+                        const SB &sb, const SU &su, int32_t m0, int32_t n0,
+                        RingPos<Cfg::kStages> &pos, int32_t kt0) {
+  constexpr int kGroups = Cfg::kBK / Cfg::kPromote;
+  constexpr int kSteps = Cfg::kPromote * int(sizeof(typename Cfg::TA)) / 32;
+  static_assert(kGroups >= 2 && Cfg::kBK % Cfg::kPromote == 0 && kSteps >= 1,
+                "promote must divide block_k in whole wgmma K steps");
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::kMmaN / 2; ++j)
+      out.v[i][j] = 0.0f;
+  for (int32_t kt = 0; kt < ktiles; ++kt) {
+    arch::mbar_wait(smem.full(pos.stage), pos.phase);
+    __syncwarp(); // reconverge after the spin: wgmma is .sync.aligned
+    const int32_t k_tile = (kt0 + kt) * Cfg::kBK;
+    promote_group<Cfg, 0, kSteps, kGroups>(smem, out, part, wg, pos.stage, sa,
+                                           sb, su, m0, n0, k_tile);
+    release_stage<Cfg>(smem.empty(pos.stage), multicast, peer);
+    pos.advance();
+  }
+}
+
+/// The consumer loop for Cfg::kPromote a multiple of Cfg::kBK.
+template <class Cfg, class SA, class SB, class SU>
+KILN_DEVICE void
+consume_promoted_blocks(const SmemPlan<Cfg> &smem, Accum<Cfg> &out, Accum<Cfg> &part,
                  int wg, int32_t ktiles, bool multicast, uint32_t peer,
                  const SA &sa, const SB &sb, const SU &su, int32_t m0,
                  int32_t n0, RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
@@ -118,6 +173,22 @@ consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out, Accum<Cfg> &part,
     }
     pos.advance();
   }
+}
+
+/// The consumer loop with promotion; see the file comment. OUT holds the
+/// result; PART is the wgmma accumulator.
+template <class Cfg, class SA, class SB, class SU>
+KILN_DEVICE void
+consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out, Accum<Cfg> &part,
+                 int wg, int32_t ktiles, bool multicast, uint32_t peer,
+                 const SA &sa, const SB &sb, const SU &su, int32_t m0,
+                 int32_t n0, RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
+  if constexpr (Cfg::kPromote < Cfg::kBK)
+    consume_promoted_within(smem, out, part, wg, ktiles, multicast, peer, sa,
+                            sb, su, m0, n0, pos, kt0);
+  else
+    consume_promoted_blocks(smem, out, part, wg, ktiles, multicast, peer, sa,
+                            sb, su, m0, n0, pos, kt0);
 }
 
 } // namespace kiln::sm90

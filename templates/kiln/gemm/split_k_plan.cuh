@@ -43,7 +43,9 @@ template <class Cfg> KILN_HD KRange cta_k_range(int32_t K, int32_t split) {
   if (Cfg::kSplitK == 1)
     return {0, ktiles};
   return split_k_range(ktiles, Cfg::kSplitK, split,
-                       Cfg::kPromote > 0 ? Cfg::kPromote / Cfg::kBK : 1);
+                       Cfg::kPromote > 0 && Cfg::kPromote >= Cfg::kBK
+                           ? Cfg::kPromote / Cfg::kBK
+                           : 1);
 }
 
 /// Bytes of the counter block (a multiple of 256, so the partials start

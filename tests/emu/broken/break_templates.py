@@ -34,6 +34,16 @@ BREAKS = {
     "combine-short": ("kiln/combine/combine.cuh",
                       "for (int j = 0; j < K; ++j) {",
                       "for (int j = 0; j < K - 1; ++j) {"),
+    # A promotion inside the K-tile (1x64 scales) that reads the scales of
+    # the K-tile's first interval for every interval.
+    "promote-within-scales": ("kiln/gemm/promote_sm90.cuh",
+                              "scales.load(sa, sb, su, wg, m0, n0, k0); // overlaps the MMAs in flight\n    arch::wgmma_wait<0>();\n    part.fence();\n    promote(out, part, scales, sb, su, n0, k0);",
+                              "scales.load(sa, sb, su, wg, m0, n0, k_tile); // overlaps the MMAs in flight\n    arch::wgmma_wait<0>();\n    part.fence();\n    promote(out, part, scales, sb, su, n0, k0);"),
+    # ... and one that promotes an interval past the end of K, reading the
+    # scales past their tables.
+    "promote-within-past-k": ("kiln/gemm/promote_sm90.cuh",
+                              "if (G == 0 || (sa.covers(k0) && sb.covers(k0) && su.covers(k0))) {",
+                              "if (true) {"),
     # The wgmma descriptor's stride byte offset: 512 instead of the 1024
     # bytes between 8-row swizzle atoms.
     "wrong-sbo": ("kiln/arch/wgmma_desc_sm90.cuh",

@@ -217,7 +217,8 @@ CostBreakdown predictCost(const GemmProblem &P, const KernelConfig &C,
   B.KTiles = ceilDiv(P.K, BK);
   // Split-K ("Split-K" in docs/COST_MODEL.md): the tile's time is its
   // longest split's (the shares differ by at most one promotion group).
-  const int64_t PromoteTiles = Plan.Promote > 0 ? Plan.Promote / BK : 1;
+  const int64_t PromoteTiles =
+      Plan.Promote > 0 ? std::max<int64_t>(Plan.Promote / BK, 1) : 1;
   B.KTilesPerCta = 0;
   for (int64_t Split = 0; Split < B.SplitK; ++Split) {
     const gemm::KRange R =

@@ -63,9 +63,12 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
   const int64_t BM = Config.BlockM, BN = Config.BlockN;
   const KernelConfig Resolved = resolvedConfig(gemmTypes(Op), Config);
   const int64_t BK = Resolved.BlockK;
-  // K-tiles per promotion (0: the MMA accumulator is the result) and the
-  // scales of each promoted block, in fp32 as the kernel reads them.
+  // K-tiles per promotion (0: the MMA accumulator is the result, or the
+  // promotion interval is shorter than a K-tile: Within) and the scales of
+  // each promoted block, in fp32 as the kernel reads them.
   const int64_t TilesPerPromote = Resolved.Promote / BK;
+  const int64_t Within =
+      Resolved.Promote > 0 && Resolved.Promote < BK ? Resolved.Promote : 0;
   const int64_t Block = std::max<int64_t>(1, Resolved.Promote);
   const std::vector<double> ScaleA =
       kScaleTable(kScaleOfSide(Op, EpiIndex::M), Params, S.M, S.K, Block);
@@ -124,11 +127,24 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
               const float *Ar = &TileA[size_t(I * BK)];
               const float *Br = &TileB[size_t(J * BK)];
               float C = Acc[size_t(I * BN + J)];
+              float &O = Out[size_t(I * BN + J)];
               for (int64_t KA = 0; KA < BK; KA += AtomK) {
+                const int64_t KAt = K0 + KA;
+                if (Within && KAt % Within == 0)
+                  C = 0.0f; // the interval's first MMA: scale-d = 0
                 float Slice = 0.0f;
                 for (int64_t KK = KA; KK < std::min(KA + AtomK, BK); ++KK)
                   Slice += Ar[KK] * Br[KK];
                 C += Slice;
+                // An interval shorter than the tile promotes after its last
+                // step; one that starts past K is skipped by the kernel.
+                const int64_t Start = KAt + AtomK - Within;
+                if (Within && (KAt + AtomK) % Within == 0 && Start < S.K) {
+                  const int64_t Kb = Start / Block;
+                  float Sc = float(ScaleA[size_t((M0 + I) * Blocks + Kb)]) *
+                             float(ScaleW[size_t((N0 + J) * Blocks + Kb)]);
+                  O = std::fma(C, Sc, O);
+                }
               }
               Acc[size_t(I * BN + J)] = C;
             }
@@ -145,7 +161,7 @@ void interpretGemm(const OpModel &Op, const KernelConfig &Config,
               }
           }
         }
-        Result = TilesPerPromote ? Out : Acc;
+        Result = TilesPerPromote || Within ? Out : Acc;
       };
 
   std::vector<float> Gate(size_t(BM * BN));

@@ -50,19 +50,20 @@ bool checkCommon(const KernelConfig &C, std::string &Why) {
   return true;
 }
 
-/// Promotion intervals are whole stages, and a block-scaled op promotes
-/// within one scale block (each partial sum gets one scale).
+/// A promotion interval is whole stages or whole 32-byte MMA K steps of one
+/// stage, and a block-scaled op promotes within one scale block (each
+/// partial sum gets one scale).
 bool checkPromote(const GemmTypes &T, const KernelConfig &R, std::string &Why) {
   if (R.Promote == 0)
     return true;
-  if (T.KScaleBlock % R.BlockK != 0)
-    return fail(
-        Why, "the block scales' K block " + std::to_string(T.KScaleBlock) +
-                 " is not a multiple of block_k " + std::to_string(R.BlockK) +
-                 ": a pipeline stage would need two scales");
-  if (R.Promote % R.BlockK != 0)
+  int64_t Elem = dtypeBits(T.A) / 8;
+  bool WholeStages = R.Promote % R.BlockK == 0;
+  bool WithinStage = R.BlockK % R.Promote == 0 && R.Promote * Elem % 32 == 0;
+  if (!WholeStages && !WithinStage)
     return fail(Why, "promote must be a multiple of block_k (" +
-                         std::to_string(R.BlockK) + "), got " +
+                         std::to_string(R.BlockK) +
+                         ") or divide it in whole 32-byte MMA K steps (" +
+                         std::to_string(32 / Elem) + " elements), got " +
                          std::to_string(R.Promote));
   if (T.KScaleBlock != 0 && T.KScaleBlock % R.Promote != 0)
     return fail(Why, "promote " + std::to_string(R.Promote) +
