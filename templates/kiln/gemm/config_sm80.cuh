@@ -87,9 +87,9 @@ struct GemmConfig {
                 "kiln::sm80::GemmConfig: at most 32 warps per CTA");
   static_assert(GroupM >= 1, "kiln::sm80::GemmConfig: GroupM must be >= 1");
   static_assert(
-      Promote >= 0 && (Promote % BK == 0 ||
-                       (BK % Promote == 0 &&
-                        Promote * int(sizeof(TA_)) % 32 == 0)),
+      Promote >= 0 &&
+          (Promote % BK == 0 ||
+           (BK % Promote == 0 && Promote * int(sizeof(TA_)) % 32 == 0)),
       "kiln::sm80::GemmConfig: Promote must be 0, a multiple of BK, or a "
       "divisor of BK of whole 32-byte K steps");
   static_assert(Promote == 0 || 2 * kAccumPerThread <= 192,

@@ -113,9 +113,9 @@ struct GemmConfig {
                                       "reduce Stages, BM or BN");
   static_assert(GroupM >= 1, "kiln::sm90::GemmConfig: GroupM must be >= 1");
   static_assert(
-      Promote >= 0 && (Promote % BK == 0 ||
-                       (BK % Promote == 0 &&
-                        Promote * int(sizeof(TA_)) % 32 == 0)),
+      Promote >= 0 &&
+          (Promote % BK == 0 ||
+           (BK % Promote == 0 && Promote * int(sizeof(TA_)) % 32 == 0)),
       "kiln::sm90::GemmConfig: Promote must be 0, a multiple of BK, or a "
       "divisor of BK of whole 32-byte wgmma K steps");
   static_assert(Promote == 0 || 2 * kAccumPerThread <= 192,

@@ -6,8 +6,8 @@
 // fp32 FMA per accumulator) and zeroes PART. It runs as the mainloop's
 // per-K-tile hook, after the tile's MMAs (mma.sync is synchronous: PART is
 // final there), or, for an interval shorter than block_k, after each
-// interval's K steps inside the tile. The same arithmetic as the sm_90a kernel's
-// (gemm/promote_sm90.cuh) and the interpreter's.
+// interval's K steps inside the tile. The same arithmetic as the sm_90a
+// kernel's (gemm/promote_sm90.cuh) and the interpreter's.
 //
 // Fragment map (kiln/tile/fragment.cuh, mma_acc_coord): register r of the
 // m16n8 tile (i, j) of a warp sits at row 16i + lane/4 + 8(r/2), column

@@ -81,8 +81,7 @@ KILN_DEVICE void promote(Accum<Cfg> &out, const Accum<Cfg> &part,
 
 /// Groups G.. of one stage for consume_promoted_within: multiply, wait,
 /// promote (unrolled at compile time so each group's K steps are constant).
-template <class Cfg, int G, int Steps, int Groups, class SA, class SB,
-          class SU>
+template <class Cfg, int G, int Steps, int Groups, class SA, class SB, class SU>
 KILN_DEVICE void promote_group(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
                                Accum<Cfg> &part, int wg, int stage,
                                const SA &sa, const SB &sb, const SU &su,
@@ -97,8 +96,8 @@ KILN_DEVICE void promote_group(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
     promote(out, part, scales, sb, su, n0, k0);
   }
   if constexpr (G + 1 < Groups)
-    promote_group<Cfg, G + 1, Steps, Groups>(smem, out, part, wg, stage, sa,
-                                             sb, su, m0, n0, k_tile);
+    promote_group<Cfg, G + 1, Steps, Groups>(smem, out, part, wg, stage, sa, sb,
+                                             su, m0, n0, k_tile);
 }
 
 /// The consumer loop for Cfg::kPromote < Cfg::kBK; see the file comment.
@@ -132,10 +131,11 @@ consume_promoted_within(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
 /// The consumer loop for Cfg::kPromote a multiple of Cfg::kBK.
 template <class Cfg, class SA, class SB, class SU>
 KILN_DEVICE void
-consume_promoted_blocks(const SmemPlan<Cfg> &smem, Accum<Cfg> &out, Accum<Cfg> &part,
-                 int wg, int32_t ktiles, bool multicast, uint32_t peer,
-                 const SA &sa, const SB &sb, const SU &su, int32_t m0,
-                 int32_t n0, RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
+consume_promoted_blocks(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
+                        Accum<Cfg> &part, int wg, int32_t ktiles,
+                        bool multicast, uint32_t peer, const SA &sa,
+                        const SB &sb, const SU &su, int32_t m0, int32_t n0,
+                        RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
   constexpr int kTilesPerPromote = Cfg::kPromote / Cfg::kBK;
   static_assert(kTilesPerPromote >= 1 && Cfg::kPromote % Cfg::kBK == 0,
                 "promote must be a multiple of block_k");
