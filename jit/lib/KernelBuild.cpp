@@ -97,6 +97,10 @@ PermuteKernelShape permuteShapeOf(const OpModel &Op,
   Shape.EidParam = Op.Permute->Eid;
   Shape.PosParam = Op.Permute->Pos;
   Shape.CntParam = Op.Permute->Cnt;
+  if (Op.Quant) {
+    Shape.ScalesParam = Op.Quant->Scale;
+    Shape.QuantBlock = Op.Quant->Block;
+  }
   return Shape;
 }
 

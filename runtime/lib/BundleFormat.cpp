@@ -93,7 +93,10 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
       const PermuteKernelShape &P = K.Permute;
       OS << "permute block_m " << P.BlockTokens << " align " << P.Align
          << " ids " << P.IdsParam << " eid " << P.EidParam << " pos "
-         << P.PosParam << " cnt " << P.CntParam << '\n';
+         << P.PosParam << " cnt " << P.CntParam;
+      if (P.ScalesParam >= 0)
+        OS << " scales " << P.ScalesParam << " quant " << P.QuantBlock;
+      OS << '\n';
     }
     OS << "entry " << K.Entry << '\n'
        << "cubin " << K.Cubin.size() << ' ' << sha256Hex(K.Cubin) << '\n'
@@ -245,13 +248,15 @@ void readRouteShape(ManifestReader &R, CompiledKernel &K) {
            "when there are groups");
 }
 
-/// "permute block_m B align A ids P eid P pos P cnt P": a permutation's
-/// launch shape (PermuteKernelShape).
+/// "permute block_m B align A ids P eid P pos P cnt P [scales P quant Q]":
+/// a permutation's launch shape (PermuteKernelShape; the last two for a
+/// quantizing one).
 void readPermuteShape(ManifestReader &R, CompiledKernel &K) {
   std::vector<std::string> W = R.expect("permute");
-  R.count(W, 13);
-  const char *Keys[] = {"block_m", "align", "ids", "eid", "pos", "cnt"};
-  for (size_t I = 0; I < 6; ++I)
+  R.count(W, W.size() == 17 ? 17 : 13);
+  const char *Keys[] = {"block_m", "align", "ids",    "eid",
+                        "pos",     "cnt",   "scales", "quant"};
+  for (size_t I = 0; 1 + 2 * I < W.size(); ++I)
     if (W[1 + 2 * I] != Keys[I])
       R.fail(std::string("expected '") + Keys[I] + "' in 'permute', found '" +
              W[1 + 2 * I] + "'");
@@ -263,6 +268,12 @@ void readPermuteShape(ManifestReader &R, CompiledKernel &K) {
   Sh.EidParam = R.integer(W[8], 0, Last);
   Sh.PosParam = R.integer(W[10], 0, Last);
   Sh.CntParam = R.integer(W[12], 0, Last);
+  if (W.size() == 17) {
+    Sh.ScalesParam = R.integer(W[14], 0, Last);
+    Sh.QuantBlock = R.integer(W[16], 1, int64_t(1) << 20);
+    if (K.Signature.Params[size_t(Sh.ScalesParam)].Dims.size() != 2)
+      R.fail("'permute' names a scales parameter of rank 2");
+  }
   if ((Sh.Align & (Sh.Align - 1)) != 0)
     R.fail("'permute' has align " + W[4] + ": it must be a power of two");
   const SignatureParam &Ids = K.Signature.Params[size_t(Sh.IdsParam)];

@@ -11,14 +11,15 @@
 //     inputs, routed by the (checked) choice: routeWeights, the
 //     permutation's specification, every GEMM's and combine's float64
 //     reference fed the previous stages' float64 values (kept as f32, whose
-//     2^-24 is far below the result's tolerance) -- not the rounded
-//     intermediates the kernels pass on, whose roundings the result's
-//     tolerance must cover.
+//     2^-24 is far below the result's tolerance; a quantized value before
+//     its quantization, with scales of 1) -- not the rounded intermediates
+//     the kernels pass on, whose roundings LayerGate covers.
 //
 //===----------------------------------------------------------------------===//
 #include "RunLayer.h"
 
 #include "DeviceBuild.h"
+#include "LayerGate.h"
 
 #include "CommandLine.h"
 #include "ConfigResolution.h"
@@ -114,6 +115,15 @@ void scatter(const OpModel &Op, const std::vector<HostTensor> &P,
       T[Op.Params[I].Name] = P[I];
 }
 
+/// An f32 tensor of Like's shape holding 1s: the scales of an unquantized
+/// value.
+HostTensor unitScales(const HostTensor &Like) {
+  HostTensor H(DType::F32, Like.Shape);
+  for (int64_t I = 0; I < H.numElements(); ++I)
+    H.set(I, 1.0);
+  return H;
+}
+
 /// The float64 layer: each stage's reference on the previous stages'
 /// unrounded values (f32 tensors), routed by the choice in Run. Returns
 /// the result's reference values.
@@ -148,15 +158,29 @@ std::vector<double> layerReference(const LoadedFile &File, const LayerModel &L,
       Wide[Op.Params[size_t(Op.Route->Ids)].Name] =
           Run.at(Op.Params[size_t(Op.Route->Ids)].Name);
     } else if (Op.Permute) {
-      interpretPermute(Op, P); // exact: index data and copied rows
+      // Exact: index data and copied rows. A quantizing permutation's
+      // rows are x's own values here (its quantization is a rounding the
+      // gate covers), with scales of 1.
+      if (Op.Quant)
+        P[size_t(Op.D)] =
+            HostTensor(P[size_t(Op.A)].Type, P[size_t(Op.D)].Shape);
+      interpretPermute(Op, P, /*Unquantized=*/true);
       for (size_t I = 0; I < P.size(); ++I)
         if (Op.Params[I].IsOutput)
           Wide[Op.Params[I].Name] = P[I];
+      if (Op.Quant)
+        Wide[Op.Params[size_t(Op.Quant->Scale)].Name] =
+            unitScales(P[size_t(Op.Quant->Scale)]);
       continue;
     } else if (Op.Combine) {
       V = referenceCombine(Op, P);
     } else {
+      // A quantized output's reference is the value before quantize, its
+      // scales 1.
       V = referenceGemm(Op, P, gemmDims(Op, stageSize(Op, Size)));
+      if (Op.Quant)
+        Wide[Op.Params[size_t(Op.Quant->Scale)].Name] =
+            unitScales(P[size_t(Op.Quant->Scale)]);
     }
     if (S + 1 == L.Stages.size())
       Result = V;
@@ -312,7 +336,8 @@ int runLayer(const LayerRunRequest &Req) {
   bool Pass = true;
   std::vector<std::string> Checks;
   if (Req.Check) {
-    int Rounded = 0; // intermediates a later stage reads, rounded
+    // The roundings of the intermediates a later stage reads.
+    LayerGate Gate(T.at(L.Result).Type);
     for (int S : L.Stages) {
       const OpModel &Op = File.Ops[size_t(S)];
       const ProblemSize OwnSize = stageSize(Op, Size);
@@ -325,11 +350,17 @@ int runLayer(const LayerRunRequest &Req) {
         Line = C.Pass ? "PASS, each choice a float64 top-k"
                       : "FAIL: " + C.FirstFailure;
       } else if (Op.Permute) {
-        PermuteCheck C = checkPermute(Op, P, Inputs.at(DName).Bytes);
+        PermuteCheck C = checkPermute(
+            Op, P, Inputs.at(DName).Bytes,
+            Op.Quant ? Inputs.at(Op.Params[size_t(Op.Quant->Scale)].Name).Bytes
+                     : std::vector<uint8_t>());
         Pass = Pass && C.Pass;
-        Line = C.Pass ? "PASS, exactly as specified (" +
-                            std::to_string(C.Rows) + " rows)"
-                      : "FAIL: " + C.FirstFailure;
+        Line = C.Pass
+                   ? "PASS, exactly as specified (" + std::to_string(C.Rows) +
+                         " rows" + (Op.Quant ? ", quantized" : "") + ")"
+                   : "FAIL: " + C.FirstFailure;
+        if (Op.Quant)
+          Gate.addRounding(P[size_t(Op.D)].Type);
       } else {
         const GemmDims G = gemmDims(Op, OwnSize);
         std::vector<double> Ref =
@@ -344,28 +375,33 @@ int runLayer(const LayerRunRequest &Req) {
           for (int64_t R : Rows)
             Sel.insert(Sel.end(), Ref.begin() + R * G.N,
                        Ref.begin() + (R + 1) * G.N);
-        Comparison C = compareWithReference(
-            Op.Group ? selectRows(D, Rows) : D, Op.Group ? Sel : Ref,
-            AccumulationModel{std::max<int64_t>(G.K, 1), true});
+        const AccumulationModel Acc{std::max<int64_t>(G.K, 1), true};
+        Comparison C;
+        if (Op.Quant) { // D * ds against the value before quantize
+          const HostTensor &Ds = P[size_t(Op.Quant->Scale)];
+          QuantComparison Q = compareQuantized(
+              Op, Op.Group ? selectRows(D, Rows) : D,
+              Op.Group ? selectRows(Ds, Rows) : Ds, Op.Group ? Sel : Ref, Acc);
+          C = Q.Values;
+          C.Pass = Q.Pass;
+        } else {
+          C = compareWithReference(Op.Group ? selectRows(D, Rows) : D,
+                                   Op.Group ? Sel : Ref, Acc);
+        }
         Pass = Pass && C.Pass;
         Line = std::string(C.Pass ? "PASS" : "FAIL") + ", " +
                std::to_string(C.Failures) + " of " + std::to_string(C.Checked) +
                " elements outside its float64 reference from its inputs "
                "(worst " +
                textNumber(C.WorstRatio) + " of the tolerance)";
-        if (D.Type != DType::F32 && DName != L.Result)
-          ++Rounded;
+        if (DName != L.Result)
+          Gate.addRounding(D.Type);
       }
       Checks.push_back(Op.Name + ": " + Line);
     }
     std::string Note;
     std::vector<double> Ref = layerReference(File, L, Size, T, Note);
     const HostTensor &Out = T.at(L.Result);
-    // Each rounded intermediate adds at most one rounding of its type
-    // (relative to its RMS) that the next stages carry into the result: the
-    // gate allows one tolerance per rounding on the way, the result's own
-    // included.
-    const double Allowed = 1.0 + Rounded;
     Comparison C = compareWithReference(
         Out, Ref,
         AccumulationModel{
@@ -373,6 +409,7 @@ int runLayer(const LayerRunRequest &Req) {
                      stageSize(File.Ops[size_t(L.Stages.back())], Size))
                 .K,
             true});
+    const double Allowed = Gate.allowed(int64_t(Ref.size()));
     const bool LayerPass = C.NonFinite == 0 && C.WorstRatio <= Allowed;
     Pass = Pass && LayerPass;
     std::ostringstream OS;
@@ -380,8 +417,8 @@ int runLayer(const LayerRunRequest &Req) {
        << dtypeName(Out.Type) << ": worst |" << L.Result << " - ref| is "
        << textNumber(C.WorstRatio) << " of one tolerance ("
        << textNumber(C.Tol.Atol) << " + " << textNumber(C.Tol.Rtol)
-       << " |ref|), " << textNumber(Allowed) << " allowed for " << Rounded + 1
-       << " roundings on the way; " << C.NonFinite
+       << " |ref|), " << textNumber(Allowed) << " allowed for "
+       << Gate.describe() << " on the way; " << C.NonFinite
        << " not finite; ref: " << Note;
     Checks.push_back(OS.str());
   }

@@ -75,7 +75,9 @@ OutputCheck routeCheck(const OpModel &Op, const std::vector<HostTensor> &P,
 OutputCheck permuteCheck(const OpModel &Op, const std::vector<HostTensor> &P) {
   // Every output started as 0xFF bytes (poisoned before the run).
   const std::vector<uint8_t> Before(P[size_t(Op.D)].Bytes.size(), 0xFF);
-  PermuteCheck C = checkPermute(Op, P, Before);
+  const std::vector<uint8_t> ScalesBefore(
+      Op.Quant ? P[size_t(Op.Quant->Scale)].Bytes.size() : 0, 0xFF);
+  PermuteCheck C = checkPermute(Op, P, Before, ScalesBefore);
   OutputCheck O;
   O.Pass = C.Pass;
   std::ostringstream OS;

@@ -94,6 +94,16 @@ bool isGatherSum(const Expr &E);
 /// tensors a router or permutation writes): they would never be written.
 void checkNamedOutputs(OpSema &S, const std::vector<int> &Named,
                        const std::string &Call);
+/// quantize(x, ds[, amax]) around the whole right-hand side R
+/// (SemaQuantize.cpp): checks its form, records Model.Quant and returns x
+/// (R itself without it; nullptr after an error). AllowAmax: whether the
+/// family takes the amax scalar.
+const Expr *stripQuantize(OpSema &S, const Expr &R, bool AllowAmax = true);
+/// After stripQuantize: ds must be [M, N / B] over D's own size names (the
+/// masked layout's [E, M, N / B], one block of rows per expert as D), B a
+/// multiple of 8; records Model.Quant->Block.
+bool checkQuantScale(OpSema &S);
+
 /// Checks the tune block's declarations and fills Model.Space.
 void checkTuneBlock(OpSema &S);
 

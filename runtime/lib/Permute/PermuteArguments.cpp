@@ -38,6 +38,11 @@ PermuteArgumentPlanner::PermuteArgumentPlanner(const KernelSignature &Sig,
       throw std::invalid_argument(Sig.OpName +
                                   ": the signature lacks a permutation's "
                                   "x, a, ids, eid, pos or cnt");
+  if (Shape.ScalesParam >= Count ||
+      (Shape.ScalesParam >= 0) != (Shape.QuantBlock > 0))
+    throw std::invalid_argument(Sig.OpName +
+                                ": a quantizing permutation's scales and "
+                                "block must come together");
 }
 
 void PermuteArgumentPlanner::plan(const TensorArg *Args,
@@ -50,6 +55,8 @@ void PermuteArgumentPlanner::plan(const TensorArg *Args,
   L.Eid = Args[Shape.EidParam].Data;
   L.Pos = Args[Shape.PosParam].Data;
   L.Cnt = Args[Shape.CntParam].Data;
+  if (Shape.ScalesParam >= 0)
+    L.Scales = Args[Shape.ScalesParam].Data;
   L.Sizes = permuteSizes(Sig, Shape, Size);
   planPermuteLaunch(Shape, L, Out);
 }

@@ -62,6 +62,8 @@ void planPermuteLaunch(const PermuteKernelShape &Shape,
   Out.Dims = permuteLaunchDims(Shape, A.Sizes);
   for (CUdeviceptr P : {A.X, A.Ids, A.A, A.Eid, A.Pos, A.Cnt})
     Out.Args.push_back(KernelArgument::pointer(P));
+  if (Shape.ScalesParam >= 0)
+    Out.Args.push_back(KernelArgument::pointer(A.Scales));
   const PermuteSizes &S = A.Sizes;
   for (int64_t V : {S.T, S.K, S.E, S.M, S.H})
     Out.Args.push_back(KernelArgument::int32(int32_t(V)));

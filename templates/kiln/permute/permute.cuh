@@ -20,20 +20,32 @@
 // Rows of a that hold no entry are not written. The caller sizes M for
 // the worst case, T x K + E x (Align - 1) (the runtime refuses less).
 //
+// permute_quant also quantizes each row it moves (`a[m, h] =
+// quantize(permute(...), sa)`): one warp per (entry, block of QuantBlock
+// columns) takes the block's largest |x|, stores the scale in sa [M,
+// ceil(H / QuantBlock)] and writes x times its inverse, rounded to a's FP8
+// type -- the arithmetic of a GEMM's quantized output (gemm/row_quant.cuh),
+// which the interpreter repeats bit for bit. Rows of sa that hold no entry
+// are not written either.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "kiln/arch/smem.cuh"
 #include "kiln/config.cuh"
+#include "kiln/gemm/row_quant.cuh"
+#include "kiln/numeric/convert.cuh"
 #include "kiln/numeric/types.cuh"
 #include "kiln/permute/permute_plan.cuh"
 
 namespace kiln::permute {
 
-template <int BlockTokens, int Align> struct PermuteConfig {
-  static_assert(BlockTokens >= 1 && Align >= 1, "positive tiles");
+template <int BlockTokens, int Align, int QuantBlock = 0> struct PermuteConfig {
+  static_assert(BlockTokens >= 1 && Align >= 1 && QuantBlock >= 0,
+                "positive tiles");
   static constexpr int kBlockTokens = BlockTokens;
   static constexpr int kAlign = Align;
+  static constexpr int kQuantBlock = QuantBlock; ///< 0: rows are copied
 };
 
 namespace detail {
@@ -63,15 +75,78 @@ KILN_DEVICE void count(const int32_t *ids, int64_t begin, int64_t end,
   }
 }
 
+/// Copies the rows of entries [first, first + entries) of the CTA (row
+/// rows[n] of a, -1: none) from x, 16 bytes at a time when rows and
+/// pointers allow.
+template <class T>
+KILN_DEVICE void copy_rows(const T *__restrict__ x, T *__restrict__ a,
+                           const int32_t *rows, int64_t first, int64_t entries,
+                           int32_t K, int32_t H, int tid) {
+  const int64_t row_bytes = int64_t(H) * int64_t(sizeof(T));
+  const bool wide = row_bytes % 16 == 0 &&
+                    reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
+                    reinterpret_cast<uintptr_t>(a) % 16 == 0;
+  const int64_t units = wide ? row_bytes / 16 : int64_t(H);
+  for (int64_t u = tid; u < entries * units; u += 32 * kWarps) {
+    const int64_t n = u / units, k = u % units;
+    const int32_t row = rows[n];
+    if (row < 0)
+      continue;
+    const int64_t t = (first + n) / K;
+    if (wide) {
+      const Chunk16 *src = reinterpret_cast<const Chunk16 *>(x + t * H);
+      Chunk16 *dst = reinterpret_cast<Chunk16 *>(a + int64_t(row) * H);
+      dst[k] = src[k];
+    } else {
+      a[int64_t(row) * H + k] = x[t * H + k];
+    }
+  }
+}
+
+/// copy_rows, quantized in blocks of B columns: one warp per (entry,
+/// block); see the file comment.
+template <int B, class T, class TA, class TS>
+KILN_DEVICE void quantize_rows(const T *__restrict__ x, TA *__restrict__ a,
+                               TS *__restrict__ sa, const int32_t *rows,
+                               int64_t first, int64_t entries, int32_t K,
+                               int32_t H, int lane, int warp) {
+  const int32_t blocks = (H + B - 1) / B;
+  for (int64_t u = warp; u < entries * blocks; u += kWarps) {
+    const int64_t n = u / blocks;
+    const int32_t j = int32_t(u % blocks);
+    const int32_t row = rows[n]; // the same for the whole warp
+    if (row < 0)
+      continue;
+    const T *src = x + (first + n) / K * int64_t(H);
+    const int32_t c0 = j * B, c1 = c0 + B < H ? c0 + B : H;
+    float amax = 0.0f;
+    for (int32_t c = c0 + lane; c < c1; c += 32)
+      amax = fmaxf(amax, fabsf(to_float(src[c])));
+    for (int o = 16; o > 0; o >>= 1)
+      amax = fmaxf(amax, __shfl_xor_sync(kFull, amax, o));
+    TS s;
+    float inv;
+    gemm::quant_scale<TA>(amax, s, inv);
+    if (lane == 0)
+      sa[int64_t(row) * blocks + j] = s;
+    TA *dst = a + int64_t(row) * H;
+    for (int32_t c = c0 + lane; c < c1; c += 32)
+      dst[c] = from_float<TA>(to_float(src[c]) * inv);
+  }
+}
+
 } // namespace detail
 
-/// The whole kernel body (256 threads would do; kWarps warps do).
-template <class Cfg, class T>
-KILN_DEVICE void permute(const T *__restrict__ x,
-                         const int32_t *__restrict__ ids, T *__restrict__ a,
-                         int32_t *__restrict__ eid, int32_t *__restrict__ pos,
-                         int32_t *__restrict__ cnt, int32_t Tn, int32_t K,
-                         int32_t E, int32_t M, int32_t H) {
+/// The whole kernel body (256 threads would do; kWarps warps do); TA, SA:
+/// a's type and the scales of a quantizing permutation (Cfg::kQuantBlock >
+/// 0), else T and null.
+template <class Cfg, class T, class TA, class TS>
+KILN_DEVICE void
+permute_rows(const T *__restrict__ x, const int32_t *__restrict__ ids,
+             TA *__restrict__ a, int32_t *__restrict__ eid,
+             int32_t *__restrict__ pos, int32_t *__restrict__ cnt,
+             TS *__restrict__ sa, int32_t Tn, int32_t K, int32_t E, int32_t M,
+             int32_t H) {
   using namespace detail;
   const int tid = int(threadIdx.x);
   const int lane = tid % 32, warp = tid / 32;
@@ -156,27 +231,12 @@ KILN_DEVICE void permute(const T *__restrict__ x,
     }
   }
   __syncthreads();
-  // The copies: every thread of the CTA over its entries' rows.
-  const int64_t entries = last - first;
-  const int64_t row_bytes = int64_t(H) * int64_t(sizeof(T));
-  const bool wide = row_bytes % 16 == 0 &&
-                    reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
-                    reinterpret_cast<uintptr_t>(a) % 16 == 0;
-  const int64_t units = wide ? row_bytes / 16 : int64_t(H);
-  for (int64_t u = tid; u < entries * units; u += 32 * kWarps) {
-    const int64_t n = u / units, k = u % units;
-    const int32_t row = rows[n];
-    if (row < 0)
-      continue;
-    const int64_t t = (first + n) / K;
-    if (wide) {
-      const Chunk16 *src = reinterpret_cast<const Chunk16 *>(x + t * H);
-      Chunk16 *dst = reinterpret_cast<Chunk16 *>(a + int64_t(row) * H);
-      dst[k] = src[k];
-    } else {
-      a[int64_t(row) * H + k] = x[t * H + k];
-    }
-  }
+  // The copies (or quantizations) of this CTA's entries' rows.
+  if constexpr (Cfg::kQuantBlock > 0)
+    quantize_rows<Cfg::kQuantBlock>(x, a, sa, rows, first, last - first, K, H,
+                                    lane, warp);
+  else
+    copy_rows(x, a, rows, first, last - first, K, H, tid);
   // eid for this CTA's share of the M rows: the expert whose run holds
   // the row (the last one starting at or before it), -1 past its count.
   const int64_t share = (int64_t(M) + gridDim.x - 1) / gridDim.x;
@@ -197,6 +257,31 @@ KILN_DEVICE void permute(const T *__restrict__ x,
   if (blockIdx.x == 0)
     for (int e = tid; e < E; e += 32 * kWarps)
       cnt[e] = total[e];
+}
+
+/// The permute family's kernel: rows copied.
+template <class Cfg, class T>
+KILN_DEVICE void permute(const T *__restrict__ x,
+                         const int32_t *__restrict__ ids, T *__restrict__ a,
+                         int32_t *__restrict__ eid, int32_t *__restrict__ pos,
+                         int32_t *__restrict__ cnt, int32_t Tn, int32_t K,
+                         int32_t E, int32_t M, int32_t H) {
+  static_assert(Cfg::kQuantBlock == 0, "a quantizing permutation is "
+                                       "permute_quant");
+  permute_rows<Cfg, T, T, float>(x, ids, a, eid, pos, cnt, nullptr, Tn, K, E, M,
+                                 H);
+}
+
+/// The permute family's kernel: rows quantized to TA with scales SA.
+template <class Cfg, class T, class TA, class TS>
+KILN_DEVICE void
+permute_quant(const T *__restrict__ x, const int32_t *__restrict__ ids,
+              TA *__restrict__ a, int32_t *__restrict__ eid,
+              int32_t *__restrict__ pos, int32_t *__restrict__ cnt,
+              TS *__restrict__ sa, int32_t Tn, int32_t K, int32_t E, int32_t M,
+              int32_t H) {
+  static_assert(Cfg::kQuantBlock > 0, "a quantizing permutation has a block");
+  permute_rows<Cfg, T, TA, TS>(x, ids, a, eid, pos, cnt, sa, Tn, K, E, M, H);
 }
 
 } // namespace kiln::permute

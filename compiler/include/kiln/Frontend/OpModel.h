@@ -254,7 +254,10 @@ struct RouteSpec {
 /// rows), pos [T, K] each (t, j)'s row (-1 for an id outside [0, E)), cnt
 /// [E] each expert's count. OpModel::A is x, OpModel::D is a; the size
 /// roles are MSym = M (rows), NSym = H (columns), KSym = T (tokens).
-/// templates/kiln/permute/permute.cuh states the algorithm.
+/// `a[m, h] = quantize(permute(...), sa)` also quantizes each row it moves
+/// (OpModel::Quant, as a GEMM's quantized output: a is FP8, x bf16, f16 or
+/// f32, sa [M, H / B]). templates/kiln/permute/permute.cuh states the
+/// algorithm.
 struct PermuteSpec {
   int Ids = -1, Eid = -1, Pos = -1, Cnt = -1; ///< Into OpModel::Params.
   int64_t Align = 1;

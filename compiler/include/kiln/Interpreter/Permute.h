@@ -21,8 +21,13 @@
 namespace kiln {
 
 /// Fills a (the rows that hold a token; others keep their bytes), eid, pos
-/// and cnt of Params from x and ids.
-void interpretPermute(const OpModel &Op, std::vector<HostTensor> &Params);
+/// and cnt of Params from x and ids; a quantizing permutation (OpModel::
+/// Quant) writes each row quantized and its scales, in fp32 as the kernel.
+/// Unquantized: a quantizing permutation's rows are copied instead, into
+/// an a of x's type, and its scales left alone (the float64 reference of a
+/// layer, whose gate covers the quantization).
+void interpretPermute(const OpModel &Op, std::vector<HostTensor> &Params,
+                      bool Unquantized = false);
 
 /// The outcome of checkPermute.
 struct PermuteCheck {
@@ -39,10 +44,13 @@ struct PermuteCheck {
 
 /// Compares the outputs in Params with interpretPermute's of its inputs;
 /// Before is a's bytes before the kernel ran (the rows holding no token
-/// must keep them).
+/// must keep them), ScalesBefore a quantizing permutation's scales'.
+/// A quantized row must match bit for bit too: the kernel's arithmetic is
+/// the interpreter's.
 PermuteCheck checkPermute(const OpModel &Op,
                           const std::vector<HostTensor> &Params,
-                          const std::vector<uint8_t> &Before);
+                          const std::vector<uint8_t> &Before,
+                          const std::vector<uint8_t> &ScalesBefore = {});
 
 } // namespace kiln
 

@@ -87,8 +87,6 @@ private:
   // SemaContraction.cpp: the left-hand side and the reduction.
   bool checkLhs(const Expr &L);
   const Expr *stripOutputCast(const Expr &R);
-  const Expr *stripQuantize(const Expr &R);
-  bool checkQuantScale();
   bool checkSum(const Expr &Sum);
   bool checkUpSum(const Expr &Sum);
   bool checkDistinctSizes();

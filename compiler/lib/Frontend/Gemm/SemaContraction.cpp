@@ -715,7 +715,7 @@ void ComputeChecker::run(const ComputeStmt &Stmt) {
     return;
   // quantize(x, ds) takes the place of the output cast (D's FP8 type is
   // what quantize rounds to).
-  const Expr *R = stripQuantize(*Stmt.Rhs);
+  const Expr *R = stripQuantize(S, *Stmt.Rhs);
   if (!R)
     return;
   if (R == Stmt.Rhs.get())
@@ -742,7 +742,7 @@ void ComputeChecker::run(const ComputeStmt &Stmt) {
     UpSumExpr = Sums[1];
     SumOk = checkUpSum(*UpSumExpr);
   }
-  SumOk = SumOk && checkQuantScale();
+  SumOk = SumOk && checkQuantScale(S);
   std::unique_ptr<EpiExpr> Epi = convert(*R);
   SumOk = SumOk && Epi && checkGrouping();
   if (Epi && SumOk && !S.Failed)

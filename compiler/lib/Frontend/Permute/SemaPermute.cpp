@@ -6,10 +6,12 @@
 //   a[m, h] = permute(x[t, h], ids, eid, pos, cnt)
 //
 // x is an input [T, H] of any storage type, a the output [M, H] of the
-// same type; ids an i32 input [T, K] (a router's choice); eid an i32 output
-// [M] declared `grouped ALIGN`, pos an i32 output [T, K] and cnt an i32
-// output [E]. m, h and t are index names, t distinct from m. Fills Model.A
-// (x), Model.Permute and the size roles (M, H, T).
+// same type (or, as `a[m, h] = quantize(permute(...), sa)`, an FP8 a with
+// per-row block scales sa [M, H / B] of a bf16, f16 or f32 x); ids an i32 input
+// [T, K] (a router's choice); eid an i32 output [M] declared `grouped ALIGN`,
+// pos an i32 output [T, K] and cnt an i32 output [E]. m, h and t are index
+// names, t distinct from m. Fills Model.A (x), Model.Permute and the size roles
+// (M, H, T).
 //
 //===----------------------------------------------------------------------===//
 #include "../SemaInternal.h"
@@ -19,6 +21,11 @@ namespace kiln {
 namespace {
 
 using Kind = Expr::Kind;
+
+/// The types a quantizing permutation reads.
+bool isWideFloat(DType T) {
+  return T == DType::BF16 || T == DType::F16 || T == DType::F32;
+}
 
 class PermuteChecker {
 public:
@@ -87,12 +94,18 @@ void PermuteChecker::run(const ComputeStmt &Stmt) {
   }
   MSym = A.Shape[0].Sym;
   HSym = A.Shape[1].Sym;
-  const Expr &R = *Stmt.Rhs;
+  const Expr *Inner = stripQuantize(S, *Stmt.Rhs, false);
+  if (!Inner)
+    return;
+  const Expr &R = *Inner;
   if (R.K != Kind::Call || R.Name != "permute" || R.Args.size() != 5) {
     S.error(R.Range, "a permutation is the whole right-hand side "
-                     "'permute(x[t, h], ids, eid, pos, cnt)'");
+                     "'permute(x[t, h], ids, eid, pos, cnt)', or that inside "
+                     "'quantize(..., sa)'");
     return;
   }
+  // A quantizing permutation reads a wider float than the FP8 it writes.
+  const bool Quant = M.Quant.has_value();
   const Expr &X = *R.Args[0];
   int PX = X.K == Kind::Subscript ? S.findParam(X.Name) : -1;
   if (X.K == Kind::Subscript && PX < 0) {
@@ -100,17 +113,21 @@ void PermuteChecker::run(const ComputeStmt &Stmt) {
     return;
   }
   if (PX < 0 || M.Params[size_t(PX)].IsOutput ||
-      M.Params[size_t(PX)].Type != A.Type ||
+      !(Quant ? isWideFloat(M.Params[size_t(PX)].Type)
+              : M.Params[size_t(PX)].Type == A.Type) ||
       M.Params[size_t(PX)].Shape.size() != 2 ||
       M.Params[size_t(PX)].Shape[0].Sym.empty() ||
       M.Params[size_t(PX)].Shape[0].Divisor != 1 ||
       M.Params[size_t(PX)].Shape[1].Sym != HSym ||
       M.Params[size_t(PX)].Shape[1].Divisor != 1 ||
       M.Params[size_t(PX)].Shape[0].Sym == MSym) {
-    S.error(X.Range, "permute's first argument is the tokens' rows, an "
-                     "input [T, " +
-                         HSym + "] of the type of '" + A.Name + "' (" +
-                         std::string(dtypeName(A.Type)) + ")");
+    S.error(X.Range,
+            "permute's first argument is the tokens' rows, an input [T, " +
+                HSym + "] " +
+                (Quant ? std::string("of bf16, f16 or f32 (the values "
+                                     "quantize reads)")
+                       : "of the type of '" + A.Name + "' (" +
+                             std::string(dtypeName(A.Type)) + ")"));
     return;
   }
   if (X.Args.size() != 2 || X.Args[0]->K != Kind::Name ||
@@ -168,8 +185,12 @@ void PermuteChecker::run(const ComputeStmt &Stmt) {
                              *Syms[I] + "' is two of them");
         return;
       }
-  checkNamedOutputs(S, {P.Eid, P.Pos, P.Cnt},
-                    "permute(x[t, h], ids, eid, pos, cnt)");
+  if (Quant && !checkQuantScale(S))
+    return;
+  std::vector<int> Named = {P.Eid, P.Pos, P.Cnt};
+  if (Quant)
+    Named.push_back(M.Quant->Scale);
+  checkNamedOutputs(S, Named, "permute(x[t, h], ids, eid, pos, cnt)");
   M.A = PX;
   M.MSym = MSym;
   M.NSym = HSym;

@@ -1,11 +1,43 @@
 //===- Permute.cpp - A permutation on the CPU, and its check --------------===//
 #include "kiln/Interpreter/Permute.h"
+#include "kiln/Interpreter/Execute.h"
+
+#include <algorithm>
+#include <cmath>
 
 #include <cstring>
 
 namespace kiln {
 
-void interpretPermute(const OpModel &Op, std::vector<HostTensor> &Params) {
+namespace {
+
+/// Row Row of a and its scales: token T's row of x quantized per block, in
+/// fp32 as permute_quant computes it (the block's largest |x|, its scale
+/// and inverse by quantScaleFor, each value times the inverse rounded to
+/// a's type).
+void quantizeRow(const OpModel &Op, std::vector<HostTensor> &Params, int64_t T,
+                 int64_t Row) {
+  const HostTensor &X = Params[size_t(Op.A)];
+  HostTensor &A = Params[size_t(Op.D)];
+  HostTensor &Sa = Params[size_t(Op.Quant->Scale)];
+  const int64_t H = A.Shape[1], B = Op.Quant->Block;
+  const int64_t Blocks = (H + B - 1) / B;
+  for (int64_t J = 0; J < Blocks; ++J) {
+    const int64_t C0 = J * B, C1 = std::min(H, C0 + B);
+    float Amax = 0;
+    for (int64_t C = C0; C < C1; ++C)
+      Amax = std::max(Amax, std::fabs(float(X.get(T * H + C))));
+    const QuantScale Q = quantScaleFor(Amax, A.Type, Sa.Type);
+    Sa.set(Row * Blocks + J, double(Q.Scale));
+    for (int64_t C = C0; C < C1; ++C)
+      A.set(Row * H + C, double(float(X.get(T * H + C)) * Q.Inverse));
+  }
+}
+
+} // namespace
+
+void interpretPermute(const OpModel &Op, std::vector<HostTensor> &Params,
+                      bool Unquantized) {
   const PermuteSpec &P = *Op.Permute;
   const HostTensor &X = Params[size_t(Op.A)];
   const HostTensor &Ids = Params[size_t(P.Ids)];
@@ -44,7 +76,9 @@ void interpretPermute(const OpModel &Op, std::vector<HostTensor> &Params) {
     if (Row >= M)
       Row = -1;
     Pos.set(I, double(Row));
-    if (Row >= 0)
+    if (Row >= 0 && Op.Quant && !Unquantized)
+      quantizeRow(Op, Params, I / K, Row);
+    else if (Row >= 0)
       std::memcpy(A.Bytes.data() + size_t(Row) * RowBytes,
                   X.Bytes.data() + size_t(I / K) * RowBytes, RowBytes);
   }
@@ -52,10 +86,13 @@ void interpretPermute(const OpModel &Op, std::vector<HostTensor> &Params) {
 
 PermuteCheck checkPermute(const OpModel &Op,
                           const std::vector<HostTensor> &Params,
-                          const std::vector<uint8_t> &Before) {
+                          const std::vector<uint8_t> &Before,
+                          const std::vector<uint8_t> &ScalesBefore) {
   const PermuteSpec &P = *Op.Permute;
   std::vector<HostTensor> Want = Params;
   Want[size_t(Op.D)].Bytes = Before;
+  if (Op.Quant)
+    Want[size_t(Op.Quant->Scale)].Bytes = ScalesBefore;
   interpretPermute(Op, Want);
   PermuteCheck C;
   auto Fail = [&](const std::string &Why) {
@@ -76,32 +113,38 @@ PermuteCheck checkPermute(const OpModel &Op,
   Compare(P.Pos, C.BadPos, "pos");
   Compare(P.Eid, C.BadEid, "eid");
   Compare(P.Cnt, C.BadCnt, "cnt");
-  const HostTensor &G = Params[size_t(Op.D)], &W = Want[size_t(Op.D)];
   const HostTensor &Pos = Want[size_t(P.Pos)];
   C.Entries = Pos.numElements();
-  const int64_t M = G.Shape[0];
-  const size_t RowBytes = G.Bytes.size() / size_t(M);
+  const int64_t M = Params[size_t(Op.D)].Shape[0];
   std::vector<bool> Holds(size_t(M), false);
   for (int64_t I = 0; I < C.Entries; ++I)
     if (int64_t Row = int32_t(Pos.bits(I)); Row >= 0)
       Holds[size_t(Row)] = true;
-  for (int64_t Row = 0; Row < M; ++Row) {
-    const bool Same =
-        std::memcmp(G.Bytes.data() + size_t(Row) * RowBytes,
-                    W.Bytes.data() + size_t(Row) * RowBytes, RowBytes) == 0;
-    C.Rows += Holds[size_t(Row)];
-    if (Same)
-      continue;
-    if (Holds[size_t(Row)]) {
-      ++C.BadRows;
-      Fail("row " + std::to_string(Row) + " of '" +
-           Op.Params[size_t(Op.D)].Name + "' is not its token's row");
-    } else {
-      ++C.RowsWritten;
-      Fail("row " + std::to_string(Row) + " of '" +
-           Op.Params[size_t(Op.D)].Name + "' holds no token but was written");
+  // Rows of a (and of a quantizing permutation's scales), byte for byte.
+  auto CompareRows = [&](int Param) {
+    const HostTensor &G = Params[size_t(Param)], &W = Want[size_t(Param)];
+    const size_t RowBytes = G.Bytes.size() / size_t(M);
+    const std::string &Name = Op.Params[size_t(Param)].Name;
+    for (int64_t Row = 0; Row < M; ++Row) {
+      if (std::memcmp(G.Bytes.data() + size_t(Row) * RowBytes,
+                      W.Bytes.data() + size_t(Row) * RowBytes, RowBytes) == 0)
+        continue;
+      if (Holds[size_t(Row)]) {
+        ++C.BadRows;
+        Fail("row " + std::to_string(Row) + " of '" + Name + "' is not " +
+             (Op.Quant ? "its token's row quantized" : "its token's row"));
+      } else {
+        ++C.RowsWritten;
+        Fail("row " + std::to_string(Row) + " of '" + Name +
+             "' holds no token but was written");
+      }
     }
-  }
+  };
+  for (int64_t Row = 0; Row < M; ++Row)
+    C.Rows += Holds[size_t(Row)];
+  CompareRows(Op.D);
+  if (Op.Quant)
+    CompareRows(Op.Quant->Scale);
   return C;
 }
 

@@ -322,8 +322,23 @@ LogicalResult RouteOp::verify() {
 }
 
 LogicalResult PermuteOp::verify() {
-  if (getX().getType().getElementType() != getA().getType().getElementType())
-    return emitOpError("x and a must have one element type");
+  Type X = getX().getType().getElementType();
+  Type A = getA().getType().getElementType();
+  if (!getScales()) {
+    if (getQuantBlock())
+      return emitOpError("quant_block needs the scales operand");
+    if (X != A)
+      return emitOpError("x and a must have one element type");
+  } else {
+    std::optional<int64_t> B = getQuantBlock();
+    if (!B || *B < 1)
+      return emitOpError("a quantizing permutation needs a positive "
+                         "quant_block");
+    if (!isFp8(A) || !(X.isBF16() || X.isF16() || X.isF32()))
+      return emitOpError("a quantizing permutation reads bf16, f16 or f32 "
+                         "rows and writes FP8, got ")
+             << X << " -> " << A;
+  }
   const int64_t Align = getAlign();
   if (Align < 1 || Align > (int64_t(1) << 20) || (Align & (Align - 1)) != 0)
     return emitOpError("align must be a power of two up to 2^20, got ")

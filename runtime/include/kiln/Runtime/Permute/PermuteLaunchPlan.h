@@ -24,6 +24,9 @@ struct PermuteKernelShape {
   int64_t Align = 1;        ///< Each expert's rows start at a multiple.
   /// Parameter indices in the signature of the index tensors.
   int64_t IdsParam = -1, EidParam = -1, PosParam = -1, CntParam = -1;
+  /// A quantizing permutation's scales [M, ceil(H / QuantBlock)] (-1 and
+  /// 0: the rows are copied).
+  int64_t ScalesParam = -1, QuantBlock = 0;
 };
 
 /// One permutation's sizes: T tokens, K slots, E experts, M rows of
@@ -48,11 +51,13 @@ KernelFacts permuteKernelFacts(const PermuteKernelShape &Shape);
 /// One permutation and its device buffers.
 struct PermuteLaunchArgs {
   CUdeviceptr X = 0, Ids = 0, A = 0, Eid = 0, Pos = 0, Cnt = 0;
+  CUdeviceptr Scales = 0; ///< Shape.ScalesParam's, when it has one.
   PermuteSizes Sizes;
 };
 
-/// Fills Out with the launch of Args: (x, ids, a, eid, pos, cnt, T, K, E,
-/// M, H). Throws std::invalid_argument with permuteSizeProblem's sentence.
+/// Fills Out with the launch of Args: (x, ids, a, eid, pos, cnt, [sa,] T,
+/// K, E, M, H). Throws std::invalid_argument with permuteSizeProblem's
+/// sentence.
 void planPermuteLaunch(const PermuteKernelShape &Shape,
                        const PermuteLaunchArgs &Args, KernelLaunchPlan &Out);
 

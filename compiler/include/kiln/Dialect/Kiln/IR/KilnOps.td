@@ -156,7 +156,10 @@ def Kiln_PermuteOp : Kiln_Op<"permute"> {
     order, and end in padding rows; `eid` [M] gets each row's expert (-1:
     padding and unused rows), `pos` [T, K] each (t, j)'s row (-1 for an id
     outside [0, E)), `cnt` [E] each expert's count. `block_m`, the tokens
-    of one CTA, is the tiled form's (-kiln-tile-tokens).
+    of one CTA, is the tiled form's (-kiln-tile-tokens). With `scales`
+    (f32, or ui8 for ue8m0 bits, [M, ceil(H / quant_block)]) each moved row
+    is quantized: a is FP8, x bf16, f16 or f32, and every block of
+    `quant_block` columns is divided by its scale, as a GEMM's `out_quant`.
     templates/kiln/permute/permute.cuh states the algorithm.
   }];
   let arguments = (ins MemRefRankOf<[F8E4M3FN, F8E5M2, BF16, F16, F32],
@@ -167,11 +170,14 @@ def Kiln_PermuteOp : Kiln_Op<"permute"> {
                        MemRefRankOf<[I32], [1]>:$eid,
                        MemRefRankOf<[I32], [2]>:$pos,
                        MemRefRankOf<[I32], [1]>:$cnt,
-                       I64Attr:$align, OptionalAttr<I64Attr>:$block_m);
+                       Optional<MemRefRankOf<[F32, UI8], [2]>>:$scales,
+                       I64Attr:$align, OptionalAttr<I64Attr>:$block_m,
+                       OptionalAttr<I64Attr>:$quant_block);
   let assemblyFormat = [{
     `x` `(` $x `:` type($x) `)` `ids` `(` $ids `:` type($ids) `)`
     `a` `(` $a `:` type($a) `)` `eid` `(` $eid `:` type($eid) `)`
     `pos` `(` $pos `:` type($pos) `)` `cnt` `(` $cnt `:` type($cnt) `)`
+    (`scales` `(` $scales^ `:` type($scales) `)`)?
     attr-dict
   }];
   let hasVerifier = 1;

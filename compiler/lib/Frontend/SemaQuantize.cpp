@@ -3,18 +3,18 @@
 // The quantized output: `quantize(x, ds)` around the whole right-hand side
 // makes D (f8e4m3 or f8e5m2) hold x divided by a per-row block scale, and
 // writes the scales to ds, a second output of shape [M, N / B] (f32, or
-// ue8m0 for power-of-two scales). Checked here; OpModel::Quant records it.
+// ue8m0 for power-of-two scales). Checked here for the GEMM family and for
+// a permutation that quantizes the rows it moves; OpModel::Quant records it.
 //
 //===----------------------------------------------------------------------===//
-#include "ComputeChecker.h"
+#include "SemaInternal.h"
 
-namespace kiln::sema {
+namespace kiln {
 
-/// quantize(x, ds) around the whole right-hand side: checks its form and
-/// returns x (R itself without it; nullptr after an error).
-const Expr *ComputeChecker::stripQuantize(const Expr &R) {
+const Expr *stripQuantize(OpSema &S, const Expr &R, bool AllowAmax) {
   if (R.K != Expr::Kind::Call || R.Name != "quantize")
     return &R;
+  OpModel &M = S.Model;
   const TensorParam &D = M.Params[M.D];
   if (R.Args.size() != 2 && R.Args.size() != 3) {
     S.error(R.Range, "'quantize' takes the value, the scale tensor it "
@@ -60,6 +60,11 @@ const Expr *ComputeChecker::stripQuantize(const Expr &R) {
     Ok = false;
   }
   int AmaxParam = -1;
+  if (R.Args.size() == 3 && !AllowAmax) {
+    S.error(R.Args[2]->Range, "this op's quantize takes no amax scalar: "
+                              "'quantize(..., ds)'");
+    return nullptr;
+  }
   if (R.Args.size() == 3) {
     const Expr &Amax = *R.Args[2];
     AmaxParam = Amax.K == Expr::Kind::Name ? S.findParam(Amax.Name) : -1;
@@ -92,9 +97,8 @@ const Expr *ComputeChecker::stripQuantize(const Expr &R) {
   return R.Args[0].get();
 }
 
-/// ds must be [M, N / B] over D's own size names (the masked layout's [E,
-/// M, N / B], one block of rows per expert as D), B a multiple of 8.
-bool ComputeChecker::checkQuantScale() {
+bool checkQuantScale(OpSema &S) {
+  OpModel &M = S.Model;
   if (!M.Quant)
     return true;
   const int P = M.Quant->Scale;
@@ -129,4 +133,4 @@ bool ComputeChecker::checkQuantScale() {
   return true;
 }
 
-} // namespace kiln::sema
+} // namespace kiln
