@@ -4,7 +4,9 @@
 // (alignment, padding, stable order, ids outside [0, E), too few rows),
 // checkPermute against outputs broken on purpose, the routed test ids, the
 // combine's arithmetic (slot order, empty slots) and reference, the size
-// rules and launch plans, and both families' bundle round trips.
+// rules and launch plans, and both families' bundle round trips; the
+// quantizing permutation of the FP8 layer against the quantization's
+// definition, its check, launch and bundle.
 //
 //===----------------------------------------------------------------------===//
 #include <catch2/catch.hpp>
@@ -13,6 +15,7 @@
 
 #include "kiln/Interpreter/Combine.h"
 #include "kiln/Interpreter/Execute.h"
+#include "kiln/Interpreter/Numeric.h"
 #include "kiln/Interpreter/Permute.h"
 #include "kiln/Jit/KernelBuild.h"
 #include "kiln/Runtime/Bundle.h"
@@ -26,10 +29,10 @@ using namespace kiln;
 
 namespace {
 
-OpModel layerOp(const std::string &Name) {
+OpModel layerOp(const std::string &Name,
+                const std::string &File = "moe_layer.kiln") {
   DiagnosticEngine Diags;
-  std::vector<OpModel> Ops =
-      loadOps("moe_layer.kiln", test::readExample("moe_layer.kiln"), Diags);
+  std::vector<OpModel> Ops = loadOps(File, test::readExample(File), Diags);
   for (OpModel &Op : Ops)
     if (Op.Name == Name)
       return std::move(Op);
@@ -268,4 +271,117 @@ TEST_CASE("permute and combine bundles keep their shapes",
       CHECK(Out[0].Combine.PosParam == Op.Combine->Pos);
     }
   }
+}
+
+TEST_CASE("a quantizing permutation: each moved row quantized per block",
+          "[permute]") {
+  OpModel Op = layerOp("moe_permute", "moe_layer_fp8.kiln");
+  REQUIRE(Op.Permute);
+  REQUIRE(Op.Quant);
+  CHECK(Op.Quant->Block == 128);
+  // 2 tokens, top-1 of 2 experts, rows of 200 columns: blocks of 128 and 72.
+  const int64_t H = 200, M = 2 + 2 * 127;
+  std::vector<HostTensor> P =
+      params(Op, ProblemSize{{"T", 2}, {"K", 1}, {"E", 2}, {"M", M}, {"H", H}});
+  const PermuteSpec &S = *Op.Permute;
+  P[size_t(S.Ids)].set(0, 1);
+  P[size_t(S.Ids)].set(1, 0);
+  HostTensor &X = P[size_t(Op.A)];
+  for (int64_t C = 0; C < H; ++C) {
+    X.set(C, C == 5 ? -3.0 : 0.25);        // token 0: block 0's max is 3
+    X.set(H + C, C < 128 ? 0.0 : C - 100); // token 1: block 0 all zero
+  }
+  HostTensor &A = P[size_t(Op.D)], &Sa = P[size_t(Op.Quant->Scale)];
+  A.Bytes.assign(A.Bytes.size(), 0xFF);
+  Sa.Bytes.assign(Sa.Bytes.size(), 0xFF);
+  const std::vector<uint8_t> BeforeA = A.Bytes, BeforeS = Sa.Bytes;
+  interpretPermute(Op, P);
+  // Token 0 -> expert 1's first row, 128; token 1 -> row 0.
+  CHECK(at(P[size_t(S.Pos)], 0) == 128);
+  CHECK(at(P[size_t(S.Pos)], 1) == 0);
+  // Scales: the block's max |x| over 448 (f32), 1e-10 / 448 for zeros.
+  CHECK(Sa.get(128 * 2 + 0) == double(3.0f / 448.0f));
+  CHECK(Sa.get(128 * 2 + 1) == double(0.25f / 448.0f));
+  CHECK(Sa.get(0) == double(1e-10f / 448.0f));
+  CHECK(Sa.get(1) == double(99.0f / 448.0f));
+  // Values: x times 448 / max, rounded to e4m3 (the max itself to 448).
+  CHECK(A.get(128 * H + 5) == -448);
+  CHECK(A.get(128 * H + 0) ==
+        decodeBits(DType::F8E4M3,
+                   encodeBits(DType::F8E4M3, 0.25 * (448.0f / 3.0f))));
+  CHECK(A.get(128 * H + 199) == 448);
+  CHECK(A.get(0) == 0);
+  CHECK(A.get(199) == 448);
+  // The row that holds no token kept its bytes, in a and in sa.
+  CHECK(A.bits(1 * H) == 0xFF);
+  CHECK(Sa.bits(1 * 2) == 0xFFFFFFFFu);
+
+  REQUIRE(checkPermute(Op, P, BeforeA, BeforeS).Pass);
+  auto Broken = [&](auto Edit) {
+    std::vector<HostTensor> Q = P;
+    Edit(Q);
+    return checkPermute(Op, Q, BeforeA, BeforeS);
+  };
+  const int ScaleParam = Op.Quant->Scale;
+  PermuteCheck Scale =
+      Broken([&](auto &Q) { Q[size_t(ScaleParam)].set(128 * 2 + 1, 1.0); });
+  CHECK(Scale.BadRows == 1);
+  CHECK(Scale.FirstFailure.find("row 128 of 'sa' is not its token's row "
+                                "quantized") != std::string::npos);
+  CHECK(Broken([&](auto &Q) {
+          Q[size_t(ScaleParam)].set(3 * 2, 1.0);
+        }).RowsWritten == 1);
+
+  // Unquantized (a layer's float64 reference): x's own values in an a of
+  // x's type, the scales untouched.
+  std::vector<HostTensor> U = P;
+  U[size_t(Op.D)] = HostTensor(X.Type, A.Shape);
+  U[size_t(ScaleParam)].Bytes = BeforeS;
+  interpretPermute(Op, U, /*Unquantized=*/true);
+  CHECK(U[size_t(Op.D)].get(128 * H + 5) == -3);
+  CHECK(U[size_t(Op.D)].get(199) == 99);
+  CHECK(U[size_t(ScaleParam)].Bytes == BeforeS);
+}
+
+TEST_CASE("a quantizing permutation's launch and bundle carry its scales",
+          "[permute]") {
+  OpModel Op = layerOp("moe_permute", "moe_layer_fp8.kiln");
+  KernelConfig C;
+  C.BlockM = 8;
+  const PermuteKernelShape Shape = permuteShapeOf(Op, C);
+  CHECK(Shape.ScalesParam == Op.Quant->Scale);
+  CHECK(Shape.QuantBlock == 128);
+  PermuteLaunchArgs PA;
+  PA.X = 0x100, PA.Ids = 0x200, PA.A = 0x300, PA.Eid = 0x400, PA.Pos = 0x500,
+  PA.Cnt = 0x600, PA.Scales = 0x700;
+  PA.Sizes = PermuteSizes{16, 8, 32, 16 * 8 + 32 * 127, 7168};
+  KernelLaunchPlan Plan;
+  planPermuteLaunch(Shape, PA, Plan);
+  REQUIRE(Plan.Args.size() == 12); // the scales after cnt
+  CHECK(Plan.Args[6].Pointer == 0x700);
+  CHECK(Plan.Args[7].Int == 16);
+
+  CompiledKernel K;
+  K.Signature = signatureOf(Op);
+  K.Family = Op.Family;
+  K.Permute = Shape;
+  K.Target = "sm_90a";
+  K.Config = opConfigString(Op, C);
+  K.ConfigSource = "test";
+  for (const std::string &Sym : Op.SizeSyms)
+    K.TunedFor.set(Sym, 64);
+  K.Entry = Op.Name;
+  K.Cubin = "image";
+  std::vector<CompiledKernel> Out =
+      parseBundle(serializeBundle({K}), "b.kbundle");
+  REQUIRE(Out.size() == 1);
+  CHECK(Out[0].Permute.ScalesParam == Op.Quant->Scale);
+  CHECK(Out[0].Permute.QuantBlock == 128);
+  // A copying permutation's bundle line has no scales.
+  OpModel Plain = layerOp("moe_permute");
+  K.Signature = signatureOf(Plain);
+  K.Permute = permuteShapeOf(Plain, C);
+  Out = parseBundle(serializeBundle({K}), "b.kbundle");
+  CHECK(Out[0].Permute.ScalesParam == -1);
+  CHECK(Out[0].Permute.QuantBlock == 0);
 }

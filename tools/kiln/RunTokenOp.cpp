@@ -83,9 +83,10 @@ OutputCheck permuteCheck(const OpModel &Op, const std::vector<HostTensor> &P) {
   std::ostringstream OS;
   if (C.Pass)
     OS << "PASS: " << countText(size_t(C.Entries), "entry", "entries") << " in "
-       << countText(size_t(C.Rows), "row", "rows")
-       << ", every row, expert id, position and count as specified; the "
-          "other rows untouched";
+       << countText(size_t(C.Rows), "row", "rows") << ", every row"
+       << (Op.Quant ? " (quantized, with its scales)" : "")
+       << ", expert id, position and count as specified; the other rows "
+          "untouched";
   else
     OS << "FAIL: " << C.BadPos << " positions, " << C.BadEid << " expert ids, "
        << C.BadCnt << " counts, " << C.BadRows << " rows wrong, "

@@ -64,11 +64,13 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
       Names.push_back(Fresh(Sym));
     return Names;
   }
-  if (Op.Permute) { // (x, ids, a, eid, pos, cnt, T, K, E, M, H)
+  if (Op.Permute) { // (x, ids, a, eid, pos, cnt, [sa,] T, K, E, M, H)
     const PermuteSpec &P = *Op.Permute;
     std::vector<std::string> Names;
     for (int I : {Op.A, P.Ids, Op.D, P.Eid, P.Pos, P.Cnt})
       Names.push_back(Op.Params[size_t(I)].Name);
+    if (Op.Quant)
+      Names.push_back(Op.Params[size_t(Op.Quant->Scale)].Name);
     const std::string &K = Op.Params[size_t(P.Ids)].Shape[1].Sym;
     const std::string &E = Op.Params[size_t(P.Cnt)].Shape[0].Sym;
     for (const std::string &Sym : {Op.KSym, K, E, Op.MSym, Op.NSym})

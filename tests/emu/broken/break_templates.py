@@ -26,6 +26,11 @@ BREAKS = {
     "permute-unaligned": ("kiln/permute/permute.cuh",
                           "e < E ? (total[e] + Cfg::kAlign - 1) / Cfg::kAlign * Cfg::kAlign : 0;",
                           "e < E ? total[e] : 0;"),
+    # A quantizing permutation whose lanes keep their own block maxima (no
+    # warp reduction): each lane scales its columns differently.
+    "permute-quant-lane-amax": ("kiln/permute/permute.cuh",
+                                "for (int o = 16; o > 0; o >>= 1)",
+                                "for (int o = 16; o > 16; o >>= 1)"),
     # A combine that reads row pos = -1 (an empty slot).
     "combine-no-guard": ("kiln/combine/combine.cuh",
                          "if (p >= 0 && p < M)",

@@ -3,7 +3,12 @@ examples/moe_layer.kiln's moe_layer, specialized once (its intermediates
 allocated then), launched with its inputs and result only, on inputs whose
 result is known in closed form.
 
-usage: layer_capi.py LIBKILN ARCH  (KILN_DEVICE=emu)
+usage: layer_capi.py LIBKILN ARCH [fp8]  (KILN_DEVICE=emu)
+
+fp8: examples/moe_layer_fp8.kiln's moe_layer_fp8 instead, e4m3 weights of 1
+with the same values in their block scales (G, U: (e+1)/64, D: 1/32): the
+permutation quantizes each row of x (a constant) exactly to 448 times its
+scale, and GEMM1 each row of g likewise, so the result is the same.
 
 T = 8 tokens, E = 16 experts in 8 groups of 2, top-4, H = 64, I = 32.
 Token t's logits are 4 on the experts of groups t % 8 and (t + 1) % 8 and
@@ -24,10 +29,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from capi_emu import F32, Tensor, check, cu, load, \
     make_context_current  # noqa: E402
 
-BF16 = 0  # kiln_dtype (kiln.h)
+BF16, E4M3 = 0, 2  # kiln_dtype (kiln.h)
 T, E, K, H, I = 8, 16, 4, 64, 32
+FP8 = len(sys.argv) > 3 and sys.argv[3] == "fp8"
+LAYER = "moe_layer_fp8" if FP8 else "moe_layer"
 EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                       "..", "..", "..", "..", "examples", "moe_layer.kiln")
+                       "..", "..", "..", "..", "examples", LAYER + ".kiln")
 lib, drv = load(sys.argv[1])
 lib.kiln_layer_arg.argtypes = [ctypes.c_void_p, ctypes.c_size_t,
                                ctypes.POINTER(ctypes.c_char_p),
@@ -41,7 +48,7 @@ jit, layer, kernel = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
 check(lib, lib.kiln_jit_create(sys.argv[2].encode(), b"", ctypes.byref(jit)),
       "jit")
 check(lib, lib.kiln_layer_load_string(jit, open(EXAMPLE, "rb").read(),
-                                      b"moe_layer", ctypes.byref(layer)),
+                                      LAYER.encode(), ctypes.byref(layer)),
       "load")
 names = []
 for i in range(lib.kiln_layer_num_args(layer)):
@@ -80,8 +87,12 @@ def experts(t):
 
 
 logits = [4.0 if e in experts(t) else -4.0 for t in range(T) for e in range(E)]
+def f32(values):
+    return struct.pack("<%df" % len(values), *values)
+
+
 tensors = {
-    "L": (F32, (T, E), struct.pack("<%df" % (T * E), *logits)),
+    "L": (F32, (T, E), f32(logits)),
     "bias": (F32, (E,), bytes(4 * E)),
     "x": (BF16, (T, H), bf16([(t + 1) / 16 for t in range(T)
                                for _ in range(H)])),
@@ -92,6 +103,15 @@ tensors = {
     "D": (BF16, (E, H, I), bf16([1 / 32] * (E * H * I))),
     "o": (BF16, (T, H), b"\xff" * (2 * T * H)),
 }
+if FP8:  # 1.0 is 0x38 in e4m3; one 128x128 block per expert (I, H <= 128)
+    tensors.update({
+        "G": (E4M3, (E, I, H), b"\x38" * (E * I * H)),
+        "sG": (F32, (E, 1, 1), f32([(e + 1) / 64 for e in range(E)])),
+        "U": (E4M3, (E, I, H), b"\x38" * (E * I * H)),
+        "sU": (F32, (E, 1, 1), f32([(e + 1) / 64 for e in range(E)])),
+        "D": (E4M3, (E, H, I), b"\x38" * (E * H * I)),
+        "sD": (F32, (E, 1, 1), f32([1 / 32] * E)),
+    })
 order = [n.split(":")[0] for n in names]
 args = (Tensor * len(order))()
 ptrs = {}
