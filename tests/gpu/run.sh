@@ -252,22 +252,26 @@ print("%-20s T=%-5s E=%-4s K=8  check %s  %s" % (r["op"], sys.argv[2], sys.argv[
   done
 done
 
-# The whole MoE layer (examples/moe_layer.kiln: router, permutation, SwiGLU
-# grouped GEMM, grouped GEMM, combine), chained, checked stage by stage and
-# against the float64 layer, then timed as one sequence of launches (the
-# float64 reference runs on the host: a moderate shape).
+# The whole MoE layer, bf16 (examples/moe_layer.kiln: router, permutation,
+# SwiGLU grouped GEMM, grouped GEMM, combine) and FP8 (moe_layer_fp8.kiln:
+# the permutation quantizing to e4m3, GEMM1 quantizing its SwiGLU output,
+# GEMM2 promoting per 64), chained, checked stage by stage and against the
+# float64 layer, then timed as one sequence of launches (the float64
+# reference runs on the host: a moderate shape).
 layer_shape="T=256,E=64,K=8,H=1024,I=512"
 [ "$emu" -eq 1 ] && layer_shape="T=32,E=16,K=4,H=128,I=64"
-timeout -k 5 "$run_timeout_s" "$kiln" run examples/moe_layer.kiln --layer moe_layer \
-  --shape "$layer_shape" --check --reps "$reps" --json > "$out/route/layer.json" 2> "$out/route/layer.err"
-rc=$?
-[ "$rc" -ne 0 ] && { status=1; tail -5 "$out/route/layer.err"; }
-python3 -c 'import json, sys
+for layer in moe_layer moe_layer_fp8; do
+  timeout -k 5 "$run_timeout_s" "$kiln" run "examples/$layer.kiln" --layer "$layer" \
+    --shape "$layer_shape" --check --reps "$reps" --json > "$out/route/$layer.json" 2> "$out/route/$layer.err"
+  rc=$?
+  [ "$rc" -ne 0 ] && { status=1; tail -5 "$out/route/$layer.err"; }
+  python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
 t = r.get("timing", {}).get("median_us")
-print("moe_layer %s  check %s  %s" % (sys.argv[2], "PASS" if r["check"]["pass"] else "FAIL",
-      "%.1f us median" % t if t is not None else "untimed"))' "$out/route/layer.json" "$layer_shape" 2>/dev/null ||
-  echo "moe_layer $layer_shape: exit $rc"
+print("%s %s  check %s  %s" % (sys.argv[3], sys.argv[2], "PASS" if r["check"]["pass"] else "FAIL",
+      "%.1f us median" % t if t is not None else "untimed"))' "$out/route/$layer.json" "$layer_shape" "$layer" 2>/dev/null ||
+    echo "$layer $layer_shape: exit $rc"
+done
 
 # The tuner: tune, then run the tuned configuration from the tuning cache.
 tune_default="4096,2112,7168 128,7168,2048"
