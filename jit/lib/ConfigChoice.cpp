@@ -2,6 +2,7 @@
 #include "kiln/Jit/ConfigChoice.h"
 
 #include "kiln/Frontend/SizeHints.h"
+#include "kiln/Jit/OpModelCost.h"
 #include "kiln/Target/ConfigOverride.h"
 #include "kiln/Target/TuningSpace.h"
 #include "kiln/Tuner/DeviceModel.h"
@@ -52,24 +53,13 @@ std::optional<ChosenConfig> chooseConfig(const OpModel &Op,
                                          const ConfigChoiceInputs &In,
                                          std::string &Warnings,
                                          std::string &Error) {
-  // Routers and permutations are not tuned yet (kiln tune takes GEMM
-  // ops): their default.
-  if (Op.Family != OpFamily::Gemm) {
-    if (std::optional<KernelConfig> C = defaultConfig(Op, In.Target))
-      return ChosenConfig{*C, "heuristic default (" +
-                                  std::string(opFamilyName(Op.Family)) +
-                                  " ops are not tuned yet)"};
-    Error = "no configuration of '" + Op.Name + "' has a valid block_m";
-    return std::nullopt;
-  }
+  // Every family: the tuning cache, then its cost model, then the default.
   if (std::optional<ChosenConfig> C = fromTuningCache(Op, In, Warnings))
     return C;
   tuner::DeviceModel Device = In.Device ? tuner::deviceModelFor(*In.Device)
                                         : tuner::nominalDevice(In.Target);
-  const GemmDims G = expectedDims(Op, In.Size);
-  if (std::optional<KernelConfig> C = tuner::modelBestConfig(
-          Op, In.Target, G.M, G.N, std::max<int64_t>(G.K, 1), Device,
-          opExperts(Op, In.Size)))
+  if (std::optional<KernelConfig> C =
+          opModelBestConfig(Op, In.Target, In.Size, Device))
     return ChosenConfig{*C, "cost model"};
   if (std::optional<KernelConfig> C = defaultConfig(Op, In.Target))
     return ChosenConfig{*C, "heuristic default"};

@@ -1,6 +1,8 @@
 //===- DeviceBench.cpp - Checking and timing one kernel on the device -----===//
 #include "kiln/Jit/DeviceBench.h"
 
+#include "kiln/Jit/TokenCheck.h"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -28,18 +30,34 @@ BenchResult failed(const std::string &Why) {
 
 DeviceBench::DeviceBench(const OpModel &Op, const ProblemSize &TheSize,
                          uint64_t Seed, int64_t L2Bytes, RowRouting Routing)
-    : Driver(CudaDriver::instance()), Op(Op), Size(gemmDims(Op, TheSize)),
-      Problem(Driver, Op, TheSize, Seed, Routing) {
+    : Driver(CudaDriver::instance()), Op(Op), NamedSize(TheSize),
+      Size(gemmDims(Op, TheSize)), Problem(Driver, Op, TheSize, Seed, Routing) {
   if (L2Bytes > 0)
     Flush = std::make_unique<DeviceBuffer>(Driver, size_t(L2Bytes) * 2);
-  // Not inside the first candidate's time (or its timeout).
-  Problem.prepareReference();
+  // Not inside the first candidate's time (or its timeout). A token
+  // family's check computes its reference from the outputs (TokenCheck.h).
+  if (Op.Family == OpFamily::Gemm)
+    Problem.prepareReference();
   KILN_CU_CHECK(Driver, cuStreamCreate, &Stream, CU_STREAM_DEFAULT);
 }
 
 DeviceBench::~DeviceBench() {
   if (Stream)
     Driver.api().cuStreamDestroy(Stream);
+}
+
+BenchResult DeviceBench::time(Kernel &K, const std::vector<TensorArg> &Args,
+                              TimingOptions Timing, BenchResult R) {
+  if (Flush) {
+    Timing.FlushBuffer = Flush->get();
+    Timing.FlushBytes = Flush->size();
+  }
+  R.Timing = timeLaunches(
+      Driver, [&] { K.launch(Args.data(), Args.size(), Stream); }, Stream,
+      Timing);
+  R.M.Valid = true;
+  R.M.Seconds = R.Timing.MedianMs * 1e-3;
+  return R;
 }
 
 BenchResult DeviceBench::run(const CompiledKernel &Compiled,
@@ -52,6 +70,13 @@ BenchResult DeviceBench::run(const CompiledKernel &Compiled,
     Problem.poisonOutput();
     K.launch(Args.data(), Args.size(), Stream);
     KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
+    if (Op.Family != OpFamily::Gemm) {
+      Problem.downloadOutputs();
+      const TokenCheck T = checkTokenOutputs(Op, Problem.params(), NamedSize);
+      if (!T.Pass)
+        return failed("WrongResultConfig: " + T.Failure);
+      return time(K, Args, Timing, R);
+    }
     // The configuration's own promotion interval sets the accumulation
     // term (a config string that does not parse keeps the default).
     KernelConfig Config;
@@ -78,16 +103,7 @@ BenchResult DeviceBench::run(const CompiledKernel &Compiled,
       R.M.Failure = OS.str();
       return R;
     }
-    if (Flush) {
-      Timing.FlushBuffer = Flush->get();
-      Timing.FlushBytes = Flush->size();
-    }
-    R.Timing = timeLaunches(
-        Driver, [&] { K.launch(Args.data(), Args.size(), Stream); }, Stream,
-        Timing);
-    R.M.Valid = true;
-    R.M.Seconds = R.Timing.MedianMs * 1e-3;
-    return R;
+    return time(K, Args, Timing, R);
   } catch (const CudaError &E) {
     // A kernel that faults (an illegal address, say) leaves the context
     // unusable: every later launch in this process would fail too.

@@ -1,5 +1,6 @@
 //===- GpuEvaluator.cpp - The tuner's GPU measurement backend -------------===//
 #include "kiln/Jit/GpuEvaluator.h"
+#include "kiln/Jit/OpModelCost.h"
 
 #include "kiln/Frontend/SizeHints.h"
 #include "kiln/Jit/KernelBuild.h"
@@ -74,13 +75,16 @@ tuner::Measurement GpuEvaluator::Impl::measure(const OpModel &Op,
   Report.Resources = Build.Resources;
   if (!Build.Ok)
     return invalid("CompilationFailedConfig: " + firstLine(Build.Error));
-  KernelPlan Plan;
-  std::string Why;
-  planKernel(gemmTypes(Op), Config, Model.Target, Plan, Why);
-  if (Build.Resources)
+  // A GEMM whose registers or spills rule it out is not measured (the
+  // token families' kernels have no such plan).
+  if (Op.Family == OpFamily::Gemm && Build.Resources) {
+    KernelPlan Plan;
+    std::string Why;
+    planKernel(gemmTypes(Op), Config, Model.Target, Plan, Why);
     if (std::optional<std::string> Prune =
             tuner::pruneReason(*Build.Resources, Plan, Model))
       return invalid("PrunedConfig: " + *Prune);
+  }
   BenchResult R = Worker ? Worker->measure(Build.Kernel, timeoutFor(Index),
                                            WorkerStartSeconds)
                          : Bench->run(Build.Kernel, Options.Timing);
@@ -116,9 +120,7 @@ GpuEvaluator::GpuEvaluator(const tuner::OpSearchSpace &TheSpace,
     P->Options.Timing.MinReps = P->Options.Timing.MaxReps = 1;
     P->Options.FlushL2 = false;
   }
-  const GemmDims G = expectedDims(Space.op(), Size);
-  P->Predicted = tuner::modelPrior(Space, G.M, G.N, G.K, P->Model,
-                                   opExperts(Space.op(), Size));
+  P->Predicted = opModelPrior(Space, Size, P->Model);
   int64_t L2 = P->Options.FlushL2 ? Device.L2CacheBytes : 0;
   if (!P->Options.WorkerCommand.empty()) {
     WorkerSetup W;

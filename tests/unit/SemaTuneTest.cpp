@@ -53,7 +53,7 @@ TEST_CASE("Sema: tune block values", "[sema]") {
   CHECK(
       Tune("    stages in [2, 3]\n    require block_m / (stages - 2) > 1\n") ==
       "8:5: division by zero in constraint 'block_m / (stages - 2) > 1' at "
-      "block_m=128,block_n=128,block_k=0,stages=2,cluster_m=1,cluster_n=1,"
+      "block_m=128,block_n=128,stages=2,cluster_m=1,cluster_n=1,"
       "raster=m,group=8");
 }
 
@@ -114,7 +114,8 @@ TEST_CASE("Sema: several errors are reported in one run", "[sema]") {
                   "  }\n")) ==
         std::vector<std::string>{
             "4:14: unknown dtype 'bf17'; did you mean 'bf16'? (kiln's dtypes "
-            "are bf16, f16, f8e4m3, f8e5m2, f32, ue8m0 for block scales and i32 for index tensors)",
+            "are bf16, f16, f8e4m3, f8e5m2, f32, ue8m0 for block scales and "
+            "i32 for index tensors)",
             "6:40: unknown tensor 'biass'; did you mean 'bias'?",
             "8:5: unknown tuning parameter 'block_mm'; did you mean 'block_m'?",
             "9:16: 'stages' must be positive, got 0",

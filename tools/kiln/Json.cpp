@@ -55,6 +55,17 @@ std::string flopRateText(double Tflops) {
   return Buf;
 }
 
+std::string byteRateText(double BytesPerSec) {
+  char Buf[64];
+  if (!std::isfinite(BytesPerSec))
+    return textNumber(BytesPerSec) + " GB/s";
+  if (BytesPerSec >= 1e12)
+    std::snprintf(Buf, sizeof(Buf), "%.4g TB/s", BytesPerSec / 1e12);
+  else
+    std::snprintf(Buf, sizeof(Buf), "%.4g GB/s", BytesPerSec / 1e9);
+  return Buf;
+}
+
 std::string speedupText(double DefaultSeconds, double TunedSeconds) {
   double Ratio = DefaultSeconds / TunedSeconds;
   if (!std::isfinite(Ratio))

@@ -35,6 +35,8 @@ std::string countText(size_t N, const std::string &One,
 /// A rate for text reports in the unit that keeps it readable:
 /// "812.4 TFLOP/s", "3.2 GFLOP/s", "5.1 MFLOP/s" (never 5.1e-06 TFLOP/s).
 std::string flopRateText(double Tflops);
+/// "3.912 TB/s", "212.5 GB/s".
+std::string byteRateText(double BytesPerSec);
 
 /// How the tuned time compares with the default's, for text reports:
 /// "1.37x as fast as the default", or "as fast as the default" within 0.5%.

@@ -103,14 +103,6 @@ std::vector<const OpModel *> selectOps(const LoadedFile &File,
   return Out;
 }
 
-void requireGemmOp(const OpModel &Op, const std::string &What) {
-  if (Op.Family != OpFamily::Gemm)
-    throw UsageError("op '" + Op.Name + "' is a " +
-                     std::string(opFamilyName(Op.Family)) + " op; " + What +
-                     " GEMM ops only so far (a router runs with kiln run, "
-                     "compiles with kiln compile and ships in bundles)");
-}
-
 Arch requireArch(const std::optional<std::string> &Name) {
   if (!Name)
     throw UsageError("--arch is required (one of " + std::string(archList()) +

@@ -38,10 +38,6 @@ std::vector<const OpModel *> selectOps(const LoadedFile &File,
                                        const std::optional<std::string> &OpName,
                                        bool RequireOne);
 
-/// Throws UsageError when Op is not a GEMM-family op: What (e.g. "kiln tune
-/// tunes") does not take other families yet.
-void requireGemmOp(const OpModel &Op, const std::string &What);
-
 /// Parses --arch; throws UsageError listing the targets.
 Arch requireArch(const std::optional<std::string> &Name);
 

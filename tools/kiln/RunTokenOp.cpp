@@ -25,6 +25,7 @@
 #include "kiln/Jit/GpuProblem.h"
 #include "kiln/Jit/GpuTiming.h"
 #include "kiln/Jit/KernelBuild.h"
+#include "kiln/Jit/TokenCheck.h"
 #include "kiln/Runtime/Combine/CombineArguments.h"
 #include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/DeviceInfo.h"
@@ -45,9 +46,7 @@ struct OutputCheck {
   std::string Json; ///< The "check" object.
 };
 
-OutputCheck routeCheck(const OpModel &Op, const std::vector<HostTensor> &P,
-                       int64_t K) {
-  RouteCheck C = checkRoute(Op, P);
+OutputCheck routeCheck(const RouteCheck &C, int64_t K) {
   OutputCheck O;
   O.Pass = C.Pass;
   std::ostringstream OS;
@@ -72,12 +71,7 @@ OutputCheck routeCheck(const OpModel &Op, const std::vector<HostTensor> &P,
   return O;
 }
 
-OutputCheck permuteCheck(const OpModel &Op, const std::vector<HostTensor> &P) {
-  // Every output started as 0xFF bytes (poisoned before the run).
-  const std::vector<uint8_t> Before(P[size_t(Op.D)].Bytes.size(), 0xFF);
-  const std::vector<uint8_t> ScalesBefore(
-      Op.Quant ? P[size_t(Op.Quant->Scale)].Bytes.size() : 0, 0xFF);
-  PermuteCheck C = checkPermute(Op, P, Before, ScalesBefore);
+OutputCheck permuteCheck(const OpModel &Op, const PermuteCheck &C) {
   OutputCheck O;
   O.Pass = C.Pass;
   std::ostringstream OS;
@@ -106,10 +100,8 @@ OutputCheck permuteCheck(const OpModel &Op, const std::vector<HostTensor> &P) {
 }
 
 OutputCheck combineCheck(const OpModel &Op, const std::vector<HostTensor> &P,
-                         int64_t K) {
+                         const Comparison &C) {
   const HostTensor &Out = P[size_t(Op.D)];
-  Comparison C = compareWithReference(Out, referenceCombine(Op, P),
-                                      AccumulationModel{K, true});
   OutputCheck O;
   O.Pass = C.Pass;
   const int64_t H = Out.Shape[1];
@@ -135,11 +127,12 @@ OutputCheck combineCheck(const OpModel &Op, const std::vector<HostTensor> &P,
 
 OutputCheck checkOutputs(const OpModel &Op, const std::vector<HostTensor> &P,
                          const ProblemSize &Size) {
-  if (Op.Route)
-    return routeCheck(Op, P, gemmDims(Op, Size).N);
-  if (Op.Combine)
-    return combineCheck(Op, P, gemmDims(Op, Size).K);
-  return permuteCheck(Op, P);
+  const TokenCheck T = checkTokenOutputs(Op, P, Size);
+  if (T.Route)
+    return routeCheck(*T.Route, gemmDims(Op, Size).N);
+  if (T.Combine)
+    return combineCheck(Op, P, *T.Combine);
+  return permuteCheck(Op, *T.Permute);
 }
 
 /// The SHA-256 of every output's bytes: the same bits across runs.

@@ -22,7 +22,9 @@
 #include "kiln/Frontend/SizeHints.h"
 #include "kiln/Jit/ConfigChoice.h"
 #include "kiln/Jit/GpuEvaluator.h"
+#include "kiln/Jit/OpModelCost.h"
 #include "kiln/Target/ConfigOverride.h"
+#include "kiln/Target/TuningSpace.h"
 #include "kiln/Tuner/ModelEvaluator.h"
 #include "kiln/Tuner/OpFingerprint.h"
 #include "kiln/Tuner/TuningCache.h"
@@ -111,8 +113,8 @@ void printFirstFailures(const tuner::TuneResult &R,
   size_t Shown = 0;
   for (const tuner::Evaluation &E : R.History)
     if (!E.Result.Valid && Shown++ < 5)
-      std::cerr << "  " << Space.config(E.Index).str() << ": "
-                << E.Result.Failure << "\n";
+      std::cerr << "  " << opConfigString(Space.op(), Space.config(E.Index))
+                << ": " << E.Result.Failure << "\n";
 }
 
 bool storeWinner(const std::string &Path, const OpModel &Op,
@@ -128,9 +130,12 @@ bool storeWinner(const std::string &Path, const OpModel &Op,
   E.OpName = Op.Name;
   E.Config = W.Config;
   E.MedianUs = W.Seconds * 1e6;
-  // The cache's rate is 2 M N K / time for every op (TuningEntry.h).
-  E.Tflops =
-      2.0 * double(Size.M) * double(Size.N) * double(Size.K) / W.Seconds / 1e12;
+  // The cache's rate is 2 M N K / time for every GEMM (TuningEntry.h); a
+  // token family's op has no FLOP rate (0).
+  E.Tflops = Op.Family == OpFamily::Gemm
+                 ? 2.0 * double(Size.M) * double(Size.N) * double(Size.K) /
+                       W.Seconds / 1e12
+                 : 0.0;
   if (W.Check) {
     E.MaxAbsError = std::isfinite(W.Check->C.MaxAbs) ? W.Check->C.MaxAbs : 0;
     E.MaxRelError = std::isfinite(W.Check->C.Rel) ? W.Check->C.Rel : 0;
@@ -207,7 +212,6 @@ int runTune(const Args &A) {
   if (!File)
     return ExitInputError;
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
-  requireGemmOp(Op, "kiln tune tunes");
   checkRoutingForOp(Op, Routing);
   const ProblemSize Named = parseShapeArg(*P.get("--shape"), Op);
   const GemmSize Size = expectedDims(Op, Named); // what the model charges
@@ -270,8 +274,7 @@ int runTune(const Args &A) {
   }
   tuner::DeviceModel Model =
       Device ? tuner::deviceModelFor(*Device) : tuner::nominalDevice(Target);
-  std::vector<double> Prior = tuner::modelPrior(Space, Size.M, Size.N, Size.K,
-                                                Model, opExperts(Op, Named));
+  std::vector<double> Prior = opModelPrior(Space, Named, Model);
   std::string DeviceName = Device ? Device->Name : Model.Name;
 
   // The configuration kiln would use untuned: the cost model's choice.
@@ -305,8 +308,7 @@ int runTune(const Args &A) {
       GpuEval = G.get();
       Eval = std::move(G);
     } else {
-      Eval = std::make_unique<tuner::ModelEvaluator>(
-          Space, Size.M, Size.N, Size.K, Model, opExperts(Op, Named));
+      Eval = opModelEvaluator(Space, Named, Model);
     }
   } catch (const std::exception &E) {
     std::cerr << "kiln: error: " << E.what() << '\n';
@@ -319,8 +321,9 @@ int runTune(const Args &A) {
               << ", "
               << countText(Space.validSize(), "configuration", "configurations")
               << "\n";
-  TuneProgress Progress(TuneProgress::modeFor(S.Quiet || S.Json),
-                        [&](size_t I) { return Space.config(I).str(); });
+  TuneProgress Progress(
+      TuneProgress::modeFor(S.Quiet || S.Json),
+      [&](size_t I) { return opConfigString(Op, Space.config(I)); });
   tuner::TuneOptions Options;
   Options.Limits = S.Limits;
   Options.Seed = S.Seed;
@@ -409,6 +412,7 @@ int runTune(const Args &A) {
   O.Best = W.Config;
   O.BestSeconds = W.Seconds;
   O.BestTflops = W.Tflops;
+  O.BestBytes = opDramBytes(Op, Named);
   O.Predicted = !Gpu;
   O.Emulated = Device && Device->Emulated;
   if (W.Check)

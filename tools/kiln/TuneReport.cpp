@@ -4,6 +4,8 @@
 #include "Json.h"
 #include "TuneProgress.h"
 
+#include "kiln/Target/TuningSpace.h"
+
 namespace kiln::cli {
 
 namespace {
@@ -25,15 +27,18 @@ void printJson(const TuneOutcome &O, std::ostream &OS) {
      << ", \"constrained\": " << O.Constrained << ", \"valid\": " << O.Valid
      << "}, \"evaluations\": " << O.Evaluations << ", \"failed\": " << Failed
      << ", \"wall_s\": " << jsonNumber(O.WallSeconds)
-     << ", \"best\": {\"config\": " << jsonString(O.Best.str())
+     << ", \"best\": {\"config\": " << jsonString(opConfigString(*O.Op, O.Best))
      << ", \"median_us\": " << jsonNumber(O.BestSeconds * 1e6)
-     << ", \"tflops\": " << jsonNumber(O.BestTflops)
-     << ", \"model_rank\": " << O.ModelRank;
+     << ", \"tflops\": " << jsonNumber(O.BestTflops);
+  if (O.BestBytes > 0)
+    OS << ", \"gbps\": " << jsonNumber(O.BestBytes / O.BestSeconds / 1e9);
+  OS << ", \"model_rank\": " << O.ModelRank;
   if (O.RelError)
     OS << ", \"rel_error\": " << jsonNumber(*O.RelError);
   OS << "}, \"default\": ";
   if (O.Untuned)
-    OS << "{\"config\": " << jsonString(O.Untuned->Config.str())
+    OS << "{\"config\": "
+       << jsonString(opConfigString(*O.Op, O.Untuned->Config))
        << ", \"source\": " << jsonString(O.Untuned->Source)
        << ", \"median_us\": "
        << (O.UntunedSeconds ? jsonNumber(*O.UntunedSeconds * 1e6) : "null")
@@ -62,9 +67,11 @@ void printText(const TuneOutcome &O, std::ostream &OS) {
     OS << " (" << Failed << ")";
   OS << " in " << formatSeconds(O.WallSeconds) << ", backend " << O.Backend
      << "\n"
-     << "best      " << O.Best.str() << "\n"
+     << "best      " << opConfigString(Op, O.Best) << "\n"
      << "          " << formatSeconds(O.BestSeconds) << ", "
-     << flopRateText(O.BestTflops) << (O.Predicted ? " (predicted)" : "")
+     << (O.BestBytes > 0 ? byteRateText(O.BestBytes / O.BestSeconds)
+                         : flopRateText(O.BestTflops))
+     << (O.Predicted ? " (predicted)" : "")
      << (O.Emulated ? " (emulated: host time, not GPU time)" : "");
   if (O.RelError)
     OS << ", relative error " << jsonNumber(*O.RelError);
@@ -72,8 +79,8 @@ void printText(const TuneOutcome &O, std::ostream &OS) {
      << "model     the cost model ranked the winner #" << O.ModelRank << " of "
      << O.Valid << "\n";
   if (O.Untuned) {
-    OS << "default   " << O.Untuned->Config.str() << " (" << O.Untuned->Source
-       << ")\n          ";
+    OS << "default   " << opConfigString(Op, O.Untuned->Config) << " ("
+       << O.Untuned->Source << ")\n          ";
     if (O.UntunedSeconds)
       OS << formatSeconds(*O.UntunedSeconds) << ": the tuned configuration is "
          << speedupText(*O.UntunedSeconds, O.BestSeconds)

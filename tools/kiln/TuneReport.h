@@ -30,6 +30,9 @@ struct TuneOutcome {
   double WallSeconds = 0;
   KernelConfig Best;
   double BestSeconds = 0, BestTflops = 0;
+  /// A token family's op: its DRAM bytes per launch (its rate is bytes per
+  /// second, not FLOP/s).
+  double BestBytes = 0;
   bool Predicted = false; ///< Times are the cost model's, not measured.
   bool Emulated = false;  ///< Times are the emulator's host time.
   std::optional<double> RelError;

@@ -11,6 +11,11 @@ ModelEvaluator::ModelEvaluator(const OpSearchSpace &TheSpace, int64_t M,
     : Space(TheSpace), Problem(gemmProblem(TheSpace.op(), M, N, K, Experts)),
       Device(std::move(TheDevice)) {}
 
+ModelEvaluator::ModelEvaluator(const OpSearchSpace &TheSpace,
+                               const TokenProblem &TheTokens,
+                               DeviceModel TheDevice)
+    : Space(TheSpace), Tokens(TheTokens), Device(std::move(TheDevice)) {}
+
 std::vector<Measurement>
 ModelEvaluator::evaluate(const std::vector<size_t> &Batch) {
   std::vector<Measurement> Out;
@@ -19,6 +24,15 @@ ModelEvaluator::evaluate(const std::vector<size_t> &Batch) {
     Measurement R;
     if (Index >= Space.space().size()) {
       R.Failure = "index " + std::to_string(Index) + " is outside the space";
+      Out.push_back(R);
+      continue;
+    }
+    if (Tokens) {
+      TokenCost C =
+          predictTokenCost(*Tokens, Space.config(Index).BlockM, Device);
+      R.Valid = C.Valid;
+      R.Seconds = C.Valid ? C.Seconds : 0;
+      R.Failure = C.Valid ? "" : C.Why;
       Out.push_back(R);
       continue;
     }

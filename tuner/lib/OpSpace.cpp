@@ -13,7 +13,10 @@ OpSearchSpace::OpSearchSpace(const OpModel &TheOp, Arch TheTarget)
   for (const KernelConfig &C : validConfigs(*Op, Target))
     Points.push_back(pointOf(C));
   Space = SearchSpace(paramNames(), std::move(Points));
-  DefaultBlockK = 128 / std::max(1u, dtypeBits(gemmTypes(*Op).A) / 8);
+  // A token family's configurations have no block_k (0 stays 0).
+  DefaultBlockK = Op->Family == OpFamily::Gemm
+                      ? 128 / std::max(1u, dtypeBits(gemmTypes(*Op).A) / 8)
+                      : 0;
 }
 
 const std::vector<std::string> &OpSearchSpace::paramNames() {

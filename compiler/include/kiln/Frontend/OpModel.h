@@ -341,6 +341,8 @@ inline ProblemSize opSize(const OpModel &Op, int64_t M, int64_t N, int64_t K) {
 /// The useful FLOPs of Op at M x N x K: 2 M N K per reduction (a gated op
 /// has two).
 inline double opFlops(const OpModel &Op, int64_t M, int64_t N, int64_t K) {
+  if (Op.Family != OpFamily::Gemm) // data movement: rated in bytes
+    return 0;
   return (Op.Up ? 4.0 : 2.0) * double(M) * double(N) * double(K);
 }
 

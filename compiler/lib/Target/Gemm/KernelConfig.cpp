@@ -16,8 +16,10 @@ bool KernelConfig::operator==(const KernelConfig &O) const {
 
 std::string KernelConfig::str() const {
   std::ostringstream OS;
-  OS << "block_m=" << BlockM << ",block_n=" << BlockN << ",block_k=" << BlockK
-     << ",stages=" << Stages << ",cluster_m=" << ClusterM
+  OS << "block_m=" << BlockM << ",block_n=" << BlockN;
+  if (knobIsWritten(*this, "block_k"))
+    OS << ",block_k=" << BlockK;
+  OS << ",stages=" << Stages << ",cluster_m=" << ClusterM
      << ",cluster_n=" << ClusterN
      << ",raster=" << (RasterOrder == Raster::AlongN ? "n" : "m")
      << ",group=" << Group;
@@ -197,6 +199,8 @@ bool parseKnobList(std::string_view Text, KnobAssignment &Out,
 }
 
 bool knobIsWritten(const KernelConfig &C, std::string_view Knob) {
+  if (Knob == "block_k") // 0: the op's default (a token family's: none)
+    return C.BlockK != 0;
   if (Knob == "promote")
     return C.Promote != 0;
   if (Knob == "schedule")

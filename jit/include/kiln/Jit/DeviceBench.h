@@ -3,11 +3,11 @@
 //
 // What the tuner does with a compiled candidate on the GPU (or kiln's
 // emulator): D poisoned, one launch, D checked element by element against
-// the float64 reference (GpuProblem), then timed launches (GpuTiming, L2
-// flushed). Used in the measuring worker process (MeasureWorker.h), and in
-// process where no worker can be started. A kernel that faults and loses the
-// CUDA context is reported with ContextLost set: nothing after it can run in
-// this process.
+// the float64 reference (GpuProblem; a token family's op by its family's
+// check, TokenCheck.h), then timed launches (GpuTiming, L2 flushed). Used in
+// the measuring worker process (MeasureWorker.h), and in process where no
+// worker can be started. A kernel that faults and loses the CUDA context is
+// reported with ContextLost set: nothing after it can run in this process.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_JIT_DEVICEBENCH_H
@@ -46,8 +46,13 @@ public:
   BenchResult run(const CompiledKernel &K, TimingOptions Timing);
 
 private:
+  /// The timed launches of K after its check passed (R: the check's).
+  BenchResult time(Kernel &K, const std::vector<TensorArg> &Args,
+                   TimingOptions Timing, BenchResult R);
+
   const CudaDriver &Driver;
   const OpModel &Op; ///< Outlives the bench (the caller's).
+  ProblemSize NamedSize;
   GemmSize Size;
   GpuProblem Problem;
   std::unique_ptr<DeviceBuffer> Flush;

@@ -2,8 +2,10 @@
 //
 // An Evaluator that answers every configuration of an OpSearchSpace with the
 // cost model's predicted time (no compile, no GPU): the model-only backend of
-// `kiln tune --backend model` and of the strategy tests. Also the model's
-// prediction for every point, the Prior of TuneOptions.
+// `kiln tune --backend model` and of the strategy tests: the GEMM cost
+// model, or for a token family's op (route, permute, combine) the token
+// cost model. Also the model's prediction for every point, the Prior of
+// TuneOptions.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TUNER_MODELEVALUATOR_H
@@ -13,8 +15,10 @@
 #include "kiln/Tuner/Evaluator.h"
 #include "kiln/Tuner/Gemm/CostModel.h"
 #include "kiln/Tuner/OpSpace.h"
+#include "kiln/Tuner/Tokens/TokenCostModel.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace kiln::tuner {
@@ -24,6 +28,9 @@ public:
   /// Space must outlive the evaluator.
   ModelEvaluator(const OpSearchSpace &Space, int64_t M, int64_t N, int64_t K,
                  DeviceModel Device, int64_t Experts = 1);
+  /// A token family's op (Space's) for Tokens.
+  ModelEvaluator(const OpSearchSpace &Space, const TokenProblem &Tokens,
+                 DeviceModel Device);
 
   const SearchSpace &space() const override { return Space.space(); }
   /// Deterministic: the same indices always give the same answers. A
@@ -37,6 +44,7 @@ public:
 private:
   const OpSearchSpace &Space;
   GemmProblem Problem;
+  std::optional<TokenProblem> Tokens;
   DeviceModel Device;
 };
 

@@ -34,7 +34,8 @@ public:
   const OpModel &op() const { return *Op; }
   Arch target() const { return Target; }
 
-  /// The configuration of point Index (block_k resolved, never 0).
+  /// The configuration of point Index (a GEMM's block_k resolved, never 0;
+  /// a token family's only block_m matters).
   KernelConfig config(size_t Index) const;
   /// The point of Config (block_k 0 means the op's default), or nullopt
   /// when it is not in the space.

@@ -95,8 +95,10 @@ bool parseKnobList(std::string_view Text, KnobAssignment &Out,
 
 /// Whether Knob is written out for Config (str(), tuning-cache knobs):
 /// every knob but promote at its default 0 and schedule at its default
-/// grid, which are left out so that the strings of configurations from
-/// before they existed stay the same.
+/// grid (and split_k 1, store direct), which are left out so that the
+/// strings of configurations from before they existed stay the same, and
+/// block_k 0 (the op's default; a token family's configurations have
+/// none), which a knob list cannot spell.
 bool knobIsWritten(const KernelConfig &Config, std::string_view Knob);
 
 /// The value of a knob in Config, as a TuneValue (for constraint evaluation).

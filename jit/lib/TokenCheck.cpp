@@ -1,0 +1,45 @@
+//===- TokenCheck.cpp - The check of a router, permutation or combine -----===//
+#include "kiln/Jit/TokenCheck.h"
+
+#include "kiln/Interpreter/Combine.h"
+
+namespace kiln {
+
+TokenCheck checkTokenOutputs(const OpModel &Op,
+                             const std::vector<HostTensor> &P,
+                             const ProblemSize &Size) {
+  TokenCheck T;
+  if (Op.Route) {
+    T.Route = checkRoute(Op, P);
+    T.Pass = T.Route->Pass;
+    if (!T.Pass)
+      T.Failure = std::to_string(T.Route->BadChoices) + " of " +
+                  std::to_string(T.Route->Tokens) + " tokens chose wrongly, " +
+                  std::to_string(T.Route->BadWeights) +
+                  " weights outside; first: " + T.Route->FirstFailure;
+  } else if (Op.Permute) {
+    // Every output started as 0xFF bytes (poisoned before the launch).
+    const std::vector<uint8_t> Before(P[size_t(Op.D)].Bytes.size(), 0xFF);
+    const std::vector<uint8_t> ScalesBefore(
+        Op.Quant ? P[size_t(Op.Quant->Scale)].Bytes.size() : 0, 0xFF);
+    T.Permute = checkPermute(Op, P, Before, ScalesBefore);
+    T.Pass = T.Permute->Pass;
+    if (!T.Pass)
+      T.Failure = "not the specified permutation: " + T.Permute->FirstFailure;
+  } else if (Op.Combine) {
+    T.Combine =
+        compareWithReference(P[size_t(Op.D)], referenceCombine(Op, P),
+                             AccumulationModel{gemmDims(Op, Size).K, true});
+    T.Pass = T.Combine->Pass;
+    if (!T.Pass)
+      T.Failure = std::to_string(T.Combine->Failures) + " of " +
+                  std::to_string(T.Combine->Checked) +
+                  " elements outside their tolerance (" +
+                  std::to_string(T.Combine->NonFinite) + " not finite)";
+  } else {
+    T.Failure = "not a token family's op";
+  }
+  return T;
+}
+
+} // namespace kiln
