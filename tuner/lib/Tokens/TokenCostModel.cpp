@@ -55,10 +55,11 @@ double tokenDramBytes(const TokenProblem &P) {
   case OpFamily::Route: // logits, bias; weights and ids
     return double(P.T) * double(P.E) * P.InBytes + 4.0 * double(P.E) + 8 * TK;
   case OpFamily::Permute: {
-    double B = 4 * TK                                   // ids
-               + double(P.T) * double(P.H) * P.InBytes  // x
-               + TK * double(P.H) * P.OutBytes          // a
-               + 4 * TK + 4.0 * double(P.M) + 4.0 * double(P.E); // pos, eid, cnt
+    double B = 4 * TK                                  // ids
+               + double(P.T) * double(P.H) * P.InBytes // x
+               + TK * double(P.H) * P.OutBytes         // a
+               + 4 * TK + 4.0 * double(P.M) +
+               4.0 * double(P.E); // pos, eid, cnt
     if (P.QuantBlock > 0)
       B += 4 * TK * double(ceilDiv(P.H, P.QuantBlock)); // sa
     return B;
@@ -163,10 +164,11 @@ TokenCost predictTokenCost(const TokenProblem &P, int64_t BlockM,
     C.Why = "the device model lacks SMs, a clock or a DRAM bandwidth";
     return C;
   }
-  int64_t PerSm = std::min<int64_t>(D.MaxCtasPerSm, D.MaxThreadsPerSm / Threads);
+  int64_t PerSm =
+      std::min<int64_t>(D.MaxCtasPerSm, D.MaxThreadsPerSm / Threads);
   if (int64_t Smem = smemBytes(P); Smem > 0)
-    PerSm = std::min<int64_t>(PerSm,
-                              D.SmemPerSm / (Smem + D.SmemReservedPerCta));
+    PerSm =
+        std::min<int64_t>(PerSm, D.SmemPerSm / (Smem + D.SmemReservedPerCta));
   if (PerSm < 1) {
     C.Why = "no CTA fits on an SM (" + std::to_string(smemBytes(P)) +
             " B of shared memory)";
@@ -199,8 +201,7 @@ std::vector<double> tokenModelPrior(const OpSearchSpace &Space,
   return Out;
 }
 
-std::optional<KernelConfig> tokenModelBestConfig(const OpModel &Op,
-                                                 Arch Target,
+std::optional<KernelConfig> tokenModelBestConfig(const OpModel &Op, Arch Target,
                                                  const ProblemSize &Size,
                                                  const DeviceModel &Device) {
   OpSearchSpace Space(Op, Target);

@@ -77,8 +77,7 @@ std::vector<double> tokenModelPrior(const OpSearchSpace &Space,
 
 /// The fastest point of Op's space on Target by the model (ties: the
 /// smaller block_m), or nullopt when the space is empty.
-std::optional<KernelConfig> tokenModelBestConfig(const OpModel &Op,
-                                                 Arch Target,
+std::optional<KernelConfig> tokenModelBestConfig(const OpModel &Op, Arch Target,
                                                  const ProblemSize &Size,
                                                  const DeviceModel &Device);
 
