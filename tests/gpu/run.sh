@@ -292,6 +292,39 @@ for s in $tune_shapes; do
     --shape "M=$M,N=$N,K=$K" --check --reps "$reps" --json > "$base.run.json" 2> "$base.run.err" ||
     { status=1; tail -5 "$base.run.err"; }
 done
+# The token families (the MoE layer's router, permutations and combine),
+# tuned over block_m at a decode and a prefill token count (DeepSeek-V3:
+# 256 experts, top-8, hidden 7168): every candidate checked, the winner
+# beside the cost model's choice measured the same way and the model's rank
+# of the winner -- the token cost model's first calibration data.
+token_tokens="64 4096"
+[ "$emu" -eq 1 ] && token_tokens="40"
+token_h=7168
+[ "$emu" -eq 1 ] && token_h=256
+mkdir -p "$out/tune-tokens"
+for T in $token_tokens; do
+  M=$((T * 8 + 256 * 127))
+  for spec in "moe_layer moe_router T=$T,E=256,K=8" \
+              "moe_layer moe_permute T=$T,K=8,E=256,M=$M,H=$token_h" \
+              "moe_layer_fp8 moe_permute T=$T,K=8,E=256,M=$M,H=$token_h" \
+              "moe_layer moe_combine T=$T,K=8,M=$M,H=$token_h"; do
+    read -r file op shape <<<"$spec"
+    base="$out/tune-tokens/$file.$op.$T"
+    timeout -k 5 120 "$kiln" tune "examples/$file.kiln" --op "$op" --shape "$shape" \
+      --json --quiet > "$base.tune.json" 2> "$base.tune.err"
+    rc=$?
+    [ "$rc" -ne 0 ] && { status=1; tail -5 "$base.tune.err"; continue; }
+    python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+b, d = r["best"], r["default"] or {}
+du = d.get("median_us")
+print("tune %-14s %-12s T=%-5s best %-10s %9.2f us %8.1f GB/s | model %-10s %s | model rank %d of %d"
+      % (sys.argv[2], sys.argv[3], sys.argv[4], b["config"], b["median_us"], b.get("gbps", 0),
+         d.get("config", "-"), "%.2f us" % du if du is not None else "unmeasured",
+         b["model_rank"], r["space"]["valid"]))' "$base.tune.json" "$file" "$op" "$T" 2>/dev/null ||
+      echo "tune $file $op T=$T: exit $rc"
+  done
+done
 unset KILN_TUNING_CACHE
 
 # The embedding API and the host cost of a launch (informational).
