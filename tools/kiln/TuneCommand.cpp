@@ -16,6 +16,7 @@
 #include "Json.h"
 #include "LoadOps.h"
 #include "ShapeArg.h"
+#include "TuneBuckets.h"
 #include "TuneProgress.h"
 #include "TuneReport.h"
 
@@ -46,6 +47,7 @@ const char *TuneHelp =
                  [--seed S] [--routing R] [--top-k K] [--jobs N]
                  [--candidate-timeout SEC]
                  [--cache PATH] [--no-store] [--quiet] [--json]
+                 [--buckets SYM=LO..HI]
        kiln tune --replay FILE [--strategy S] [--budget N] [--time-limit SEC]
                  [--seed S] [--quiet] [--json]
 
@@ -83,6 +85,12 @@ the right answer, for one problem size on this machine's GPU 0.
                     (--top-k K: tokens each routed to K experts);
                     the GPU backend checks and times every candidate on it
                     (the cost model assumes uniform)
+  --buckets SYM=LO..HI
+                    tune each power of two from LO up to HI of size SYM (a
+                    deployment's token counts: --shape E=8,N=4096,K=7168
+                    --buckets M=128..16384), one run and one stored entry
+                    per bucket (--json: one object per line); a lookup at
+                    any size takes the nearest bucket and says so
   --cache PATH      the tuning cache (default: KILN_TUNING_CACHE, else
                     <cache dir>/tuning.toml); --no-store leaves it alone
   --replay FILE     tune a recorded Kernel Tuner cache file (.json or
@@ -157,6 +165,27 @@ bool storeWinner(const std::string &Path, const OpModel &Op,
 } // namespace
 
 int runTune(const Args &A) {
+  // --buckets: one tuning run per bucket, each with its size in --shape.
+  for (size_t I = 0; I + 1 < A.size(); ++I) {
+    if (A[I] != "--buckets")
+      continue;
+    const Buckets B = parseBuckets(A[I + 1]);
+    Args Rest(A.begin(), A.begin() + I);
+    Rest.insert(Rest.end(), A.begin() + I + 2, A.end());
+    auto Shape = std::find(Rest.begin(), Rest.end(), "--shape");
+    if (Shape == Rest.end() || Shape + 1 == Rest.end())
+      throw UsageError("--buckets needs --shape with the other sizes (e.g. "
+                       "--shape E=8,N=4096,K=7168 --buckets M=128..16384)");
+    const std::string Given = *(Shape + 1);
+    if (std::find(Rest.begin(), Rest.end(), "--buckets") != Rest.end())
+      throw UsageError("--buckets is given twice");
+    int Worst = ExitOk;
+    for (int64_t V : B.Values) {
+      *(Shape + 1) = bucketShape(Given, B.Sym, V);
+      Worst = std::max(Worst, runTune(Rest));
+    }
+    return Worst;
+  }
   ParsedArgs P(A, {{"--op", true},
                    {"--shape", true},
                    {"--backend", true},
@@ -174,7 +203,8 @@ int runTune(const Args &A) {
                    {"--no-store", false},
                    {"--replay", true},
                    {"--quiet", false},
-                   {"--json", false}});
+                   {"--json", false},
+                   {"--buckets", true}}); // handled above; here: no value
   if (P.has("--replay"))
     return runTuneReplay(P);
   if (P.positionals().size() != 1)
