@@ -331,16 +331,6 @@ TEST_CASE("a quantizing permutation: each moved row quantized per block",
   CHECK(Broken([&](auto &Q) {
           Q[size_t(ScaleParam)].set(3 * 2, 1.0);
         }).RowsWritten == 1);
-
-  // Unquantized (a layer's float64 reference): x's own values in an a of
-  // x's type, the scales untouched.
-  std::vector<HostTensor> U = P;
-  U[size_t(Op.D)] = HostTensor(X.Type, A.Shape);
-  U[size_t(ScaleParam)].Bytes = BeforeS;
-  interpretPermute(Op, U, /*Unquantized=*/true);
-  CHECK(U[size_t(Op.D)].get(128 * H + 5) == -3);
-  CHECK(U[size_t(Op.D)].get(199) == 99);
-  CHECK(U[size_t(ScaleParam)].Bytes == BeforeS);
 }
 
 TEST_CASE("a quantizing permutation's launch and bundle carry its scales",

@@ -8,7 +8,7 @@
 
 namespace kiln::cli {
 
-void LayerGate::addRounding(DType T) {
+void LayerGate::addRounding(DType T, bool Gated) {
   if (T == DType::F32) // 2^-24: far below the result's tolerance
     return;
   const double Ulp = relativeTolerance(T);
@@ -17,8 +17,9 @@ void LayerGate::addRounding(DType T) {
     return;
   }
   // Round to nearest: an error of at most half an ulp, uniform, so of RMS
-  // (Ulp / 2) / sqrt(3); doubled (SwiGLU carries it through both factors).
-  const double Sd = 2 * (Ulp / 2) / std::sqrt(3.0);
+  // (Ulp / 2) / sqrt(3); doubled when SwiGLU carries it through both its
+  // factors.
+  const double Sd = (Gated ? 2 : 1) * (Ulp / 2) / std::sqrt(3.0);
   CoarseVar += Sd * Sd;
   ++Coarse;
   const std::string Name(dtypeName(T));
@@ -27,7 +28,7 @@ void LayerGate::addRounding(DType T) {
 }
 
 double LayerGate::allowed(int64_t N) const {
-  const double Z = std::sqrt(2 * std::log(double(std::max<int64_t>(N, 2))));
+  const double Z = std::sqrt(2 * std::log(double(std::max<int64_t>(N, 2)))) + 1;
   return double(Fine) + Z * std::sqrt(CoarseVar) / relativeTolerance(Result);
 }
 

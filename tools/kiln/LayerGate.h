@@ -8,15 +8,24 @@
 // way.
 //   * A rounding at the result's precision or finer (bf16 into a bf16
 //     result) adds at most one ulp relative to the RMS: one tolerance.
-//   * A coarser rounding (an FP8 quantization of an activation) is one
-//     uniform rounding error per element of at most u = 2^-4 (e4m3) of the
-//     value, RMS u / sqrt(3), which the next GEMMs sum into every result
-//     element; doubled for SwiGLU, which carries it through both of its
-//     factors. These add as independent errors (their RMS's in quadrature)
-//     and the worst of N result elements lies within sqrt(2 ln N) of their
-//     standard deviations.
-// The per-stage checks stay exact or at one tolerance from each stage's
-// own inputs; this gate checks the chain.
+//   * A coarser rounding (an FP8 intermediate the reference cannot follow:
+//     a GEMM's plain FP8 output, not a `quantize`d one) is one
+//     rounding error per element of at most u = 2^-4 (e4m3) of the value,
+//     taken as uniform, RMS u / sqrt(3) (an overestimate for the values
+//     below their block's maximum), which the next GEMMs sum into every
+//     result element; doubled when a gated (SwiGLU) GEMM reads it, which
+//     carries it through both of its factors. These add as independent
+//     errors (their RMS's in quadrature) and the worst of N result
+//     elements is allowed sqrt(2 ln N) + 1 of their standard deviation
+//     (sqrt(2 ln N) is about the expected maximum of N Gaussians; the + 1
+//     keeps a correct run from failing on an unlucky draw).
+// This is a statistical allowance, not a bound. Quantized intermediates are
+// no rounding here: the reference quantizes where the kernels quantize (a
+// permutation's as specified, which its check requires bit for bit; a
+// GEMM's from its own values, LayerQuantReference.h). The per-stage checks stay
+// exact or at one tolerance from each stage's own inputs and catch what a loose
+// chain gate would not (e.g. a wrong router weight in the combine); this gate
+// checks the chain.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TOOLS_KILN_LAYERGATE_H
@@ -32,8 +41,9 @@ namespace kiln::cli {
 class LayerGate {
 public:
   explicit LayerGate(DType Result) : Result(Result) {}
-  /// An intermediate of type T that a later stage reads (f32: nothing).
-  void addRounding(DType T);
+  /// An intermediate of type T that a later stage reads (f32: nothing);
+  /// Gated: a gated (SwiGLU) GEMM reads it.
+  void addRounding(DType T, bool Gated = false);
   /// Tolerances allowed for the worst of N result elements.
   double allowed(int64_t N) const;
   /// "2 roundings and 2 e4m3 quantizations".

@@ -11,15 +11,18 @@
 //     inputs, routed by the (checked) choice: routeWeights, the
 //     permutation's specification, every GEMM's and combine's float64
 //     reference fed the previous stages' float64 values (kept as f32, whose
-//     2^-24 is far below the result's tolerance; a quantized value before
-//     its quantization, with scales of 1) -- not the rounded intermediates
-//     the kernels pass on, whose roundings LayerGate covers.
+//     2^-24 is far below the result's tolerance), quantized where the
+//     kernels quantize: a quantizing permutation's specified output, a
+//     GEMM's quantized output as specified from the reference's own values
+//     (LayerQuantReference.h) -- not the rounded intermediates the kernels
+//     pass on, whose roundings LayerGate covers.
 //
 //===----------------------------------------------------------------------===//
 #include "RunLayer.h"
 
 #include "DeviceBuild.h"
 #include "LayerGate.h"
+#include "LayerQuantReference.h"
 
 #include "CommandLine.h"
 #include "ConfigResolution.h"
@@ -115,6 +118,19 @@ void scatter(const OpModel &Op, const std::vector<HostTensor> &P,
       T[Op.Params[I].Name] = P[I];
 }
 
+/// Whether a stage of L that reads Name is a gated (SwiGLU) GEMM, which
+/// carries an error of Name through both its factors.
+bool readByGatedStage(const LoadedFile &File, const LayerModel &L,
+                      const std::string &Name) {
+  for (int S : L.Stages) {
+    const OpModel &Op = File.Ops[size_t(S)];
+    for (const TensorParam &X : Op.Params)
+      if (!X.IsOutput && X.Name == Name && Op.Up)
+        return true;
+  }
+  return false;
+}
+
 /// An f32 tensor of Like's shape holding 1s: the scales of an unquantized
 /// value.
 HostTensor unitScales(const HostTensor &Like) {
@@ -133,6 +149,8 @@ std::vector<double> layerReference(const LoadedFile &File, const LayerModel &L,
                                    std::string &Note) {
   std::map<std::string, HostTensor> Wide; // the tensors stages wrote
   std::vector<double> Result;
+  int64_t Ties = 0;
+  bool Quantized = false;
   auto Widen = [&](const std::string &Name, const std::vector<int64_t> &Shape,
                    const std::vector<double> &V) {
     HostTensor H(DType::F32, Shape);
@@ -158,35 +176,45 @@ std::vector<double> layerReference(const LoadedFile &File, const LayerModel &L,
       Wide[Op.Params[size_t(Op.Route->Ids)].Name] =
           Run.at(Op.Params[size_t(Op.Route->Ids)].Name);
     } else if (Op.Permute) {
-      // Exact: index data and copied rows. A quantizing permutation's
-      // rows are x's own values here (its quantization is a rounding the
-      // gate covers), with scales of 1.
-      if (Op.Quant)
-        P[size_t(Op.D)] =
-            HostTensor(P[size_t(Op.A)].Type, P[size_t(Op.D)].Shape);
-      interpretPermute(Op, P, /*Unquantized=*/true);
+      // Exact: index data and copied rows -- a quantizing permutation's
+      // the specified quantization of x's rows and their scales, which
+      // its check requires bit for bit (so they are no rounding on the
+      // way: the reference quantizes there too).
+      interpretPermute(Op, P);
       for (size_t I = 0; I < P.size(); ++I)
         if (Op.Params[I].IsOutput)
           Wide[Op.Params[I].Name] = P[I];
-      if (Op.Quant)
-        Wide[Op.Params[size_t(Op.Quant->Scale)].Name] =
-            unitScales(P[size_t(Op.Quant->Scale)]);
       continue;
     } else if (Op.Combine) {
       V = referenceCombine(Op, P);
     } else {
-      // A quantized output's reference is the value before quantize, its
-      // scales 1.
-      V = referenceGemm(Op, P, gemmDims(Op, stageSize(Op, Size)));
-      if (Op.Quant)
-        Wide[Op.Params[size_t(Op.Quant->Scale)].Name] =
-            unitScales(P[size_t(Op.Quant->Scale)]);
+      const GemmDims G = gemmDims(Op, stageSize(Op, Size));
+      V = referenceGemm(Op, P, G);
+      if (Op.Quant && S + 1 < L.Stages.size()) {
+        // Quantized as specified (ties within the stage's fp32 tolerance
+        // the kernel's way), dequantized; its scales then 1.
+        const HostTensor &Scales = P[size_t(Op.Quant->Scale)];
+        QuantizedReference Q = quantizedAsSpecified(
+            Op, V,
+            toleranceFor(DType::F32, V,
+                         AccumulationModel{std::max<int64_t>(G.K, 1), true}),
+            Run.at(DName), Scales.Type);
+        Ties += Q.Ties;
+        Quantized = true;
+        Wide[DName] = std::move(Q.Values);
+        Wide[Op.Params[size_t(Op.Quant->Scale)].Name] = unitScales(Scales);
+        continue;
+      }
     }
     if (S + 1 == L.Stages.size())
       Result = V;
     Widen(DName, DShape, V);
   }
   Note = "float64 from the inputs, routed by the checked choice";
+  if (Quantized)
+    Note += ", quantized where the kernels quantize (" + std::to_string(Ties) +
+            " ties within fp32 error taken as the "
+            "kernels took them)";
   return Result;
 }
 
@@ -359,8 +387,6 @@ int runLayer(const LayerRunRequest &Req) {
                    ? "PASS, exactly as specified (" + std::to_string(C.Rows) +
                          " rows" + (Op.Quant ? ", quantized" : "") + ")"
                    : "FAIL: " + C.FirstFailure;
-        if (Op.Quant)
-          Gate.addRounding(P[size_t(Op.D)].Type);
       } else {
         const GemmDims G = gemmDims(Op, OwnSize);
         std::vector<double> Ref =
@@ -394,8 +420,9 @@ int runLayer(const LayerRunRequest &Req) {
                " elements outside its float64 reference from its inputs "
                "(worst " +
                textNumber(C.WorstRatio) + " of the tolerance)";
-        if (DName != L.Result)
-          Gate.addRounding(D.Type);
+        // A quantized output is quantized by the reference too.
+        if (DName != L.Result && !Op.Quant)
+          Gate.addRounding(D.Type, readByGatedStage(File, L, DName));
       }
       Checks.push_back(Op.Name + ": " + Line);
     }

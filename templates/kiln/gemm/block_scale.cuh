@@ -26,7 +26,6 @@ struct NoKScale {
   static constexpr bool kPresent = false;
   KILN_HD float at(int32_t, int32_t) const { return 1.0f; }
   KILN_HD NoKScale expert(int32_t) const { return *this; }
-  KILN_HD bool covers(int32_t) const { return true; }
 };
 
 /// The value of one stored scale.
@@ -70,10 +69,6 @@ struct KScale {
                                    : ptr[int64_t(kb) * row_blocks + rb]);
     }
   }
-
-  /// Whether the K block that starts at element K0 is inside the table (a
-  /// promotion finer than block_k can start past the end of K).
-  KILN_HD bool covers(int32_t k0) const { return k0 / KDiv < k_blocks; }
 
   /// A grouped GEMM's per-expert scale ([E, ...] whose trailing dimensions
   /// are this scale's): the table of expert E.

@@ -159,13 +159,13 @@ KILN_DEVICE void finish_tile(Accum<Cfg> &acc, uint32_t smem, Quant quant,
     if constexpr (Quant::kPresent) // (it syncs before it uses the ring)
       quantize_accumulators<Cfg, gemm::identity_epilogue<Args...>, TOut>(
           acc, smem, quant, end, N, wm0, wn0, args...);
-    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, end, N,
-                                                      wm0, wn0, args...);
+    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, end, N, wm0,
+                                                      wn0, args...);
   } else if constexpr (Quant::kPresent) {
     quantize_accumulators<Cfg, Epi, TOut>(acc, smem, quant, end, N, wm0, wn0,
                                           args...);
-    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, end, N,
-                                                      wm0, wn0, args...);
+    store_tile<Cfg, gemm::identity_epilogue<Args...>>(acc, smem, D, end, N, wm0,
+                                                      wn0, args...);
   } else {
     store_tile<Cfg, Epi>(acc, smem, D, end, N, wm0, wn0, args...);
   }
@@ -222,7 +222,7 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
     acc.zero();
     Accum<Cfg> part;
     mainloop(part, smem, A, B, U, M, N, K, m0, n0, warp_m, warp_n,
-             Promoter<Cfg, SA, SB, SU>{acc, sa, sb, wm0, wn0, su}, kr.begin,
+             Promoter<Cfg, SA, SB, SU>{acc, sa, sb, wm0, wn0, su, K}, kr.begin,
              kr.end);
   }
   if constexpr (Cfg::kSplitK > 1) {
@@ -242,8 +242,7 @@ KILN_DEVICE void gemm_impl(const typename Cfg::TA *A, const typename Cfg::TB *B,
     finish_tile<Cfg, Epi, TOut>(acc, smem, quant, D, end, N, wm0, wn0, args...,
                                 expert);
   else
-    finish_tile<Cfg, Epi, TOut>(acc, smem, quant, D, end, N, wm0, wn0,
-                                args...);
+    finish_tile<Cfg, Epi, TOut>(acc, smem, quant, D, end, N, wm0, wn0, args...);
 #endif
 }
 

@@ -281,14 +281,14 @@ template <class Cfg, class SA, class SB, class SU>
 KILN_DEVICE void consume_tile(const SmemPlan<Cfg> &smem, Accum<Cfg> &acc,
                               int wg, int32_t ktiles, bool multicast,
                               uint32_t peer, const SA &sa, const SB &sb,
-                              const SU &su, int32_t m0, int32_t n0,
+                              const SU &su, int32_t m0, int32_t n0, int32_t K,
                               RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
   if constexpr (Cfg::kPromote == 0) {
     consume(smem, acc, wg, ktiles, multicast, peer, pos);
   } else {
     Accum<Cfg> part;
     consume_promoted(smem, acc, part, wg, ktiles, multicast, peer, sa, sb, su,
-                     m0, n0, pos, kt0);
+                     m0, n0, K, pos, kt0);
   }
 }
 
@@ -367,17 +367,17 @@ gemm_persistent(const SmemPlan<Cfg> &smem, const TmaDescriptor &tma_a,
       Accum<Cfg> acc;
       consume_tile(smem, acc, wg, ktiles, Cfg::kClusterSize == 2 && t.multicast,
                    rank ^ 1, sa, groups.scale_b(sb, rows.expert),
-                   groups.scale_b(su, rows.expert), m0, n0, pos);
+                   groups.scale_b(su, rows.expert), m0, n0, K, pos);
       const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
       // Offset groups give the epilogue the tile's expert last.
       if constexpr (G::kExpertArg)
-        store_accumulators<Cfg, Epi>(
-            staging, staging + gemm::kStagedBlockBytes, tma_d, quant, acc, wg,
-            D, end, N, m0, n0, args..., rows.expert);
+        store_accumulators<Cfg, Epi>(staging, staging + gemm::kStagedBlockBytes,
+                                     tma_d, quant, acc, wg, D, end, N, m0, n0,
+                                     args..., rows.expert);
       else
-        store_accumulators<Cfg, Epi>(
-            staging, staging + gemm::kStagedBlockBytes, tma_d, quant, acc, wg,
-            D, end, N, m0, n0, args...);
+        store_accumulators<Cfg, Epi>(staging, staging + gemm::kStagedBlockBytes,
+                                     tma_d, quant, acc, wg, D, end, N, m0, n0,
+                                     args...);
     }
   }
   // The peer may still arrive on our empty barriers (and we on its) until
@@ -475,7 +475,7 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
     Accum<Cfg> acc;
     consume_tile(smem, acc, wg, ktiles, multicast, rank ^ 1, sa,
                  groups.scale_b(sb, expert), groups.scale_b(su, expert), m0, n0,
-                 pos, kr.begin);
+                 K, pos, kr.begin);
     bool store = true;
     if constexpr (Cfg::kSplitK > 1) {
       // The consumer threads (0 .. 128 * kConsumers - 1) hold the tile.
@@ -492,9 +492,9 @@ gemm_impl(const TmaDescriptor &tma_a, const TmaDescriptor &tma_b,
       const int32_t end = gemm::rows_end<Cfg::kBM>(groups, rows, M);
       // Offset groups give the epilogue the tile's expert last.
       if constexpr (G::kExpertArg)
-        store_accumulators<Cfg, Epi>(
-            staging, tma_boxes_in_ring<Cfg>(staging), tma_d, quant, acc, wg, D,
-            end, N, m0, n0, args..., expert);
+        store_accumulators<Cfg, Epi>(staging, tma_boxes_in_ring<Cfg>(staging),
+                                     tma_d, quant, acc, wg, D, end, N, m0, n0,
+                                     args..., expert);
       else
         store_accumulators<Cfg, Epi>(staging, tma_boxes_in_ring<Cfg>(staging),
                                      tma_d, quant, acc, wg, D, end, N, m0, n0,

@@ -31,6 +31,7 @@ struct Promoter {
   const SB &sb;
   int32_t wm0, wn0; ///< The warp tile's first row and column in D.
   const SU &su;     ///< A gated op's up-weight scale (its n8 tiles follow B's).
+  int32_t K;        ///< The reduction's length.
 
   /// After K-tile KT of KTILES: promote at the end of each interval of
   /// whole K-tiles (and of K).
@@ -44,10 +45,10 @@ struct Promoter {
   }
 
   /// After the interval that starts at element K0 inside a K-tile
-  /// (Cfg::kPromote < Cfg::kBK). An interval past the end of K (whose
-  /// scales would lie past their tables) holds zeros and is skipped.
+  /// (Cfg::kPromote < Cfg::kBK). An interval that starts past the end of K
+  /// holds zeros (and its scales would lie past their tables): skipped.
   KILN_DEVICE void within(Accum<Cfg> &part, int32_t k0) {
-    if (sa.covers(k0) && sb.covers(k0) && su.covers(k0))
+    if (k0 < K)
       promote_at(part, k0);
   }
 

@@ -18,8 +18,8 @@
 // A promotion interval shorter than block_k (Cfg::kPromote < Cfg::kBK, e.g.
 // 1x64 activation scales under a 128-byte K-tile) splits each stage's wgmma
 // steps into kBK / kPromote groups, each committed, waited for and promoted
-// on its own; a group that starts past the end of K (whose scales would lie
-// past their tables) is skipped, as its TMA-filled operands are zero.
+// on its own; a group that starts past the end of K is skipped (its
+// TMA-filled operands are zero, and its scales would lie past their tables).
 //
 // Per thread, element 4j + 2h + e of m64 slice i is row 16*warp + lane/4 +
 // 8h of the slice and column 8j + 2*(lane%4) + e of the tile (wgmma D
@@ -82,12 +82,12 @@ KILN_DEVICE void promote(Accum<Cfg> &out, const Accum<Cfg> &part,
 /// Groups G.. of one stage for consume_promoted_within: multiply, wait,
 /// promote (unrolled at compile time so each group's K steps are constant).
 template <class Cfg, int G, int Steps, int Groups, class SA, class SB, class SU>
-KILN_DEVICE void promote_group(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
-                               Accum<Cfg> &part, int wg, int stage,
-                               const SA &sa, const SB &sb, const SU &su,
-                               int32_t m0, int32_t n0, int32_t k_tile) {
+KILN_DEVICE void
+promote_group(const SmemPlan<Cfg> &smem, Accum<Cfg> &out, Accum<Cfg> &part,
+              int wg, int stage, const SA &sa, const SB &sb, const SU &su,
+              int32_t m0, int32_t n0, int32_t k_tile, int32_t K) {
   const int32_t k0 = k_tile + G * Cfg::kPromote;
-  if (G == 0 || (sa.covers(k0) && sb.covers(k0) && su.covers(k0))) {
+  if (G == 0 || k0 < K) {
     mma_stage<Cfg, G * Steps, Steps>(smem, part, wg, stage, 0u);
     PromotionScales<Cfg, SA, SB, SU> scales;
     scales.load(sa, sb, su, wg, m0, n0, k0); // overlaps the MMAs in flight
@@ -97,7 +97,7 @@ KILN_DEVICE void promote_group(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
   }
   if constexpr (G + 1 < Groups)
     promote_group<Cfg, G + 1, Steps, Groups>(smem, out, part, wg, stage, sa, sb,
-                                             su, m0, n0, k_tile);
+                                             su, m0, n0, k_tile, K);
 }
 
 /// The consumer loop for Cfg::kPromote < Cfg::kBK; see the file comment.
@@ -107,7 +107,7 @@ consume_promoted_within(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
                         Accum<Cfg> &part, int wg, int32_t ktiles,
                         bool multicast, uint32_t peer, const SA &sa,
                         const SB &sb, const SU &su, int32_t m0, int32_t n0,
-                        RingPos<Cfg::kStages> &pos, int32_t kt0) {
+                        int32_t K, RingPos<Cfg::kStages> &pos, int32_t kt0) {
   constexpr int kGroups = Cfg::kBK / Cfg::kPromote;
   constexpr int kSteps = Cfg::kPromote * int(sizeof(typename Cfg::TA)) / 32;
   static_assert(kGroups >= 2 && Cfg::kBK % Cfg::kPromote == 0 && kSteps >= 1,
@@ -122,7 +122,7 @@ consume_promoted_within(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
     __syncwarp(); // reconverge after the spin: wgmma is .sync.aligned
     const int32_t k_tile = (kt0 + kt) * Cfg::kBK;
     promote_group<Cfg, 0, kSteps, kGroups>(smem, out, part, wg, pos.stage, sa,
-                                           sb, su, m0, n0, k_tile);
+                                           sb, su, m0, n0, k_tile, K);
     release_stage<Cfg>(smem.empty(pos.stage), multicast, peer);
     pos.advance();
   }
@@ -178,14 +178,15 @@ consume_promoted_blocks(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
 /// The consumer loop with promotion; see the file comment. OUT holds the
 /// result; PART is the wgmma accumulator.
 template <class Cfg, class SA, class SB, class SU>
-KILN_DEVICE void
-consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out, Accum<Cfg> &part,
-                 int wg, int32_t ktiles, bool multicast, uint32_t peer,
-                 const SA &sa, const SB &sb, const SU &su, int32_t m0,
-                 int32_t n0, RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
+KILN_DEVICE void consume_promoted(const SmemPlan<Cfg> &smem, Accum<Cfg> &out,
+                                  Accum<Cfg> &part, int wg, int32_t ktiles,
+                                  bool multicast, uint32_t peer, const SA &sa,
+                                  const SB &sb, const SU &su, int32_t m0,
+                                  int32_t n0, int32_t K,
+                                  RingPos<Cfg::kStages> &pos, int32_t kt0 = 0) {
   if constexpr (Cfg::kPromote < Cfg::kBK)
     consume_promoted_within(smem, out, part, wg, ktiles, multicast, peer, sa,
-                            sb, su, m0, n0, pos, kt0);
+                            sb, su, m0, n0, K, pos, kt0);
   else
     consume_promoted_blocks(smem, out, part, wg, ktiles, multicast, peer, sa,
                             sb, su, m0, n0, pos, kt0);

@@ -35,6 +35,12 @@ BREAKS = {
     "combine-no-guard": ("kiln/combine/combine.cuh",
                          "if (p >= 0 && p < M)",
                          "if (p < M)"),
+    # A combine that weights each token's first slot by 0.75 of its
+    # router weight (the FP8 layer's gate must catch it, not only the
+    # combine's own check).
+    "combine-slot0-weight": ("kiln/combine/combine.cuh",
+                             "acc = fmaf(w[t * K + j], to_float",
+                             "acc = fmaf((j == 0 ? 0.75f : 1.0f) * w[t * K + j], to_float"),
     # A combine that drops each token's last slot.
     "combine-short": ("kiln/combine/combine.cuh",
                       "for (int j = 0; j < K; ++j) {",
@@ -47,8 +53,13 @@ BREAKS = {
     # ... and one that promotes an interval past the end of K, reading the
     # scales past their tables.
     "promote-within-past-k": ("kiln/gemm/promote_sm90.cuh",
-                              "if (G == 0 || (sa.covers(k0) && sb.covers(k0) && su.covers(k0))) {",
+                              "if (G == 0 || k0 < K) {",
                               "if (true) {"),
+    # The mma.sync kernel's promotion inside a K-tile with the scales of
+    # the K-tile's first interval for every interval.
+    "promote80-within-scales": ("kiln/gemm/promote_sm80.cuh",
+                                "    if (k0 < K)\n      promote_at(part, k0);",
+                                "    if (k0 < K)\n      promote_at(part, k0 - k0 % Cfg::kBK);"),
     # The wgmma descriptor's stride byte offset: 512 instead of the 1024
     # bytes between 8-row swizzle atoms.
     "wrong-sbo": ("kiln/arch/wgmma_desc_sm90.cuh",

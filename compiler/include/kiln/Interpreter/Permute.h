@@ -23,11 +23,7 @@ namespace kiln {
 /// Fills a (the rows that hold a token; others keep their bytes), eid, pos
 /// and cnt of Params from x and ids; a quantizing permutation (OpModel::
 /// Quant) writes each row quantized and its scales, in fp32 as the kernel.
-/// Unquantized: a quantizing permutation's rows are copied instead, into
-/// an a of x's type, and its scales left alone (the float64 reference of a
-/// layer, whose gate covers the quantization).
-void interpretPermute(const OpModel &Op, std::vector<HostTensor> &Params,
-                      bool Unquantized = false);
+void interpretPermute(const OpModel &Op, std::vector<HostTensor> &Params);
 
 /// The outcome of checkPermute.
 struct PermuteCheck {

@@ -36,8 +36,7 @@ void quantizeRow(const OpModel &Op, std::vector<HostTensor> &Params, int64_t T,
 
 } // namespace
 
-void interpretPermute(const OpModel &Op, std::vector<HostTensor> &Params,
-                      bool Unquantized) {
+void interpretPermute(const OpModel &Op, std::vector<HostTensor> &Params) {
   const PermuteSpec &P = *Op.Permute;
   const HostTensor &X = Params[size_t(Op.A)];
   const HostTensor &Ids = Params[size_t(P.Ids)];
@@ -76,7 +75,7 @@ void interpretPermute(const OpModel &Op, std::vector<HostTensor> &Params,
     if (Row >= M)
       Row = -1;
     Pos.set(I, double(Row));
-    if (Row >= 0 && Op.Quant && !Unquantized)
+    if (Row >= 0 && Op.Quant)
       quantizeRow(Op, Params, I / K, Row);
     else if (Row >= 0)
       std::memcpy(A.Bytes.data() + size_t(Row) * RowBytes,
