@@ -32,6 +32,18 @@ inline OpModel exampleOp(const std::string &Name) {
   return std::move(Ops.front());
 }
 
+/// Op NAME of examples/FILE (which may define several), checked.
+inline OpModel exampleOpNamed(const std::string &File,
+                              const std::string &Name) {
+  DiagnosticEngine Diags;
+  std::vector<OpModel> Ops = loadOps(File, readExample(File), Diags);
+  for (OpModel &Op : Ops)
+    if (Op.Name == Name)
+      return std::move(Op);
+  FAIL("no op " << Name << " in examples/" << File);
+  return OpModel();
+}
+
 } // namespace kiln::test
 
 #endif // KILN_TESTS_UNIT_EXAMPLEFILES_H

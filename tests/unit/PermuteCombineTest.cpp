@@ -31,13 +31,30 @@ namespace {
 
 OpModel layerOp(const std::string &Name,
                 const std::string &File = "moe_layer.kiln") {
-  DiagnosticEngine Diags;
-  std::vector<OpModel> Ops = loadOps(File, test::readExample(File), Diags);
-  for (OpModel &Op : Ops)
-    if (Op.Name == Name)
-      return std::move(Op);
-  FAIL("no op " << Name);
-  return OpModel();
+  return test::exampleOpNamed(File, Name);
+}
+
+/// Op's kernel (a permutation's or a combine's, configuration C) written to
+/// a bundle and read back.
+CompiledKernel bundleRoundTrip(const OpModel &Op, const KernelConfig &C) {
+  CompiledKernel K;
+  K.Signature = signatureOf(Op);
+  K.Family = Op.Family;
+  if (Op.Permute)
+    K.Permute = permuteShapeOf(Op, C);
+  else
+    K.Combine = combineShapeOf(Op, C);
+  K.Target = "sm_89";
+  K.Config = opConfigString(Op, C);
+  K.ConfigSource = "test";
+  for (const std::string &Sym : Op.SizeSyms)
+    K.TunedFor.set(Sym, 64);
+  K.Entry = Op.Name;
+  K.Cubin = "image";
+  std::vector<CompiledKernel> Out =
+      parseBundle(serializeBundle({K}), "b.kbundle");
+  REQUIRE(Out.size() == 1);
+  return Out[0];
 }
 
 std::vector<HostTensor> params(const OpModel &Op, const ProblemSize &Size,
@@ -239,36 +256,20 @@ TEST_CASE("permute and combine bundles keep their shapes",
           "[permute][combine]") {
   for (const char *Name : {"moe_permute", "moe_combine"}) {
     OpModel Op = layerOp(Name);
-    CompiledKernel K;
-    K.Signature = signatureOf(Op);
-    K.Family = Op.Family;
     KernelConfig C;
     C.BlockM = 4;
-    if (Op.Permute)
-      K.Permute = permuteShapeOf(Op, C);
-    else
-      K.Combine = combineShapeOf(Op, C);
-    K.Target = "sm_89";
-    K.Config = opConfigString(Op, C);
-    K.ConfigSource = "test";
-    for (const std::string &Sym : Op.SizeSyms)
-      K.TunedFor.set(Sym, 64);
-    K.Entry = Op.Name;
-    K.Cubin = "image";
-    std::vector<CompiledKernel> Out =
-        parseBundle(serializeBundle({K}), "b.kbundle");
-    REQUIRE(Out.size() == 1);
-    CHECK(Out[0].Family == Op.Family);
-    CHECK(Out[0].Config == "block_m=4");
+    const CompiledKernel Back = bundleRoundTrip(Op, C);
+    CHECK(Back.Family == Op.Family);
+    CHECK(Back.Config == "block_m=4");
     if (Op.Permute) {
-      CHECK(Out[0].Permute.BlockTokens == 4);
-      CHECK(Out[0].Permute.Align == 128);
-      CHECK(Out[0].Permute.IdsParam == Op.Permute->Ids);
-      CHECK(Out[0].Permute.CntParam == Op.Permute->Cnt);
+      CHECK(Back.Permute.BlockTokens == 4);
+      CHECK(Back.Permute.Align == 128);
+      CHECK(Back.Permute.IdsParam == Op.Permute->Ids);
+      CHECK(Back.Permute.CntParam == Op.Permute->Cnt);
     } else {
-      CHECK(Out[0].Combine.BlockTokens == 4);
-      CHECK(Out[0].Combine.WeightsParam == Op.Combine->Weights);
-      CHECK(Out[0].Combine.PosParam == Op.Combine->Pos);
+      CHECK(Back.Combine.BlockTokens == 4);
+      CHECK(Back.Combine.WeightsParam == Op.Combine->Weights);
+      CHECK(Back.Combine.PosParam == Op.Combine->Pos);
     }
   }
 }
@@ -351,27 +352,11 @@ TEST_CASE("a quantizing permutation's launch and bundle carry its scales",
   CHECK(Plan.Args[6].Pointer == 0x700);
   CHECK(Plan.Args[7].Int == 16);
 
-  CompiledKernel K;
-  K.Signature = signatureOf(Op);
-  K.Family = Op.Family;
-  K.Permute = Shape;
-  K.Target = "sm_90a";
-  K.Config = opConfigString(Op, C);
-  K.ConfigSource = "test";
-  for (const std::string &Sym : Op.SizeSyms)
-    K.TunedFor.set(Sym, 64);
-  K.Entry = Op.Name;
-  K.Cubin = "image";
-  std::vector<CompiledKernel> Out =
-      parseBundle(serializeBundle({K}), "b.kbundle");
-  REQUIRE(Out.size() == 1);
-  CHECK(Out[0].Permute.ScalesParam == Op.Quant->Scale);
-  CHECK(Out[0].Permute.QuantBlock == 128);
+  const CompiledKernel Quant = bundleRoundTrip(Op, C);
+  CHECK(Quant.Permute.ScalesParam == Op.Quant->Scale);
+  CHECK(Quant.Permute.QuantBlock == 128);
   // A copying permutation's bundle line has no scales.
-  OpModel Plain = layerOp("moe_permute");
-  K.Signature = signatureOf(Plain);
-  K.Permute = permuteShapeOf(Plain, C);
-  Out = parseBundle(serializeBundle({K}), "b.kbundle");
-  CHECK(Out[0].Permute.ScalesParam == -1);
-  CHECK(Out[0].Permute.QuantBlock == 0);
+  const CompiledKernel Plain = bundleRoundTrip(layerOp("moe_permute"), C);
+  CHECK(Plain.Permute.ScalesParam == -1);
+  CHECK(Plain.Permute.QuantBlock == 0);
 }

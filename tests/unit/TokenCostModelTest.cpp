@@ -26,13 +26,7 @@ using namespace kiln::tuner;
 namespace {
 
 OpModel fileOp(const std::string &File, const std::string &Name) {
-  DiagnosticEngine Diags;
-  std::vector<OpModel> Ops = loadOps(File, test::readExample(File), Diags);
-  for (OpModel &Op : Ops)
-    if (Op.Name == Name)
-      return std::move(Op);
-  FAIL("no op " << Name);
-  return OpModel();
+  return test::exampleOpNamed(File, Name);
 }
 
 ProblemSize permuteSize(int64_t T, int64_t K, int64_t E, int64_t H) {

@@ -306,13 +306,8 @@ int runLayer(const LayerRunRequest &Req) {
       }
       Emulated = Device.Emulated;
       PrimaryContext Ctx(Driver, 0);
-      CUstream Stream = nullptr;
-      KILN_CU_CHECK(Driver, cuStreamCreate, &Stream, CU_STREAM_DEFAULT);
-      struct StreamGuard {
-        const CudaDriver &D;
-        CUstream S;
-        ~StreamGuard() { D.api().cuStreamDestroy(S); }
-      } SG{Driver, Stream};
+      DeviceStream OwnStream(Driver);
+      CUstream Stream = OwnStream.get();
       std::map<std::string, DeviceBuffer> Buf;
       for (auto &[Name, H] : T) {
         auto It = Buf.emplace(Name, DeviceBuffer(Driver, H.Bytes.size())).first;

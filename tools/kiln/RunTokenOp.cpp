@@ -224,13 +224,8 @@ int runOnDevice(const TokenRunRequest &Req, const CudaDriver &Driver) {
   GpuProblem Problem(Driver, Op, Req.Size, Req.Seed, Req.Routing);
   Kernel K(std::make_shared<const CompiledKernel>(Built.Kernel));
   K.prepare();
-  CUstream Stream = nullptr;
-  KILN_CU_CHECK(Driver, cuStreamCreate, &Stream, CU_STREAM_DEFAULT);
-  struct StreamGuard {
-    const CudaDriver &D;
-    CUstream S;
-    ~StreamGuard() { D.api().cuStreamDestroy(S); }
-  } SG{Driver, Stream};
+  DeviceStream OwnStream(Driver);
+  CUstream Stream = OwnStream.get();
   const std::vector<TensorArg> &Args = Problem.args();
   auto Launch = [&] { K.launch(Args.data(), Args.size(), Stream); };
   Problem.poisonOutput();

@@ -28,6 +28,15 @@ DeviceBuffer::DeviceBuffer(const CudaDriver &Driver, size_t Bytes)
   KILN_CU_CHECK(Driver, cuMemAlloc, &Ptr, Bytes ? Bytes : 1);
 }
 
+DeviceStream::DeviceStream(const CudaDriver &TheDriver) : Driver(TheDriver) {
+  KILN_CU_CHECK(Driver, cuStreamCreate, &Stream, CU_STREAM_DEFAULT);
+}
+
+DeviceStream::~DeviceStream() {
+  if (Stream)
+    Driver.api().cuStreamDestroy(Stream);
+}
+
 DeviceBuffer::~DeviceBuffer() {
   if (Ptr)
     Driver->api().cuMemFree(Ptr);

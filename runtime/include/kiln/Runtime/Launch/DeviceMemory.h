@@ -1,8 +1,8 @@
 //===- DeviceMemory.h - Contexts, device buffers, tensor maps ---*- C++ -*-===//
 //
 // The small Driver API pieces around a launch, for every op family: a
-// device's primary context made current, device buffers, and encoding a
-// LaunchPlan tensor map.
+// device's primary context made current, a stream, device buffers, and
+// encoding a LaunchPlan tensor map.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RUNTIME_LAUNCH_DEVICEMEMORY_H
@@ -29,6 +29,21 @@ private:
   const CudaDriver &Driver;
   CUdevice Device = 0;
   CUcontext Ctx = nullptr;
+};
+
+/// A stream of the current context (cuStreamCreate), destroyed with the
+/// object. Throws CudaError.
+class DeviceStream {
+public:
+  explicit DeviceStream(const CudaDriver &Driver);
+  ~DeviceStream();
+  DeviceStream(const DeviceStream &) = delete;
+  DeviceStream &operator=(const DeviceStream &) = delete;
+  CUstream get() const { return Stream; }
+
+private:
+  const CudaDriver &Driver;
+  CUstream Stream = nullptr;
 };
 
 /// Bytes of device memory (cuMemAlloc, 256-byte aligned), freed on
