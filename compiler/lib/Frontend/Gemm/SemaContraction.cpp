@@ -736,6 +736,19 @@ void ComputeChecker::run(const ComputeStmt &Stmt) {
     S.note(Sums[0]->Range, "the first reduction is here");
     return;
   }
+  // collectSums lists a sum before the sums inside it, so with two sums
+  // only the first can hold the other.
+  std::vector<const Expr *> Inner;
+  collectSums(*Sums[0]->Args[0], Inner);
+  if (!Inner.empty()) {
+    S.error(Inner[0]->Loc,
+            "a reduction cannot contain another reduction; kiln lowers one "
+            "contraction 'sum(k) A[m, k] * B[n, k]' (or a gated pair side "
+            "by side)",
+            Inner[0]->Range);
+    S.note(Sums[0]->Range, "the enclosing reduction is here");
+    return;
+  }
   SumExpr = Sums[0];
   SumOk = checkSum(*SumExpr);
   if (SumOk && Sums.size() == 2) {
