@@ -9,11 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Tuner/TuningCache.h"
 
-#include "TomlHazard.h"
+#include "Toml.h"
 
 #include "kiln/Runtime/FileKind.h"
-
-#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cctype>
@@ -102,12 +100,12 @@ private:
     ProblemSize Read;
     for (const auto &[Key, Node] : In) {
       std::string Name(Key.str());
-      bool Ident = !Name.empty() && Name.size() <= 64 &&
-                   (std::isalpha(static_cast<unsigned char>(Name[0])) ||
-                    Name[0] == '_');
+      bool Ident =
+          !Name.empty() && Name.size() <= 64 &&
+          (std::isalpha(static_cast<unsigned char>(Name[0])) || Name[0] == '_');
       for (char C : Name)
-        Ident = Ident && (std::isalnum(static_cast<unsigned char>(C)) ||
-                          C == '_');
+        Ident =
+            Ident && (std::isalnum(static_cast<unsigned char>(C)) || C == '_');
       if (!Ident)
         return fail(&Node, "'shape." + Name + "' is not a size symbol");
       if (!Node.is_integer())
@@ -215,9 +213,8 @@ std::optional<TuningEntry> EntryReader::read(std::vector<std::string> &Notes) {
                     *Device = nullptr, *Prov = nullptr;
   bool Ok = getString(T, "", "op", E.OpName) &&
             getString(T, "", "op_fingerprint", E.Key.OpFingerprint) &&
-            (Shape = getTable(T, "shape")) &&
-            getShape(*Shape, E.Key.Shape) && readConfig(E) &&
-            getNumber(T, "", "median_us", E.MedianUs) &&
+            (Shape = getTable(T, "shape")) && getShape(*Shape, E.Key.Shape) &&
+            readConfig(E) && getNumber(T, "", "median_us", E.MedianUs) &&
             getNumber(T, "", "tflops", E.Tflops) &&
             (Error = getTable(T, "error")) &&
             getNumber(*Error, "error.", "max_abs", E.MaxAbsError) &&
@@ -280,17 +277,6 @@ TuningCacheContents parseWhole(std::string_view Text, const std::string &Origin,
                                std::optional<Damage> &Damaged) {
   TuningCacheContents C;
   C.State = State::Ok;
-  if (std::optional<TomlHazard> H = findTomlHazard(Text)) {
-    char U[16];
-    std::snprintf(U, sizeof(U), "U+%04X", unsigned(H->CodePoint));
-    Damaged = Damage{Origin + ":" + std::to_string(H->Line) + ":" +
-                     std::to_string(H->Column) + ": not valid TOML (" + U +
-                     (H->AfterBackslash
-                          ? " after a backslash in a multi-line string"
-                          : " outside a string or comment") +
-                     "): the file is damaged or truncated"};
-    return C;
-  }
   toml::table Root;
   try {
     Root = toml::parse(Text, Origin);
@@ -386,12 +372,10 @@ std::vector<size_t> entryStarts(std::string_view Text) {
 /// file (the lines before it are blank). nullopt when it is not TOML.
 std::optional<toml::table> parsePiece(std::string_view Text, size_t From,
                                       size_t To, const std::string &Origin) {
-  size_t LinesBefore = size_t(std::count(Text.begin(), Text.begin() + From,
-                                         '\n'));
+  size_t LinesBefore =
+      size_t(std::count(Text.begin(), Text.begin() + From, '\n'));
   std::string Piece(LinesBefore, '\n');
   Piece.append(Text.substr(From, To - From));
-  if (findTomlHazard(Piece))
-    return std::nullopt;
   try {
     return toml::parse(Piece, Origin);
   } catch (const toml::parse_error &) {
@@ -403,8 +387,7 @@ std::optional<toml::table> parsePiece(std::string_view Text, size_t From,
 /// [[entry]] block is parsed and read on its own. A header that names a
 /// newer schema stops it (its entries are not this kiln's to read).
 TuningCacheContents salvageEntries(std::string_view Text,
-                                   const std::string &Origin,
-                                   const Damage &D) {
+                                   const std::string &Origin, const Damage &D) {
   TuningCacheContents C;
   C.State = State::Corrupt;
   std::vector<size_t> Starts = entryStarts(Text);
@@ -413,32 +396,31 @@ TuningCacheContents salvageEntries(std::string_view Text,
   // of its schema: a damaged header, or none, keeps nothing.
   std::optional<toml::table> Header = parsePiece(Text, 0, HeaderEnd, Origin);
   const toml::node *Version = Header ? Header->get("schema_version") : nullptr;
-  int64_t V = Version && Version->is_integer() ? Version->as_integer()->get()
-                                               : 0;
+  int64_t V =
+      Version && Version->is_integer() ? Version->as_integer()->get() : 0;
   if (V > TuningCacheSchemaVersion) {
     C.State = State::NewerSchema;
-    C.Problems.push_back(where(Origin, Version->source()) +
-                         ": schema_version " + std::to_string(V) +
-                         " is newer than this kiln reads (" +
-                         std::to_string(TuningCacheSchemaVersion) +
-                         "); ignoring it");
+    C.Problems.push_back(
+        where(Origin, Version->source()) + ": schema_version " +
+        std::to_string(V) + " is newer than this kiln reads (" +
+        std::to_string(TuningCacheSchemaVersion) + "); ignoring it");
     return C;
   }
   if (Starts.empty() || V < 1) {
-    C.Problems.push_back(D.Sentence +
-                         (Starts.empty() ? "; ignoring it"
-                                         : "; ignoring it (its header, with "
-                                           "the schema_version, is damaged "
-                                           "too)"));
+    C.Problems.push_back(D.Sentence + (Starts.empty()
+                                           ? "; ignoring it"
+                                           : "; ignoring it (its header, with "
+                                             "the schema_version, is damaged "
+                                             "too)"));
     return C;
   }
   std::vector<std::string> EntryProblems;
   for (size_t I = 0; I < Starts.size(); ++I) {
     size_t To = I + 1 < Starts.size() ? Starts[I + 1] : Text.size();
     std::optional<toml::table> Piece = parsePiece(Text, Starts[I], To, Origin);
-    const toml::array *List =
-        Piece && Piece->get("entry") ? Piece->get("entry")->as_array()
-                                     : nullptr;
+    const toml::array *List = Piece && Piece->get("entry")
+                                  ? Piece->get("entry")->as_array()
+                                  : nullptr;
     if (!List || List->size() != 1 || !(*List)[0].as_table()) {
       ++C.LostEntries;
       continue;
