@@ -122,7 +122,7 @@ void checkCombineComputation(OpSema &S, const ComputeStmt &Stmt) {
   }
   const Expr *Pos = PY >= 0 && Y.Args.size() == 2 ? Y.Args[0].get() : nullptr;
   int PP = Pos && Pos->K == Kind::Subscript ? S.findParam(Pos->Name) : -1;
-  if (PY < 0 || M.Params[size_t(PY)].IsOutput ||
+  if (PY < 0 || !Pos || M.Params[size_t(PY)].IsOutput ||
       !storage(M.Params[size_t(PY)].Type) ||
       M.Params[size_t(PY)].Shape.size() != 2 ||
       M.Params[size_t(PY)].Shape[0].Sym.empty() ||
