@@ -1,4 +1,5 @@
 //===- KernelBuild.cpp - From an op and a configuration to a kernel -------===//
+#include "kiln/Interpreter/Attention.h"
 #include "kiln/Jit/KernelBuild.h"
 
 #include "kiln/Frontend/Sema.h"
@@ -72,6 +73,9 @@ RouteKernelShape routeShapeOf(const OpModel &Op, const KernelConfig &Config) {
 
 std::optional<std::string> opSizeProblem(const OpModel &Op,
                                          const ProblemSize &Size) {
+  // Attention has no kernels yet: the interpreter's size rules.
+  if (Op.Family == OpFamily::Attention)
+    return attentionSizeProblem(Op, Size);
   CompiledKernel K; // what kernelSizeProblem reads: the family and shape
   KernelConfig Smallest;
   Smallest.BlockM = 1;

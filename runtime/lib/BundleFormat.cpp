@@ -377,6 +377,8 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
     std::optional<OpFamily> F = parseOpFamily(W[1]);
     if (!F)
       R.fail("unknown op family '" + W[1] + "'");
+    if (!opFamilyLowers(*F))
+      R.fail(familyNotLowered(*F));
     K.Family = *F;
   }
   // "symbols M N K [OTHER...]": the GEMM roles, then the op's other sizes

@@ -18,6 +18,8 @@ std::unique_ptr<LaunchPlanner> makeLaunchPlanner(const CompiledKernel &K) {
     return std::make_unique<PermuteArgumentPlanner>(K.Signature, K.Permute);
   case OpFamily::Combine:
     return std::make_unique<CombineArgumentPlanner>(K.Signature, K.Combine);
+  case OpFamily::Attention: // no kernels yet (opFamilyLowers)
+    break;
   }
   return nullptr;
 }
@@ -38,6 +40,8 @@ std::optional<std::string> kernelSizeProblem(const CompiledKernel &K,
                               permuteSizes(K.Signature, K.Permute, Size));
   case OpFamily::Combine:
     return combineSizeProblem(combineSizes(K.Signature, Size));
+  case OpFamily::Attention:
+    return familyNotLowered(K.Family);
   }
   return std::nullopt;
 }
@@ -52,6 +56,8 @@ KernelFacts kernelFacts(const CompiledKernel &K) {
     return permuteKernelFacts(K.Permute);
   case OpFamily::Combine:
     return combineKernelFacts(K.Combine);
+  case OpFamily::Attention:
+    break;
   }
   return KernelFacts();
 }

@@ -249,6 +249,8 @@ int runCompile(const Args &A) {
   }
   std::vector<const OpModel *> Ops =
       selectOps(*File, P.get("--op"), What != Emit::Summary);
+  for (const OpModel *Op : Ops)
+    requireLowered(*File, *Op);
   std::string CacheWarning;
   std::optional<CompileCache> Cache;
   if (!P.has("--no-cache"))

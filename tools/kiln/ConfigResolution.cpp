@@ -4,6 +4,7 @@
 #include "CommandLine.h"
 
 #include "kiln/Frontend/Diagnostics.h"
+#include "kiln/Target/Attention/AttentionPlan.h"
 #include "kiln/Target/ConfigOverride.h"
 #include "kiln/Target/TuningSpace.h"
 
@@ -73,6 +74,18 @@ std::optional<KernelConfig> resolveConfig(const LoadedFile &File,
   }
   // In the op's space is not enough: the target must be able to run it
   // (shared memory, tensor cores, clusters). block_k is shown resolved.
+  if (Op.Family == OpFamily::Attention) {
+    std::string Why;
+    if (!planAttention(*Op.Attention, Op.Params[size_t(Op.A)].Type, *Config,
+                       Target, Why)) {
+      reportAt(File, Op.Loc,
+               "configuration " + attentionConfigString(*Config) +
+                   " cannot run on " + std::string(archInfo(Target).Name) +
+                   ": " + Why);
+      return std::nullopt;
+    }
+    return Config;
+  }
   if (Op.Family != OpFamily::Gemm) {
     if (!tokenBlockValid(Op.Family, Config->BlockM)) {
       reportAt(File, Op.Loc,

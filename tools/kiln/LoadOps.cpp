@@ -103,6 +103,13 @@ std::vector<const OpModel *> selectOps(const LoadedFile &File,
   return Out;
 }
 
+void requireLowered(const LoadedFile &File, const OpModel &Op) {
+  if (!opFamilyLowers(Op.Family))
+    throw InputError(File.Path + ":" + std::to_string(Op.Loc.Line) + ":" +
+                     std::to_string(Op.Loc.Col) + ": op '" + Op.Name +
+                     "': " + familyNotLowered(Op.Family));
+}
+
 Arch requireArch(const std::optional<std::string> &Name) {
   if (!Name)
     throw UsageError("--arch is required (one of " + std::string(archList()) +

@@ -38,6 +38,11 @@ std::vector<const OpModel *> selectOps(const LoadedFile &File,
                                        const std::optional<std::string> &OpName,
                                        bool RequireOne);
 
+/// Throws InputError, naming Op's place ("FILE:LINE:COL: ..."), when kiln
+/// does not generate kernels for Op's family (opFamilyLowers): the commands
+/// that build, run on a device, tune or bundle a kernel call it first.
+void requireLowered(const LoadedFile &File, const OpModel &Op);
+
 /// Parses --arch; throws UsageError listing the targets.
 Arch requireArch(const std::optional<std::string> &Name);
 

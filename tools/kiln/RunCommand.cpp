@@ -17,6 +17,7 @@
 #include "OutputFile.h"
 #include "RunGpu.h"
 #include "RunLayer.h"
+#include "RunAttention.h"
 #include "RunTokenOp.h"
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 
@@ -223,6 +224,23 @@ int runRun(const Args &A) {
     return runLayer(Req);
   }
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
+  if (Op.Family == OpFamily::Attention) {
+    if (!Interpret)
+      requireLowered(*File, Op);
+    if (P.get("--save") || P.get("--routing") || P.get("--top-k"))
+      throw UsageError("an attention op's run takes --shape, --set, --arch, "
+                       "--interpret, --check, --seed and --json");
+    AttentionRunRequest Req;
+    Req.File = &*File;
+    Req.Op = &Op;
+    Req.ShapeText = *P.get("--shape");
+    Req.Seed = Seed;
+    Req.Sets = P.getAll("--set");
+    Req.Arch = P.get("--arch");
+    Req.Check = P.has("--check");
+    Req.Json = P.has("--json");
+    return runAttention(Req);
+  }
   checkRoutingForOp(Op, Routing);
   const ProblemSize Named = parseRunShape(*P.get("--shape"), Op, Interpret);
   if (Op.Family != OpFamily::Gemm) {

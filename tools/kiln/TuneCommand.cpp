@@ -242,6 +242,7 @@ int runTune(const Args &A) {
   if (!File)
     return ExitInputError;
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
+  requireLowered(*File, Op);
   checkRoutingForOp(Op, Routing);
   const ProblemSize Named = parseShapeArg(*P.get("--shape"), Op);
   const GemmSize Size = expectedDims(Op, Named); // what the model charges

@@ -107,6 +107,30 @@ std::string canonicalOpText(const OpModel &Op) {
   if (Op.Epilogue)
     printEpi(Op, *Op.Epilogue, S);
   S += "\n";
+  // What a family other than the GEMM's computes besides its tensors (a
+  // GEMM's text is as it was before families, so its entries stay valid).
+  if (Op.Family != OpFamily::Gemm)
+    S += "family " + std::string(opFamilyName(Op.Family)) + "\n";
+  if (const std::optional<RouteSpec> &R = Op.Route)
+    S += "route " +
+         std::string(R->Fn == RouteSpec::Score::Softmax ? "softmax"
+                                                        : "sigmoid") +
+         " ids=" + Name(R->Ids) + " bias=" + Name(R->Bias) +
+         " groups=" + std::to_string(R->Groups) + "/" +
+         std::to_string(R->KeepGroups) +
+         " normalize=" + std::to_string(R->Normalize) +
+         " scale=" + number(R->Scale) + "\n";
+  if (const std::optional<PermuteSpec> &P = Op.Permute)
+    S += "permute ids=" + Name(P->Ids) + " eid=" + Name(P->Eid) +
+         " pos=" + Name(P->Pos) + " cnt=" + Name(P->Cnt) +
+         " align=" + std::to_string(P->Align) + "\n";
+  if (const std::optional<CombineSpec> &C = Op.Combine)
+    S += "combine weights=" + Name(C->Weights) + " pos=" + Name(C->Pos) + "\n";
+  if (const std::optional<AttentionSpec> &A = Op.Attention)
+    S += "attention v=" + Name(A->V) + " lse=" + Name(A->Lse) + " heads " +
+         A->HSym + "/" + A->HkvSym + " scale=" + number(A->Scale) +
+         " window=" + std::to_string(A->Left) + "," +
+         std::to_string(A->Right) + "\n";
   // The tune block is not part of it: it says which kernels to try, not
   // what a kernel computes. A stored configuration is used only while it is
   // in the op's current space (lookups check), so widening or narrowing a

@@ -261,6 +261,13 @@ void printAST(const Module &M, std::ostream &OS) {
          << '\n';
       printTree(*S.Rhs, OS, 3);
     }
+    for (const MaskDecl &Mk : Op.Masks) {
+      OS << "    mask "
+         << (Mk.K == MaskDecl::Kind::Causal ? "causal" : "window");
+      if (Mk.K == MaskDecl::Kind::Window)
+        OS << ' ' << Mk.Left << ", " << Mk.Right;
+      OS << at(Mk.Range.Begin) << '\n';
+    }
     for (const TuneBlock &TB : Op.Tunes) {
       OS << "    tune" << at(TB.KeywordRange.Begin) << '\n';
       for (const KnobDecl &K : TB.Knobs) {

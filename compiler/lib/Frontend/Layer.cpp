@@ -117,6 +117,11 @@ std::vector<LayerModel> analyzeLayers(const Module &M,
           Ok = false;
         continue;
       }
+      if (!opFamilyLowers(It->Family)) {
+        Error(S.Range, "op '" + S.Op + "' cannot be a stage of layer '" +
+                           L.Name + "': " + familyNotLowered(It->Family));
+        continue;
+      }
       const int Index = int(It - Ops.begin());
       if (std::find(Model.Stages.begin(), Model.Stages.end(), Index) !=
           Model.Stages.end()) {

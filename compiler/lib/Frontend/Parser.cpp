@@ -69,6 +69,7 @@ private:
   bool parseParam(OpDecl &Op);
   bool parseDim(ParamDecl &P);
   bool parseCompute(OpDecl &Op);
+  bool parseMask(OpDecl &Op);
   bool parseTune(OpDecl &Op);
   bool parseKnob(TuneBlock &TB);
   bool parseTuneValue(KnobDecl &K);
@@ -297,6 +298,10 @@ bool Parser::parseOpItem(OpDecl &Op) {
             tok().Range);
       return false;
     }
+    // `mask causal`: a contextual word (a statement `mask[...] = ...`
+    // assigns a tensor of that name).
+    if (tok().Text == "mask" && peekTok().is(TokenKind::Ident))
+      return parseMask(Op);
     return parseCompute(Op);
   case TokenKind::KwRequire:
     error(tok().loc(), "'require' must be inside a 'tune { ... }' block",
@@ -472,6 +477,47 @@ bool Parser::parseCompute(OpDecl &Op) {
   S.Lhs = std::move(Lhs);
   S.Rhs = std::move(Rhs);
   Op.Computes.push_back(std::move(S));
+  return true;
+}
+
+bool Parser::parseMask(OpDecl &Op) {
+  MaskDecl Mk;
+  const Token &Kw = take();
+  const Token &Kind = take();
+  Mk.KindRange = Kind.Range;
+  Mk.Range = {Kw.loc(), Kind.Range.End};
+  if (Kind.Text == "causal") {
+    Mk.K = MaskDecl::Kind::Causal;
+  } else if (Kind.Text == "window") {
+    Mk.K = MaskDecl::Kind::Window;
+    int64_t *Sides[] = {&Mk.Left, &Mk.Right};
+    for (int I = 0; I < 2; ++I) {
+      if (I == 1 && !accept(TokenKind::Comma))
+        break;
+      if (!is(TokenKind::Int)) {
+        errorExpected(I == 0 ? "expected the keys a query sees before its "
+                               "diagonal after 'window', like 'mask window "
+                               "256' or 'mask window 256, 0'"
+                             : "expected the keys a query sees after its "
+                               "diagonal after ',', like 'mask window 256, "
+                               "0'");
+        return false;
+      }
+      const Token &N = take();
+      *Sides[I] = N.IntValue;
+      Mk.Range.End = N.Range.End;
+    }
+    if (Mk.Right < 0)
+      Mk.Right = 0;
+  } else {
+    error(Kind.loc(),
+          "unknown mask '" + std::string(Kind.Text) +
+              "'; an attention op's mask is 'causal', 'window L' (causal, "
+              "the last L + 1 keys) or 'window L, R'",
+          Kind.Range);
+    return false;
+  }
+  Op.Masks.push_back(Mk);
   return true;
 }
 

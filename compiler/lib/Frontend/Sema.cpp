@@ -292,6 +292,7 @@ void checkOutputs(OpSema &S) {
     if (!S.Model.Params[I].IsOutput ||
         S.Model.Params[I].Name == S.QuantScaleName ||
         S.Model.Params[I].Name == S.QuantAmaxName ||
+        (!S.LseName.empty() && S.Model.Params[I].Name == S.LseName) ||
         S.IndexOutputs.count(S.Model.Params[I].Name))
       continue;
     if (S.Model.D < 0) {
@@ -353,13 +354,16 @@ void warnUnused(OpSema &S, const ComputeStmt &Stmt) {
 }
 
 /// The family of an op's statement, which decides the checker that analyzes
-/// it: a statement that calls topk is a router's, one that calls permute a
-/// permutation's (each checker says where its call may stand), one whose
+/// it: a statement that calls topk is a router's, one that calls softmax
+/// otherwise an attention op's, one that calls permute a permutation's
+/// (each checker says where its call may stand), one whose
 /// sum gathers rows by an index tensor a combine's, any other a GEMM's (whose
 /// checker says what a GEMM statement must look like when it is not one).
 OpFamily classifyComputation(const ComputeStmt &Stmt) {
   if (findCall(*Stmt.Rhs, "topk"))
-    return OpFamily::Route;
+    return OpFamily::Route; // whose scores may be softmax(L[t, e])
+  if (findCall(*Stmt.Rhs, "softmax"))
+    return OpFamily::Attention;
   if (findCall(*Stmt.Rhs, "permute"))
     return OpFamily::Permute;
   if (isGatherSum(*Stmt.Rhs))
@@ -379,6 +383,9 @@ bool analyzeOp(OpSema &S) {
     const Expr *Q = findCall(*C.Rhs, "quantize");
     S.QuantScaleName = quantizeName(Q, 1);
     S.QuantAmaxName = quantizeName(Q, 2);
+    // Attention's `softmax(t, x, lse)` writes the log-sum-exp.
+    if (!findCall(*C.Rhs, "topk"))
+      S.LseName = quantizeName(findCall(*C.Rhs, "softmax"), 2);
     // A router's `w[t, j] = topk(s, ids)` writes a second output, ids; a
     // permutation `a[m, h] = permute(x[t, h], ids, eid, pos, cnt)` three.
     // Every i32 output of such an op counts as one of them here, so that a
@@ -432,11 +439,20 @@ bool analyzeOp(OpSema &S) {
     case OpFamily::Combine:
       checkCombineComputation(S, *Stmt);
       break;
+    case OpFamily::Attention:
+      checkAttentionComputation(S, *Stmt);
+      break;
     }
     if (!S.Failed)
       warnUnused(S, *Stmt);
   }
 
+  if (Stmt && S.Model.D >= 0 && S.Model.Family != OpFamily::Attention)
+    for (const MaskDecl &Mk : Op.Masks)
+      S.error(Mk.Range, "'mask' says which keys an attention op's queries "
+                        "see; op '" +
+                            Op.Name + "' is not an attention op (its "
+                            "statement has no softmax)");
   for (size_t I = 1; I < Op.Tunes.size(); ++I) {
     S.error(Op.Tunes[I].KeywordRange,
             "op '" + Op.Name + "' has more than one tune block");

@@ -44,6 +44,9 @@ struct OpSema {
   /// permutation's eid, pos and cnt (`a[m, h] = permute(x[t, h], ids, eid,
   /// pos, cnt)`).
   std::set<std::string> IndexOutputs;
+  /// An attention op's log-sum-exp, softmax's third argument (`softmax(t,
+  /// x, lse)`), a second output; empty otherwise.
+  std::string LseName;
   bool Failed = false;
 
   void error(SourceLoc Loc, std::string Msg, SourceRange Range = {}) {
@@ -87,6 +90,10 @@ void checkPermuteComputation(OpSema &S, const ComputeStmt &Stmt);
 /// Checks a top-k weighted combine's statement (OpFamily::Combine) and
 /// fills Model.A, Model.Combine and the size roles. Requires Model.D.
 void checkCombineComputation(OpSema &S, const ComputeStmt &Stmt);
+/// Checks softmax attention's statement and the op's mask (OpFamily::
+/// Attention) and fills Model.A, B, Attention and the size roles. Requires
+/// Model.D.
+void checkAttentionComputation(OpSema &S, const ComputeStmt &Stmt);
 /// Whether E holds a sum that gathers rows by an index tensor read at its
 /// index (`sum(j) ... y[pos[t, j], h]`): a combine's statement.
 bool isGatherSum(const Expr &E);

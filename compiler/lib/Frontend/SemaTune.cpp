@@ -12,6 +12,7 @@
 #include "kiln/Frontend/Sema.h"
 #include "kiln/Frontend/Suggest.h"
 #include "kiln/Target/Arch.h"
+#include "kiln/Target/Attention/AttentionPlan.h"
 #include "kiln/Target/Gemm/KernelConfig.h"
 #include "kiln/Target/Gemm/KernelPlan.h"
 #include "kiln/Target/TuningSpace.h"
@@ -128,7 +129,16 @@ void checkKnob(OpSema &S, const KnobDecl &K,
     unknownKnob(S, K.Name, K.NameRange);
     return;
   }
-  if (S.Model.Family != OpFamily::Gemm && K.Name != "block_m") {
+  if (S.Model.Family == OpFamily::Attention && K.Name != "block_m" &&
+      K.Name != "block_n" && K.Name != "stages") {
+    S.error(K.NameRange, "'" + K.Name +
+                             "' is a GEMM's tuning parameter; an attention "
+                             "op has block_m (queries per CTA), block_n "
+                             "(keys per step) and stages");
+    return;
+  }
+  if (S.Model.Family != OpFamily::Gemm &&
+      S.Model.Family != OpFamily::Attention && K.Name != "block_m") {
     S.error(K.NameRange, "'" + K.Name + "' is a GEMM's tuning parameter; a " +
                              std::string(opFamilyName(S.Model.Family)) +
                              " op has one, block_m (the tokens of a CTA, " +
@@ -463,6 +473,26 @@ void checkTuneSpace(OpSema &S) {
     if (!validConfigs(M, A).empty())
       return;
   S.error(At, "no target can run any configuration of this op");
+  if (M.Family == OpFamily::Attention) {
+    const DType In = M.Params[size_t(M.A)].Type;
+    auto declares = [&](const OpModel &Op, const char *Knob) {
+      for (const TuneParam &P : Op.Space.Params)
+        if (P.Name == Knob)
+          return true;
+      return false;
+    };
+    for (Arch A : {Arch::SM90a, Arch::SM80}) {
+      std::string Why;
+      KernelConfig C = attentionDefaults(
+          *M.Attention, In, *First, A, declares(M, "block_m"),
+          declares(M, "block_n"), declares(M, "stages"));
+      if (!planAttention(*M.Attention, In, C, A, Why))
+        S.Diags.note(SourceLoc(), "on " + std::string(archInfo(A).Name) +
+                                      ", " + attentionConfigString(C) + ": " +
+                                      Why);
+    }
+    return;
+  }
   if (M.Family != OpFamily::Gemm) {
     S.Diags.note(SourceLoc(),
                  "a " + std::string(opFamilyName(M.Family)) +

@@ -13,6 +13,8 @@ std::string_view opFamilyName(OpFamily F) {
     return "permute";
   case OpFamily::Combine:
     return "combine";
+  case OpFamily::Attention:
+    return "attention";
   }
   return "unknown";
 }
@@ -26,7 +28,17 @@ std::optional<OpFamily> parseOpFamily(std::string_view Name) {
     return OpFamily::Permute;
   if (Name == "combine")
     return OpFamily::Combine;
+  if (Name == "attention")
+    return OpFamily::Attention;
   return std::nullopt;
+}
+
+bool opFamilyLowers(OpFamily F) { return F != OpFamily::Attention; }
+
+std::string familyNotLowered(OpFamily F) {
+  return std::string(opFamilyName(F)) +
+         " ops are checked and run by kiln's interpreter (kiln run "
+         "--interpret) but not lowered to kernels yet";
 }
 
 } // namespace kiln

@@ -1,6 +1,7 @@
 //===- ConfigOverride.cpp - A configuration with a user's overrides -------===//
 #include "kiln/Target/ConfigOverride.h"
 
+#include "kiln/Target/Attention/AttentionPlan.h"
 #include "kiln/Target/Gemm/KernelPlan.h"
 #include "kiln/Target/TuningSpace.h"
 
@@ -26,10 +27,32 @@ std::string valueText(const TuneValue &V) {
 std::string whyNoConfigRuns(const OpModel &Op, Arch Target) {
   std::string Why = "the tuning space is empty";
   bool Found = false;
+  auto Declares = [&](const char *Knob) {
+    for (const TuneParam &P : Op.Space.Params)
+      if (P.Name == Knob)
+        return true;
+    return false;
+  };
   forEachConstrainedConfig(Op, [&](const KernelConfig &C) {
+    if (Found)
+      return;
+    if (Op.Family == OpFamily::Attention) {
+      const DType In = Op.Params[size_t(Op.A)].Type;
+      const KernelConfig Tried = attentionDefaults(
+          *Op.Attention, In, C, Target, Declares("block_m"),
+          Declares("block_n"), Declares("stages"));
+      Found = !planAttention(*Op.Attention, In, Tried, Target, Why);
+      if (Found)
+        Why = attentionConfigString(Tried) + ": " + Why;
+      return;
+    }
+    if (Op.Family != OpFamily::Gemm) { // the token families
+      Found = !tokenBlockValid(Op.Family, C.BlockM);
+      Why = "block_m must be " + tokenBlockRule(Op.Family);
+      return;
+    }
     KernelPlan Plan;
-    if (!Found)
-      Found = !planKernel(gemmTypes(Op), C, Target, Plan, Why);
+    Found = !planKernel(gemmTypes(Op), C, Target, Plan, Why);
   });
   return Why;
 }

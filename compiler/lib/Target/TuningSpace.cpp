@@ -1,6 +1,8 @@
 //===- TuningSpace.cpp - Enumerating an op's configurations ---------------===//
 #include "kiln/Target/TuningSpace.h"
 
+#include "kiln/Target/Attention/AttentionPlan.h"
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -172,6 +174,8 @@ bool declares(const OpModel &Op, const std::string &Knob) {
 } // namespace
 
 std::string opConfigString(const OpModel &Op, const KernelConfig &Config) {
+  if (Op.Family == OpFamily::Attention)
+    return attentionConfigString(Config);
   if (Op.Family != OpFamily::Gemm)
     return "block_m=" + std::to_string(Config.BlockM);
   return Config.str();
@@ -205,6 +209,23 @@ std::string tokenBlockRule(OpFamily F) {
 
 std::vector<KernelConfig> validConfigs(const OpModel &Op, Arch Target) {
   std::vector<KernelConfig> Out;
+  // Attention: the planned tilings (AttentionPlan.h), undeclared knobs at
+  // their defaults.
+  if (Op.Family == OpFamily::Attention) {
+    const AttentionSpec &A = *Op.Attention;
+    const DType In = Op.Params[size_t(Op.A)].Type;
+    std::set<std::string> Seen;
+    forEachConstrainedConfig(Op, [&](const KernelConfig &C) {
+      KernelConfig Tried = attentionDefaults(
+          A, In, C, Target, declares(Op, "block_m"), declares(Op, "block_n"),
+          declares(Op, "stages"));
+      std::string Why;
+      if (planAttention(A, In, Tried, Target, Why) &&
+          Seen.insert(attentionConfigString(Tried)).second)
+        Out.push_back(Tried);
+    });
+    return Out;
+  }
   // The token families run on every target: block_m tokens per CTA
   // (tokenTiling; the default when the op does not declare it).
   if (Op.Family != OpFamily::Gemm) {
@@ -258,6 +279,18 @@ std::optional<KernelConfig> defaultConfig(const OpModel &Op, Arch Target) {
   std::vector<KernelConfig> Valid = validConfigs(Op, Target);
   if (Valid.empty())
     return std::nullopt;
+  // Attention's: block_m 128 (else the largest), then the widest block_n,
+  // then 2 stages.
+  if (Op.Family == OpFamily::Attention)
+    return *std::min_element(
+        Valid.begin(), Valid.end(),
+        [](const KernelConfig &L, const KernelConfig &R) {
+          auto Key = [](const KernelConfig &C) {
+            return std::make_tuple(C.BlockM != 128, -C.BlockM, -C.BlockN,
+                                   std::llabs(C.Stages - 2));
+          };
+          return Key(L) < Key(R);
+        });
   // A token family's: block_m closest to its default, the smaller first.
   if (Op.Family != OpFamily::Gemm) {
     const int64_t Default = tokenTiling(Op.Family).Default;

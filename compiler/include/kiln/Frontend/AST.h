@@ -120,6 +120,18 @@ struct ComputeStmt {
   SourceRange Range;
 };
 
+/// `mask causal`, `mask window L` or `mask window L, R`: which keys an
+/// attention op's query sees (OpFamily::Attention; AttentionSpec).
+struct MaskDecl {
+  enum class Kind { Causal, Window };
+  Kind K = Kind::Causal;
+  /// A window's keys before and after the query's diagonal; `mask window
+  /// L` is L and 0 (causal, the last L + 1 keys). -1: not written.
+  int64_t Left = -1, Right = -1;
+  SourceRange KindRange; ///< `causal` or `window`.
+  SourceRange Range;     ///< The whole statement.
+};
+
 /// A value of a tuning domain as written.
 struct TuneValueDecl {
   std::variant<int64_t, std::string> Value;
@@ -157,6 +169,7 @@ struct OpDecl {
   std::vector<ParamDecl> Params;
   std::vector<ComputeStmt> Computes; ///< Sema requires exactly one.
   std::vector<TuneBlock> Tunes;      ///< Sema allows at most one.
+  std::vector<MaskDecl> Masks;       ///< Sema allows at most one.
   /// The parser reported an error inside this op; sema skips it so that one
   /// mistake does not cascade into follow-on errors.
   bool HasSyntaxErrors = false;

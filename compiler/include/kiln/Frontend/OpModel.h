@@ -275,6 +275,37 @@ struct CombineSpec {
   SourceLoc Loc;              ///< The sum.
 };
 
+/// Softmax attention's forward pass (OpFamily::Attention):
+///
+///   O[b, h, s, e] = sum(t) softmax(t, C * sum(d) Q[b, h, s, d] *
+///                   K[b, h / (H / HKV), t, d]) * V[b, h / (H / HKV), t, e]
+///
+/// Q [B, H, S, D], K [B, HKV, T, D], V [B, HKV, T, DV] (bf16 or f16, one
+/// type), O [B, H, S, DV] (bf16, f16 or f32); D and DV are constants (the
+/// head dimensions a kernel is built for), H a multiple of HKV (query
+/// head h reads key head h / (H / HKV): GQA, MQA with HKV = 1, plain
+/// multi-head with K's heads written `h`). Query s sees key t when the
+/// mask allows it, relative to the diagonal t = s + T - S (the last query
+/// sees the last key, as FlashAttention aligns S != T): t <= s + T - S +
+/// Right unless Right < 0, and t >= s + T - S - Left unless Left < 0. A
+/// query that sees no key gets O = 0 and log-sum-exp -inf. `softmax(t, x,
+/// lse)` also writes lse [B, H, S] (f32): the natural log of the row's sum
+/// of exp(x). OpModel::A is Q, B is K, D is O; the size roles are MSym =
+/// S (queries), NSym = T (keys), KSym = H (query heads).
+struct AttentionSpec {
+  int V = -1;   ///< Into OpModel::Params.
+  int Lse = -1; ///< The log-sum-exp output; -1: none.
+  std::string BSym, HSym, HkvSym, SSym, TSym;
+  int64_t HeadDim = 0, ValueDim = 0; ///< D and DV.
+  double Scale = 1;                  ///< C, folded into the scores.
+  enum class Mask { None, Causal, Window };
+  Mask Masking = Mask::None;
+  /// Keys seen before and after the diagonal; -1: unbounded (None: both;
+  /// Causal: Left, with Right 0).
+  int64_t Left = -1, Right = -1;
+  SourceLoc Loc; ///< The softmax call.
+};
+
 /// A checked op. For the GEMM family, D[m, n] = epilogue(sum(k) A[m, k] *
 /// B[n, k]); a route op uses A, D, the size roles, Route and Space.
 struct OpModel {
@@ -315,6 +346,8 @@ struct OpModel {
   std::optional<PermuteSpec> Permute;
   /// A combine's weights and positions (OpFamily::Combine).
   std::optional<CombineSpec> Combine;
+  /// Softmax attention's tensors, sizes and mask (OpFamily::Attention).
+  std::optional<AttentionSpec> Attention;
   TuneSpace Space;
 };
 

@@ -11,6 +11,7 @@
 #define KILN_SUPPORT_OPFAMILY_H
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace kiln {
@@ -30,9 +31,24 @@ enum class OpFamily {
   /// out[t, h] = sum(j) w[t, j] * y[pos[t, j], h]: each token's expert
   /// outputs summed back with the router's weights, in slot order.
   Combine,
+  /// O[b, h, s, e] = sum(t) softmax(t, C * sum(d) Q[b, h, s, d] *
+  /// K[b, h / (H / HKV), t, d]) * V[b, h / (H / HKV), t, e]: softmax
+  /// attention's forward pass (GQA/MQA, causal or windowed masks, an
+  /// optional log-sum-exp). Checked, tiled and interpreted on the host; not
+  /// lowered to a kernel yet (opFamilyLowers).
+  Attention,
 };
 
-/// "gemm", "route", "permute", "combine": the family's name in bundles, `kiln
+/// Whether kiln generates kernels for F's ops. Every path that builds,
+/// runs, tunes or bundles a kernel asks this first (familyNotLowered's
+/// message), so a family that sema checks but codegen does not have never
+/// reaches a GEMM's or a token family's code.
+bool opFamilyLowers(OpFamily F);
+/// Why F's ops cannot be built: "attention ops are checked and run by the
+/// interpreter (kiln run --interpret) but not lowered to kernels yet".
+std::string familyNotLowered(OpFamily F);
+
+/// "gemm", "route", "permute", "combine", "attention": the family's name in bundles, `kiln
 /// compile --emit ast` and messages.
 std::string_view opFamilyName(OpFamily F);
 /// The family named Name, if there is one.

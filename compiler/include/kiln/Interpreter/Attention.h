@@ -1,0 +1,76 @@
+//===- Attention.h - Softmax attention on the CPU ---------------*- C++ -*-===//
+//
+// The attention family's interpreter, float64 reference and gate
+// (OpFamily::Attention, AttentionSpec).
+//
+// interpretAttention is the arithmetic the attention kernels are to follow
+// (the online softmax of FlashAttention, in the order of Config's tiles):
+// for each query row, key blocks of block_n from the last one that the
+// mask lets a row of its block_m-query tile see down to the first, skipping
+// blocks no row of the tile sees; per block, fp32 scores x = sum(d) q * k
+// in d order, masked keys -inf, the running max m' = max(m, max x), the
+// correction c = exp2((m - m') * C log2 e), P = exp2(x C log2 e - m' C
+// log2 e) in fp32 (0 while m' is -inf), l = l c + sum P (fp32, key order),
+// acc = acc c + sum round_in(P) * v (P rounded to the inputs' type, as the
+// P.V MMA takes it); at the end O = acc * (1 / l) rounded to O's type, 0
+// where l is 0, and lse = m C + ln l (-inf where l is 0).
+//
+// referenceAttention is plain softmax attention in float64.
+// checkAttention judges O (and lse) against it: per element, |o - ref| <=
+// Atol + Rtol |ref| with Rtol one ulp of O's type and Atol 2^-8 max |V|
+// (P's rounding moves each weight by at most 2^-9 of itself: twice that
+// over the weights of a row, which sum to 1); a row that sees no key must
+// be exactly 0 (and its lse -inf); lse within 2^-16 + 2^-20 |lse| of the
+// reference (fp32 sums of exp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_INTERPRETER_ATTENTION_H
+#define KILN_INTERPRETER_ATTENTION_H
+
+#include "kiln/Frontend/OpModel.h"
+#include "kiln/Interpreter/Execute.h"
+#include "kiln/Interpreter/HostTensor.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// Why Size cannot run Op: HKV must divide H; nullopt when it can.
+std::optional<std::string> attentionSizeProblem(const OpModel &Op,
+                                                const ProblemSize &Size);
+
+/// Whether query S of Queries sees key T of Keys under A's mask.
+bool attentionVisible(const AttentionSpec &A, int64_t S, int64_t T,
+                      int64_t Queries, int64_t Keys);
+
+/// Fills Params[Op.D] (and the log-sum-exp) from Q, K and V, tiled as
+/// Config says (block_m queries, block_n keys).
+void interpretAttention(const OpModel &Op, const KernelConfig &Config,
+                        std::vector<HostTensor> &Params);
+
+/// O's and lse's float64 values before rounding, row-major.
+struct AttentionReference {
+  std::vector<double> O;   ///< [B, H, S, DV]
+  std::vector<double> Lse; ///< [B, H, S]; -inf where a row sees no key
+  std::vector<bool> Empty; ///< [B, H, S]: the row sees no key
+};
+AttentionReference referenceAttention(const OpModel &Op,
+                                      const std::vector<HostTensor> &Params);
+
+struct AttentionComparison {
+  Comparison O;
+  std::optional<Comparison> Lse; ///< With a log-sum-exp output.
+  int64_t EmptyRows = 0;         ///< Rows that see no key.
+  int64_t EmptyRowFailures = 0;  ///< Of them, not exactly 0 / -inf.
+  bool Pass = false;
+};
+AttentionComparison checkAttention(const OpModel &Op,
+                                   const std::vector<HostTensor> &Params,
+                                   const AttentionReference &Ref);
+
+} // namespace kiln
+
+#endif // KILN_INTERPRETER_ATTENTION_H

@@ -1,0 +1,58 @@
+//===- AttentionPlan.h - Which attention tilings a target can run -*- C++ -*-===//
+//
+// The attention family's knobs are KernelConfig's block_m (queries per
+// CTA), block_n (keys per step of the online softmax) and stages (K/V
+// tiles in flight). planAttention decides whether a tiling fits a target,
+// by the design the kernels are to have (docs/DSL.md, "Attention"):
+//  * sm_90a: 64 query rows per consumer warpgroup (block_m 64, 128 or 192:
+//    one to three consumers), block_n a multiple of 16 in [16, 256] (the
+//    P.V wgmma's K steps), 2 to 4 stages;
+//  * other targets (mma.sync): 16 rows per warp (block_m 64 or 128),
+//    block_n 32, 64 or 128, 1 to 3 stages;
+//  * registers per consumer thread: the O accumulator (DV / 2), the scores
+//    (block_n / 2) and P in 16 bits (block_n / 4) within 200 of the 255 a
+//    thread may hold;
+//  * shared memory: the Q tile and `stages` K and V tiles within the
+//    target's opt-in limit.
+// No attention kernel exists yet: these rules are the planner the kernels
+// will be held to, and the interpreter follows the tiling they choose.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TARGET_ATTENTION_ATTENTIONPLAN_H
+#define KILN_TARGET_ATTENTION_ATTENTIONPLAN_H
+
+#include "kiln/Frontend/OpModel.h"
+#include "kiln/Target/Arch.h"
+#include "kiln/Target/Gemm/KernelConfig.h"
+
+#include <string>
+
+namespace kiln {
+
+/// The estimates planAttention applies.
+struct AttentionFootprint {
+  int64_t Registers = 0;   ///< Per consumer thread, for O, S and P.
+  int64_t SharedBytes = 0; ///< Q and the K/V ring.
+};
+AttentionFootprint attentionFootprint(const AttentionSpec &A, DType In,
+                                      const KernelConfig &C);
+
+/// Whether C's block_m, block_n and stages fit Target; Why says what does
+/// not (a sentence).
+bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
+                   Arch Target, std::string &Why);
+
+/// The tiling an op that leaves a knob undeclared gets: block_m 128,
+/// stages 2, block_n the largest of 128, 112, ..., 16 that plans
+/// (`C`'s declared values are kept; Declared* say which).
+KernelConfig attentionDefaults(const AttentionSpec &A, DType In,
+                               const KernelConfig &C, Arch Target,
+                               bool DeclaredBlockM, bool DeclaredBlockN,
+                               bool DeclaredStages);
+
+/// "block_m=128,block_n=64,stages=2".
+std::string attentionConfigString(const KernelConfig &C);
+
+} // namespace kiln
+
+#endif // KILN_TARGET_ATTENTION_ATTENTIONPLAN_H

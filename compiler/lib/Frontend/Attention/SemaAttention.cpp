@@ -1,0 +1,423 @@
+//===- SemaAttention.cpp - Checking softmax attention ---------------------===//
+//
+// The attention family's statement (OpFamily::Attention, AttentionSpec in
+// OpModel.h):
+//
+//   O[b, h, s, e] = sum(t) softmax(t, C * sum(d) Q[b, h, s, d] *
+//                   K[b, h / (H / HKV), t, d]) * V[b, h / (H / HKV), t, e]
+//
+// with `softmax(t, x, lse)` writing the log-sum-exp and an optional `mask
+// causal` / `mask window L[, R]` statement. Each tensor's shape and
+// indices are checked against this form; the first mistake is reported
+// with what the form expects there.
+//
+//===----------------------------------------------------------------------===//
+#include "../SemaInternal.h"
+
+#include <cmath>
+
+namespace kiln {
+
+namespace {
+
+using Kind = Expr::Kind;
+
+bool isName(const Expr &E, const std::string &Name) {
+  return E.K == Kind::Name && E.Name == Name;
+}
+
+bool isMul(const Expr &E) {
+  return E.K == Kind::Binary && E.Op == Expr::OpKind::Mul;
+}
+
+/// A number, or a negated one (so that a negative scale is reported as
+/// such).
+bool isLiteral(const Expr &E) {
+  if (E.K == Kind::Unary && E.Op == Expr::OpKind::Neg)
+    return isLiteral(*E.Args[0]);
+  return E.K == Kind::Float || E.K == Kind::Int;
+}
+
+double literalValue(const Expr &E) {
+  if (E.K == Kind::Unary)
+    return -literalValue(*E.Args[0]);
+  return E.K == Kind::Float ? E.FloatValue : double(E.IntValue);
+}
+
+bool symDim(const ShapeDim &D) { return !D.Sym.empty() && D.Divisor == 1; }
+
+/// The head dimensions the attention kernels are planned for.
+bool knownHeadDim(int64_t D) {
+  return D == 64 || D == 96 || D == 128 || D == 192 || D == 256;
+}
+
+class AttentionChecker {
+public:
+  explicit AttentionChecker(OpSema &S) : S(S), M(S.Model) {}
+
+  void run(const ComputeStmt &Stmt) {
+    if (!checkOutput(*Stmt.Lhs) || !checkSum(*Stmt.Rhs) || !checkMask())
+      return;
+    checkNamedOutputs(S, A.Lse >= 0 ? std::vector<int>{A.Lse}
+                                    : std::vector<int>{},
+                      "softmax(t, x, lse)");
+    M.MSym = A.SSym;
+    M.NSym = A.TSym;
+    M.KSym = A.HSym;
+    M.Attention = A;
+  }
+
+private:
+  OpSema &S;
+  OpModel &M;
+  AttentionSpec A;
+  std::string BIdx, HIdx, SIdx, EIdx, TIdx, DIdx;
+  const Expr *HeadOfK = nullptr; ///< K's head index, as written.
+  DType InType = DType::BF16;
+
+  bool fail(SourceRange R, const std::string &Msg) {
+    S.error(R, Msg);
+    return false;
+  }
+  const TensorParam &param(int P) const { return M.Params[size_t(P)]; }
+  SourceRange declRange(int P) const { return S.ParamDecls[size_t(P)]->Range; }
+
+  std::string form() const {
+    return param(M.D).Name +
+           "[b, h, s, e] = sum(t) softmax(t, 0.125 * sum(d) Q[b, h, s, d] * "
+           "K[b, h / (H / HKV), t, d]) * V[b, h / (H / HKV), t, e]";
+  }
+
+  /// O[b, h, s, e]: O [B, H, S, DV], DV a constant.
+  bool checkOutput(const Expr &L) {
+    if (L.K != Kind::Subscript || L.Name != param(M.D).Name ||
+        L.Args.size() != 4)
+      return fail(L.Range, "an attention op assigns its output by batch, "
+                           "head, query and value column, like '" +
+                               form() + "'");
+    std::string *Idx[] = {&BIdx, &HIdx, &SIdx, &EIdx};
+    for (size_t I = 0; I < 4; ++I) {
+      if (L.Args[I]->K != Kind::Name)
+        return fail(L.Args[I]->Range,
+                    "the output must be indexed by index names, like '" +
+                        param(M.D).Name + "[b, h, s, e]'");
+      for (size_t J = 0; J < I; ++J)
+        if (*Idx[J] == L.Args[I]->Name)
+          return fail(L.Args[I]->Range, "index '" + L.Args[I]->Name +
+                                            "' is used twice in '" +
+                                            exprToString(L) + "'");
+      *Idx[I] = L.Args[I]->Name;
+    }
+    if (!S.ParamValid[size_t(M.D)])
+      return false;
+    const TensorParam &O = param(M.D);
+    const bool Storage = O.Type == DType::BF16 || O.Type == DType::F16 ||
+                         O.Type == DType::F32;
+    if (!Storage || O.Shape.size() != 4 || !symDim(O.Shape[0]) ||
+        !symDim(O.Shape[1]) || !symDim(O.Shape[2]) || !O.Shape[3].Sym.empty())
+      return fail(declRange(M.D),
+                  "an attention op's output must be bf16, f16 or f32 of shape "
+                  "[B, H, S, DV] (three size symbols and the value head "
+                  "dimension, a constant); '" +
+                      S.describeParam(M.D) + "' is not");
+    A.BSym = O.Shape[0].Sym;
+    A.HSym = O.Shape[1].Sym;
+    A.SSym = O.Shape[2].Sym;
+    A.ValueDim = O.Shape[3].Constant;
+    if (A.BSym == A.HSym || A.BSym == A.SSym || A.HSym == A.SSym)
+      return fail(declRange(M.D), "the output's batch, heads and queries "
+                                  "must be three different sizes; '" +
+                                      S.describeParam(M.D) + "' repeats one");
+    return true;
+  }
+
+  /// sum(t) softmax(t, SCORES[, lse]) * V[b, HK, t, e], either factor first.
+  bool checkSum(const Expr &R) {
+    if (R.K != Kind::Sum || R.Args.size() != 1 || !isMul(*R.Args[0]))
+      return fail(R.Range, "an attention op's right-hand side is one sum over "
+                           "the keys of the softmax weights times V: '" +
+                               form() + "'");
+    TIdx = R.Name;
+    for (const std::string *I : {&BIdx, &HIdx, &SIdx, &EIdx})
+      if (*I == TIdx)
+        return fail(R.NameRange, "the keys' index '" + TIdx +
+                                     "' is already an index of the output");
+    const Expr &Prod = *R.Args[0];
+    const bool CallFirst = Prod.Args[0]->K == Kind::Call;
+    const Expr &Call = *Prod.Args[CallFirst ? 0 : 1];
+    const Expr &Val = *Prod.Args[CallFirst ? 1 : 0];
+    if (Call.K != Kind::Call || Call.Name != "softmax")
+      return fail(Prod.Range, "the sum over '" + TIdx +
+                                  "' multiplies softmax(" + TIdx +
+                                  ", ...) by V, like '" + form() + "'");
+    if (Call.Args.size() < 2 || Call.Args.size() > 3 ||
+        !isName(*Call.Args[0], TIdx))
+      return fail(Call.Range, "softmax takes the keys' index, the scores and "
+                              "optionally the log-sum-exp output: 'softmax(" +
+                                  TIdx + ", x)' or 'softmax(" + TIdx +
+                                  ", x, lse)'");
+    A.Loc = Call.Loc;
+    if (!checkScores(*Call.Args[1]) || !checkValues(Val))
+      return false;
+    if (Call.Args.size() == 3 && !checkLse(*Call.Args[2]))
+      return false;
+    return true;
+  }
+
+  /// [C *] sum(d) Q[b, h, s, d] * K[b, HK, t, d] (C a positive literal,
+  /// on either side; the factors in either order).
+  bool checkScores(const Expr &X) {
+    const Expr *Sum = &X;
+    if (isMul(X) && (isLiteral(*X.Args[0]) || isLiteral(*X.Args[1]))) {
+      const bool LitFirst = isLiteral(*X.Args[0]);
+      const Expr &C = *X.Args[LitFirst ? 0 : 1];
+      A.Scale = literalValue(C);
+      if (!(A.Scale > 0) || !std::isfinite(A.Scale))
+        return fail(C.Range, "the softmax scale must be a positive finite "
+                             "number, like 0.125 (1 / sqrt(64))");
+      Sum = X.Args[LitFirst ? 1 : 0].get();
+    }
+    if (Sum->K != Kind::Sum || Sum->Args.size() != 1 || !isMul(*Sum->Args[0]))
+      return fail(X.Range,
+                  "the scores are a scale times one sum over the head "
+                  "dimension, 'C * sum(d) Q[b, h, s, d] * K[b, h / (H / HKV), " +
+                      TIdx + ", d]'");
+    DIdx = Sum->Name;
+    for (const std::string *I : {&BIdx, &HIdx, &SIdx, &EIdx, &TIdx})
+      if (*I == DIdx)
+        return fail(Sum->NameRange, "the head dimension's index '" + DIdx +
+                                        "' is already used by the statement");
+    const Expr &P = *Sum->Args[0];
+    // Q is the factor indexed by the query.
+    const bool QFirst = P.Args[0]->K == Kind::Subscript &&
+                        P.Args[0]->Args.size() == 4 &&
+                        isName(*P.Args[0]->Args[2], SIdx);
+    if (!checkQuery(*P.Args[QFirst ? 0 : 1]))
+      return false;
+    return checkKeys(*P.Args[QFirst ? 1 : 0]);
+  }
+
+  /// A bf16 or f16 input read as a subscript; its index into Params.
+  int inputTensor(const Expr &E, const std::string &Role,
+                  const std::string &Usage) {
+    int P = E.K == Kind::Subscript ? S.findParam(E.Name) : -1;
+    if (E.K == Kind::Subscript && P < 0) {
+      S.unknownTensor(E);
+      return -1;
+    }
+    if (P < 0 || param(P).IsOutput || P == M.D) {
+      fail(E.Range, Role + " is an input read as '" + Usage + "'");
+      return -1;
+    }
+    if (!S.ParamValid[size_t(P)])
+      return -1;
+    if (param(P).Type != DType::BF16 && param(P).Type != DType::F16) {
+      fail(declRange(P), Role + " must be bf16 or f16 (FP8 attention is not "
+                                "built yet); '" +
+                             S.describeParam(P) + "' is not");
+      return -1;
+    }
+    return P;
+  }
+
+  bool indexedBy(const Expr &E, const std::vector<std::string> &Idx) {
+    if (E.Args.size() != Idx.size())
+      return false;
+    for (size_t I = 0; I < Idx.size(); ++I)
+      if (!Idx[I].empty() && !isName(*E.Args[I], Idx[I]))
+        return false;
+    return true;
+  }
+
+  bool checkQuery(const Expr &E) {
+    const std::string Usage =
+        E.Name + "[" + BIdx + ", " + HIdx + ", " + SIdx + ", " + DIdx + "]";
+    int P = inputTensor(E, "the queries", Usage);
+    if (P < 0)
+      return false;
+    const TensorParam &Q = param(P);
+    if (Q.Shape.size() != 4 || Q.Shape[0].Sym != A.BSym ||
+        Q.Shape[1].Sym != A.HSym || Q.Shape[2].Sym != A.SSym ||
+        Q.Shape[1].Divisor != 1 || Q.Shape[2].Divisor != 1 ||
+        Q.Shape[0].Divisor != 1 || !Q.Shape[3].Sym.empty())
+      return fail(declRange(P), "the queries must be [" + A.BSym + ", " +
+                                    A.HSym + ", " + A.SSym +
+                                    ", D] (the output's batch, heads and "
+                                    "queries, D a constant); '" +
+                                    S.describeParam(P) + "' is not");
+    if (!indexedBy(E, {BIdx, HIdx, SIdx, DIdx}))
+      return fail(E.Range, "the queries are read as '" + Usage + "'");
+    InType = Q.Type;
+    A.HeadDim = Q.Shape[3].Constant;
+    M.A = P;
+    return true;
+  }
+
+  /// K's (and V's) head index: `h` (as many key heads as query heads) or
+  /// `h / (H / HKV)` (HKV K's heads: grouped-query attention).
+  bool checkHeadIndex(const Expr &E, const std::string &Hkv,
+                      const std::string &Tensor) {
+    if (isName(E, HIdx)) {
+      if (Hkv != A.HSym)
+        return fail(E.Range, "'" + Tensor + "' has " + Hkv +
+                                 " heads; read head '" + HIdx + " / (" +
+                                 A.HSym + " / " + Hkv +
+                                 ")' (grouped-query attention), or declare " +
+                                 A.HSym + " heads to read head '" + HIdx +
+                                 "'");
+      return true;
+    }
+    const bool Ratio = E.K == Kind::Binary && E.Op == Expr::OpKind::Div &&
+                       isName(*E.Args[0], HIdx) &&
+                       E.Args[1]->K == Kind::Binary &&
+                       E.Args[1]->Op == Expr::OpKind::Div &&
+                       isName(*E.Args[1]->Args[0], A.HSym) &&
+                       isName(*E.Args[1]->Args[1], Hkv);
+    if (!Ratio)
+      return fail(E.Range, "'" + Tensor + "''s head is read as '" + HIdx +
+                               "' or '" + HIdx + " / (" + A.HSym + " / " +
+                               Hkv + ")' (each of its " + Hkv +
+                               " heads serves " + A.HSym + " / " + Hkv +
+                               " query heads)");
+    return true;
+  }
+
+  /// K [B, HKV, T, D] read as K[b, HK, t, d].
+  bool checkKeys(const Expr &E) {
+    const std::string Usage = E.Name + "[" + BIdx + ", " + HIdx + " / (" +
+                              A.HSym + " / HKV), " + TIdx + ", " + DIdx + "]";
+    int P = inputTensor(E, "the keys", Usage);
+    if (P < 0)
+      return false;
+    const TensorParam &K = param(P);
+    if (K.Type != InType)
+      return fail(declRange(P), "the keys must have the queries' type, " +
+                                    std::string(dtypeName(InType)) + "; '" +
+                                    S.describeParam(P) + "' does not");
+    if (K.Shape.size() != 4 || K.Shape[0].Sym != A.BSym ||
+        !symDim(K.Shape[1]) || !symDim(K.Shape[2]) || !K.Shape[3].Sym.empty() ||
+        K.Shape[3].Constant != A.HeadDim)
+      return fail(declRange(P),
+                  "the keys must be [" + A.BSym + ", HKV, T, " +
+                      std::to_string(A.HeadDim) +
+                      "] (the batch, their heads, the keys and the queries' "
+                      "head dimension); '" +
+                      S.describeParam(P) + "' is not");
+    A.HkvSym = K.Shape[1].Sym;
+    A.TSym = K.Shape[2].Sym;
+    for (const std::string *Sym : {&A.BSym, &A.SSym})
+      if (A.TSym == *Sym)
+        return fail(declRange(P), "the keys' count '" + A.TSym +
+                                      "' must be a size of its own, not the "
+                                      "output's " +
+                                      (Sym == &A.BSym ? "batch" : "queries") +
+                                      " (the same count is two sizes set "
+                                      "equal at run time)");
+    if (A.HkvSym == A.BSym || A.HkvSym == A.SSym || A.HkvSym == A.TSym)
+      return fail(declRange(P), "the keys' heads '" + A.HkvSym +
+                                    "' must be a size of their own");
+    if (!indexedBy(E, {BIdx, "", TIdx, DIdx}))
+      return fail(E.Range, "the keys are read as '" + Usage + "'");
+    if (!checkHeadIndex(*E.Args[1], A.HkvSym, E.Name))
+      return false;
+    HeadOfK = E.Args[1].get();
+    M.B = P;
+    return true;
+  }
+
+  /// V [B, HKV, T, DV] read as V[b, HK, t, e], HK as K's.
+  bool checkValues(const Expr &E) {
+    const std::string Usage = E.Name + "[" + BIdx + ", " + HIdx + " / (" +
+                              A.HSym + " / HKV), " + TIdx + ", " + EIdx + "]";
+    int P = inputTensor(E, "the values", Usage);
+    if (P < 0)
+      return false;
+    const TensorParam &V = param(P);
+    if (V.Type != InType)
+      return fail(declRange(P), "the values must have the queries' type, " +
+                                    std::string(dtypeName(InType)) + "; '" +
+                                    S.describeParam(P) + "' does not");
+    if (V.Shape.size() != 4 || V.Shape[0].Sym != A.BSym ||
+        V.Shape[1].Sym != A.HkvSym || V.Shape[2].Sym != A.TSym ||
+        V.Shape[1].Divisor != 1 || V.Shape[2].Divisor != 1 ||
+        !V.Shape[3].Sym.empty() || V.Shape[3].Constant != A.ValueDim)
+      return fail(declRange(P), "the values must be [" + A.BSym + ", " +
+                                    A.HkvSym + ", " + A.TSym + ", " +
+                                    std::to_string(A.ValueDim) +
+                                    "] (the keys' batch, heads and count, the "
+                                    "output's value head dimension); '" +
+                                    S.describeParam(P) + "' is not");
+    if (!indexedBy(E, {BIdx, "", TIdx, EIdx}) ||
+        exprToString(*E.Args[1]) != exprToString(*HeadOfK))
+      return fail(E.Range, "the values are read as the keys are, '" +
+                               E.Name + "[" + BIdx + ", " +
+                               exprToString(*HeadOfK) + ", " + TIdx + ", " +
+                               EIdx + "]'");
+    for (int64_t Dim : {A.HeadDim, A.ValueDim})
+      if (!knownHeadDim(Dim))
+        return fail(declRange(Dim == A.HeadDim ? M.A : P),
+                    "head dimension " + std::to_string(Dim) +
+                        " is not one kiln's attention kernels are planned "
+                        "for (64, 96, 128, 192 or 256)");
+    A.V = P;
+    return true;
+  }
+
+  /// softmax's third argument: an f32 output [B, H, S].
+  bool checkLse(const Expr &E) {
+    int P = E.K == Kind::Name ? S.findParam(E.Name) : -1;
+    if (E.K == Kind::Name && P < 0) {
+      S.unknownTensor(E);
+      return false;
+    }
+    if (P < 0 || !param(P).IsOutput || P == M.D)
+      return fail(E.Range, "softmax's third argument names the log-sum-exp "
+                           "output, an f32 output [" +
+                               A.BSym + ", " + A.HSym + ", " + A.SSym + "]");
+    const TensorParam &L = param(P);
+    if (!S.ParamValid[size_t(P)])
+      return false;
+    if (L.Type != DType::F32 || L.Shape.size() != 3 ||
+        L.Shape[0].Sym != A.BSym || L.Shape[1].Sym != A.HSym ||
+        L.Shape[2].Sym != A.SSym || L.Shape[1].Divisor != 1 ||
+        L.Shape[2].Divisor != 1 || L.Shape[0].Divisor != 1)
+      return fail(declRange(P), "the log-sum-exp must be f32 [" + A.BSym +
+                                    ", " + A.HSym + ", " + A.SSym + "]; '" +
+                                    S.describeParam(P) + "' is not");
+    A.Lse = P;
+    return true;
+  }
+
+  bool checkMask() {
+    const std::vector<MaskDecl> &Masks = S.Decl.Masks;
+    for (size_t I = 1; I < Masks.size(); ++I) {
+      S.error(Masks[I].Range, "an attention op has at most one mask");
+      S.note(Masks[0].Range, "the first mask is here");
+      return false;
+    }
+    if (Masks.empty())
+      return true;
+    const MaskDecl &Mk = Masks[0];
+    if (Mk.K == MaskDecl::Kind::Causal) {
+      A.Masking = AttentionSpec::Mask::Causal;
+      A.Right = 0;
+      return true;
+    }
+    A.Masking = AttentionSpec::Mask::Window;
+    A.Left = Mk.Left;
+    A.Right = Mk.Right;
+    if (A.Left < 0 || A.Right < 0 || A.Left > (int64_t(1) << 30) ||
+        A.Right > (int64_t(1) << 30))
+      return fail(Mk.Range, "a window's keys before and after the diagonal "
+                            "must be in [0, 2^30]");
+    return true;
+  }
+};
+
+} // namespace
+
+void checkAttentionComputation(OpSema &S, const ComputeStmt &Stmt) {
+  AttentionChecker(S).run(Stmt);
+}
+
+} // namespace kiln

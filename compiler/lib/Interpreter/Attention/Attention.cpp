@@ -1,0 +1,288 @@
+//===- Attention.cpp - Softmax attention on the CPU -----------------------===//
+//
+// The tiled online softmax, the float64 reference and the gate of
+// kiln/Interpreter/Attention.h, which states the arithmetic.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Interpreter/Attention.h"
+
+#include "kiln/Interpreter/Numeric.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace kiln {
+
+namespace {
+
+constexpr double Log2e = 1.4426950408889634;
+
+/// The extents of an attention op's tensors.
+struct Dims {
+  int64_t B, H, Hkv, S, T, D, DV;
+  int64_t group() const { return H / Hkv; }
+  int64_t q(int64_t b, int64_t h, int64_t s) const {
+    return ((b * H + h) * S + s) * D;
+  }
+  int64_t k(int64_t b, int64_t h, int64_t t) const {
+    return ((b * Hkv + h / group()) * T + t) * D;
+  }
+  int64_t v(int64_t b, int64_t h, int64_t t) const {
+    return ((b * Hkv + h / group()) * T + t) * DV;
+  }
+  int64_t o(int64_t b, int64_t h, int64_t s) const {
+    return ((b * H + h) * S + s) * DV;
+  }
+  int64_t row(int64_t b, int64_t h, int64_t s) const {
+    return (b * H + h) * S + s;
+  }
+};
+
+Dims dimsOf(const OpModel &Op, const std::vector<HostTensor> &Params) {
+  const HostTensor &Q = Params[size_t(Op.A)];
+  const HostTensor &K = Params[size_t(Op.B)];
+  const HostTensor &V = Params[size_t(Op.Attention->V)];
+  return {Q.Shape[0], Q.Shape[1], K.Shape[1], Q.Shape[2],
+          K.Shape[2], Q.Shape[3], V.Shape[3]};
+}
+
+std::vector<float> decode(const HostTensor &T) {
+  std::vector<float> Out(size_t(T.numElements()));
+  for (int64_t I = 0; I < T.numElements(); ++I)
+    Out[size_t(I)] = float(T.get(I));
+  return Out;
+}
+
+/// The keys [Lo, Hi) some query of [S0, S1) may see.
+void visibleKeys(const AttentionSpec &A, int64_t S0, int64_t S1,
+                 const Dims &D, int64_t &Lo, int64_t &Hi) {
+  const int64_t Off = D.T - D.S;
+  Lo = A.Left < 0 ? 0 : std::max<int64_t>(0, S0 + Off - A.Left);
+  Hi = A.Right < 0 ? D.T : std::min<int64_t>(D.T, S1 - 1 + Off + A.Right + 1);
+}
+
+} // namespace
+
+std::optional<std::string> attentionSizeProblem(const OpModel &Op,
+                                                const ProblemSize &Size) {
+  const AttentionSpec &A = *Op.Attention;
+  const std::optional<int64_t> H = Size.find(A.HSym), Hkv = Size.find(A.HkvSym);
+  if (H && Hkv && (*Hkv < 1 || *H % *Hkv != 0))
+    return "the key heads " + A.HkvSym + " = " + std::to_string(*Hkv) +
+           " must divide the query heads " + A.HSym + " = " +
+           std::to_string(*H) + " (each key head serves " + A.HSym + " / " +
+           A.HkvSym + " query heads)";
+  return std::nullopt;
+}
+
+bool attentionVisible(const AttentionSpec &A, int64_t S, int64_t T,
+                      int64_t Queries, int64_t Keys) {
+  const int64_t Diag = S + Keys - Queries;
+  return (A.Right < 0 || T <= Diag + A.Right) &&
+         (A.Left < 0 || T >= Diag - A.Left);
+}
+
+void interpretAttention(const OpModel &Op, const KernelConfig &Config,
+                        std::vector<HostTensor> &Params) {
+  const AttentionSpec &A = *Op.Attention;
+  const Dims D = dimsOf(Op, Params);
+  const std::vector<float> Q = decode(Params[size_t(Op.A)]),
+                           K = decode(Params[size_t(Op.B)]),
+                           V = decode(Params[size_t(A.V)]);
+  const DType In = Params[size_t(Op.A)].Type;
+  HostTensor &O = Params[size_t(Op.D)];
+  HostTensor *Lse = A.Lse >= 0 ? &Params[size_t(A.Lse)] : nullptr;
+  const float ScaleLog2 = float(A.Scale * Log2e);
+  const float NegInf = -std::numeric_limits<float>::infinity();
+  const int64_t BM = Config.BlockM, BN = Config.BlockN;
+  std::vector<float> X(static_cast<size_t>(BN)), P(static_cast<size_t>(BN)),
+      Acc(static_cast<size_t>(D.DV));
+  for (int64_t b = 0; b < D.B; ++b)
+    for (int64_t h = 0; h < D.H; ++h)
+      for (int64_t S0 = 0; S0 < D.S; S0 += BM) {
+        const int64_t S1 = std::min(S0 + BM, D.S);
+        int64_t Lo, Hi;
+        visibleKeys(A, S0, S1, D, Lo, Hi);
+        const int64_t First = Hi > Lo ? Lo / BN : 0;
+        const int64_t Last = Hi > Lo ? (Hi - 1) / BN : -1;
+        for (int64_t s = S0; s < S1; ++s) {
+          float M = NegInf, L = 0.f;
+          std::fill(Acc.begin(), Acc.end(), 0.f);
+          for (int64_t Kb = Last; Kb >= First; --Kb) {
+            const int64_t T0 = Kb * BN, T1 = std::min(T0 + BN, D.T);
+            float BlockMax = NegInf;
+            for (int64_t t = T0; t < T1; ++t) {
+              float Dot = 0.f;
+              if (attentionVisible(A, s, t, D.S, D.T)) {
+                const float *Qr = &Q[size_t(D.q(b, h, s))];
+                const float *Kr = &K[size_t(D.k(b, h, t))];
+                for (int64_t d = 0; d < D.D; ++d)
+                  Dot = std::fma(Qr[d], Kr[d], Dot);
+              } else {
+                Dot = NegInf;
+              }
+              X[size_t(t - T0)] = Dot;
+              BlockMax = std::max(BlockMax, Dot);
+            }
+            const float MNew = std::max(M, BlockMax);
+            // While every key so far is masked the row has no max yet: its
+            // P and correction are 0 (no NaN from -inf - -inf).
+            const float MScaled = MNew == NegInf ? 0.f : MNew * ScaleLog2;
+            const float Corr =
+                M == NegInf ? 0.f : std::exp2(M * ScaleLog2 - MScaled);
+            float RowSum = 0.f;
+            for (int64_t t = T0; t < T1; ++t) {
+              const float Xt = X[size_t(t - T0)];
+              const float Pt =
+                  Xt == NegInf ? 0.f : std::exp2(std::fma(Xt, ScaleLog2,
+                                                          -MScaled));
+              P[size_t(t - T0)] = Pt;
+              RowSum += Pt;
+            }
+            L = L * Corr + RowSum;
+            for (int64_t e = 0; e < D.DV; ++e)
+              Acc[size_t(e)] *= Corr;
+            for (int64_t t = T0; t < T1; ++t) {
+              const float Pt = float(roundTo(In, P[size_t(t - T0)]));
+              if (Pt == 0.f)
+                continue;
+              const float *Vr = &V[size_t(D.v(b, h, t))];
+              for (int64_t e = 0; e < D.DV; ++e)
+                Acc[size_t(e)] = std::fma(Pt, Vr[e], Acc[size_t(e)]);
+            }
+            M = MNew;
+          }
+          const float Inv = L > 0.f ? 1.f / L : 0.f;
+          for (int64_t e = 0; e < D.DV; ++e)
+            O.set(D.o(b, h, s) + e, L > 0.f ? Acc[size_t(e)] * Inv : 0.f);
+          if (Lse)
+            Lse->set(D.row(b, h, s),
+                     L > 0.f ? M * float(A.Scale) + std::log(L) : NegInf);
+        }
+      }
+}
+
+AttentionReference referenceAttention(const OpModel &Op,
+                                      const std::vector<HostTensor> &Params) {
+  const AttentionSpec &A = *Op.Attention;
+  const Dims D = dimsOf(Op, Params);
+  const std::vector<float> Q = decode(Params[size_t(Op.A)]),
+                           K = decode(Params[size_t(Op.B)]),
+                           V = decode(Params[size_t(A.V)]);
+  AttentionReference R;
+  R.O.assign(size_t(D.B * D.H * D.S * D.DV), 0.0);
+  R.Lse.assign(size_t(D.B * D.H * D.S),
+               -std::numeric_limits<double>::infinity());
+  R.Empty.assign(size_t(D.B * D.H * D.S), true);
+  std::vector<double> X(size_t(D.T));
+  for (int64_t b = 0; b < D.B; ++b)
+    for (int64_t h = 0; h < D.H; ++h)
+      for (int64_t s = 0; s < D.S; ++s) {
+        double Max = -std::numeric_limits<double>::infinity();
+        for (int64_t t = 0; t < D.T; ++t) {
+          if (!attentionVisible(A, s, t, D.S, D.T))
+            continue;
+          double Dot = 0;
+          for (int64_t d = 0; d < D.D; ++d)
+            Dot += double(Q[size_t(D.q(b, h, s) + d)]) *
+                   double(K[size_t(D.k(b, h, t) + d)]);
+          X[size_t(t)] = A.Scale * Dot;
+          Max = std::max(Max, X[size_t(t)]);
+        }
+        if (Max == -std::numeric_limits<double>::infinity())
+          continue; // sees no key: O = 0, lse = -inf
+        double Sum = 0;
+        double *Out = &R.O[size_t(D.o(b, h, s))];
+        for (int64_t t = 0; t < D.T; ++t) {
+          if (!attentionVisible(A, s, t, D.S, D.T))
+            continue;
+          const double W = std::exp(X[size_t(t)] - Max);
+          Sum += W;
+          for (int64_t e = 0; e < D.DV; ++e)
+            Out[e] += W * double(V[size_t(D.v(b, h, t) + e)]);
+        }
+        for (int64_t e = 0; e < D.DV; ++e)
+          Out[e] /= Sum;
+        R.Lse[size_t(D.row(b, h, s))] = Max + std::log(Sum);
+        R.Empty[size_t(D.row(b, h, s))] = false;
+      }
+  return R;
+}
+
+namespace {
+
+/// Counts Out's elements outside Atol + Rtol |ref| into C.
+void compareWithin(const std::function<double(int64_t)> &Out,
+                   const std::vector<double> &Ref,
+                   const std::vector<bool> &Skip, int64_t PerRow,
+                   Comparison &C) {
+  double Diff2 = 0, Ref2 = 0;
+  for (size_t I = 0; I < Ref.size(); ++I) {
+    if (Skip[I / size_t(PerRow)])
+      continue;
+    const double O = Out(int64_t(I)), R = Ref[I];
+    ++C.Checked;
+    const double Diff = std::fabs(O - R);
+    const double Tol = C.Tol.Atol + C.Tol.Rtol * std::fabs(R);
+    const double Ratio = Tol > 0 ? Diff / Tol : (Diff > 0 ? INFINITY : 0);
+    if (!std::isfinite(O)) {
+      ++C.NonFinite;
+      ++C.Failures;
+    } else if (!(Diff <= Tol)) {
+      ++C.Failures;
+    }
+    C.MaxAbs = std::max(C.MaxAbs, std::isfinite(O) ? Diff : INFINITY);
+    if (C.Worst < 0 || !(Ratio <= C.WorstRatio)) {
+      C.Worst = int64_t(I);
+      C.WorstValue = O;
+      C.WorstRef = R;
+      C.WorstRatio = Ratio;
+    }
+    Diff2 += Diff * Diff;
+    Ref2 += R * R;
+  }
+  C.Rel = Ref2 > 0 ? std::sqrt(Diff2 / Ref2) : 0;
+  C.Pass = C.Failures == 0;
+}
+
+} // namespace
+
+AttentionComparison checkAttention(const OpModel &Op,
+                                   const std::vector<HostTensor> &Params,
+                                   const AttentionReference &Ref) {
+  const AttentionSpec &A = *Op.Attention;
+  const Dims D = dimsOf(Op, Params);
+  const HostTensor &O = Params[size_t(Op.D)];
+  const HostTensor &V = Params[size_t(A.V)];
+  const HostTensor *Lse = A.Lse >= 0 ? &Params[size_t(A.Lse)] : nullptr;
+  AttentionComparison C;
+  double MaxV = 0;
+  for (int64_t I = 0; I < V.numElements(); ++I)
+    MaxV = std::max(MaxV, std::fabs(V.get(I)));
+  C.O.Tol.Rtol = relativeTolerance(O.Type);
+  C.O.Tol.Atol = std::ldexp(MaxV, -8);
+  compareWithin([&](int64_t I) { return O.get(I); }, Ref.O, Ref.Empty, D.DV,
+                C.O);
+  if (Lse) {
+    C.Lse.emplace();
+    C.Lse->Tol.Rtol = std::ldexp(1.0, -20);
+    C.Lse->Tol.Atol = std::ldexp(1.0, -16);
+    compareWithin([&](int64_t I) { return Lse->get(I); }, Ref.Lse, Ref.Empty,
+                  1, *C.Lse);
+  }
+  for (size_t Row = 0; Row < Ref.Empty.size(); ++Row) {
+    if (!Ref.Empty[Row])
+      continue;
+    ++C.EmptyRows;
+    bool Ok = !Lse || Lse->get(int64_t(Row)) ==
+                          -std::numeric_limits<double>::infinity();
+    for (int64_t e = 0; e < D.DV; ++e)
+      Ok = Ok && O.bits(int64_t(Row) * D.DV + e) == 0;
+    C.EmptyRowFailures += !Ok;
+  }
+  C.Pass = C.O.Pass && (!C.Lse || C.Lse->Pass) && C.EmptyRowFailures == 0;
+  return C;
+}
+
+} // namespace kiln

@@ -1,0 +1,85 @@
+//===- AttentionPlan.cpp - Which attention tilings a target can run -------===//
+#include "kiln/Target/Attention/AttentionPlan.h"
+
+namespace kiln {
+
+namespace {
+constexpr int64_t RegisterBudget = 200;
+} // namespace
+
+AttentionFootprint attentionFootprint(const AttentionSpec &A, DType In,
+                                      const KernelConfig &C) {
+  AttentionFootprint F;
+  F.Registers = A.ValueDim / 2 + C.BlockN / 2 + C.BlockN / 4;
+  const int64_t Bytes = dtypeBits(In) / 8;
+  F.SharedBytes = C.BlockM * A.HeadDim * Bytes +
+                  C.Stages * C.BlockN * (A.HeadDim + A.ValueDim) * Bytes;
+  return F;
+}
+
+bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
+                   Arch Target, std::string &Why) {
+  const ArchInfo &Info = archInfo(Target);
+  const bool Wgmma = Info.HasWgmmaTma;
+  if (Wgmma ? (C.BlockM != 64 && C.BlockM != 128 && C.BlockM != 192)
+            : (C.BlockM != 64 && C.BlockM != 128)) {
+    Why = Wgmma ? "block_m must be 64, 128 or 192 (64 query rows per "
+                  "consumer warpgroup)"
+                : "block_m must be 64 or 128 (16 query rows per warp)";
+    return false;
+  }
+  if (Wgmma ? (C.BlockN < 16 || C.BlockN > 256 || C.BlockN % 16 != 0)
+            : (C.BlockN != 32 && C.BlockN != 64 && C.BlockN != 128)) {
+    Why = Wgmma ? "block_n must be a multiple of 16 in [16, 256]"
+                : "block_n must be 32, 64 or 128";
+    return false;
+  }
+  const int64_t MinStages = Wgmma ? 2 : 1, MaxStages = Wgmma ? 4 : 3;
+  if (C.Stages < MinStages || C.Stages > MaxStages) {
+    Why = "stages must be in [" + std::to_string(MinStages) + ", " +
+          std::to_string(MaxStages) + "]";
+    return false;
+  }
+  const AttentionFootprint F = attentionFootprint(A, In, C);
+  if (F.Registers > RegisterBudget) {
+    Why = "O, the scores and P need about " + std::to_string(F.Registers) +
+          " registers a thread (DV / 2 + block_n * 3 / 4), over " +
+          std::to_string(RegisterBudget);
+    return false;
+  }
+  if (F.SharedBytes > int64_t(Info.MaxSmemPerBlock)) {
+    Why = "Q and " + std::to_string(C.Stages) + " K/V stages need " +
+          std::to_string(F.SharedBytes) + " bytes of shared memory, over " +
+          std::to_string(Info.MaxSmemPerBlock);
+    return false;
+  }
+  return true;
+}
+
+KernelConfig attentionDefaults(const AttentionSpec &A, DType In,
+                               const KernelConfig &C, Arch Target,
+                               bool DeclaredBlockM, bool DeclaredBlockN,
+                               bool DeclaredStages) {
+  KernelConfig Out = C;
+  if (!DeclaredBlockM)
+    Out.BlockM = 128;
+  if (!DeclaredStages)
+    Out.Stages = 2;
+  if (!DeclaredBlockN) {
+    std::string Why;
+    for (int64_t N = 128; N >= 16; N -= 16) {
+      Out.BlockN = N;
+      if (planAttention(A, In, Out, Target, Why))
+        break;
+    }
+  }
+  return Out;
+}
+
+std::string attentionConfigString(const KernelConfig &C) {
+  return "block_m=" + std::to_string(C.BlockM) +
+         ",block_n=" + std::to_string(C.BlockN) +
+         ",stages=" + std::to_string(C.Stages);
+}
+
+} // namespace kiln

@@ -1,0 +1,292 @@
+//===- AttentionTest.cpp - The attention family -------------------------===//
+//
+// Sema's model of examples/attention_bf16.kiln and of the other forms
+// (plain multi-head, MQA, windows, no scale, DV != D), the mask's
+// visibility rule, the planner's limits, and the tiled interpreter against
+// the float64 reference on ragged shapes (S = 1 decode, T = 1, causal with
+// S != T and rows that see no key, GQA 8:1, sliding windows) under several
+// tilings; the gate against outputs broken on purpose.
+//
+//===----------------------------------------------------------------------===//
+#include "ExampleFiles.h"
+#include "SemaTestUtil.h"
+
+#include "kiln/Interpreter/Attention.h"
+#include "kiln/Target/Attention/AttentionPlan.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+using namespace kiln;
+using semtest::firstError;
+using semtest::loadOne;
+
+namespace {
+
+/// An attention op over D = DV = 64 (bf16 unless In says otherwise) with
+/// Mask (a `mask ...` line or "") and the log-sum-exp.
+std::string attnSource(const std::string &Mask, const std::string &In = "bf16",
+                       const std::string &Heads = "h / (H / HKV)",
+                       const std::string &Scale = "0.125 * ") {
+  return "op a {\n"
+         "  in  Q : " + In + "[B, H, S, 64]\n"
+         "  in  K : " + In + "[B, HKV, T, 64]\n"
+         "  in  V : " + In + "[B, HKV, T, 64]\n"
+         "  out O : bf16[B, H, S, 64]\n"
+         "  out L : f32[B, H, S]\n"
+         "  O[b, h, s, e] = sum(t) softmax(t, " + Scale +
+         "sum(d) Q[b, h, s, d] * K[b, " + Heads + ", t, d], L) * V[b, " +
+         Heads + ", t, e]\n" + Mask + "}\n";
+}
+
+std::vector<HostTensor> params(const OpModel &Op, const ProblemSize &Size,
+                               uint64_t Seed = 7) {
+  std::vector<HostTensor> P;
+  std::string Error;
+  REQUIRE(makeParams(Op, Size, Seed, P, Error));
+  return P;
+}
+
+KernelConfig tiling(int64_t BlockM, int64_t BlockN) {
+  KernelConfig C;
+  C.BlockM = BlockM;
+  C.BlockN = BlockN;
+  C.Stages = 2;
+  return C;
+}
+
+ProblemSize size(int64_t B, int64_t H, int64_t Hkv, int64_t S, int64_t T) {
+  return {{"B", B}, {"H", H}, {"HKV", Hkv}, {"S", S}, {"T", T}};
+}
+
+} // namespace
+
+TEST_CASE("attention: the example's model", "[attention]") {
+  OpModel Op = test::exampleOpNamed("attention_bf16.kiln", "attn_fwd");
+  REQUIRE(Op.Family == OpFamily::Attention);
+  REQUIRE(Op.Attention);
+  const AttentionSpec &A = *Op.Attention;
+  CHECK(Op.Params[size_t(Op.A)].Name == "Q");
+  CHECK(Op.Params[size_t(Op.B)].Name == "K");
+  CHECK(Op.Params[size_t(A.V)].Name == "V");
+  CHECK(Op.Params[size_t(Op.D)].Name == "O");
+  CHECK(Op.Params[size_t(A.Lse)].Name == "lse");
+  CHECK((A.BSym == "B" && A.HSym == "H" && A.HkvSym == "HKV" &&
+         A.SSym == "S" && A.TSym == "T"));
+  CHECK((A.HeadDim == 128 && A.ValueDim == 128));
+  CHECK(A.Scale == Approx(1 / std::sqrt(128.0)).epsilon(1e-15));
+  CHECK(A.Masking == AttentionSpec::Mask::Causal);
+  CHECK((A.Left == -1 && A.Right == 0));
+  CHECK((Op.MSym == "S" && Op.NSym == "T" && Op.KSym == "H"));
+  // Every size is named once.
+  CHECK(Op.SizeSyms == std::vector<std::string>{"B", "HKV", "S", "T", "H"});
+}
+
+TEST_CASE("attention: the other forms sema accepts", "[attention]") {
+  SECTION("plain multi-head: K's heads read as h") {
+    std::string Src = attnSource("", "f16", "h");
+    // K and V then have H heads.
+    for (const char *From : {"HKV, T, 64]\n  in  V", "HKV, T, 64]\n  out"}) {
+      size_t At = Src.find(From);
+      REQUIRE(At != std::string::npos);
+      Src.replace(At, 3, "H");
+    }
+    OpModel Op = loadOne(Src);
+    CHECK(Op.Attention->HkvSym == "H");
+    CHECK(Op.Attention->Masking == AttentionSpec::Mask::None);
+  }
+  SECTION("no scale, a window, the factors swapped") {
+    std::string Src = attnSource("  mask window 16, 2\n", "bf16",
+                                 "h / (H / HKV)", "");
+    OpModel Op = loadOne(Src);
+    CHECK(Op.Attention->Scale == 1);
+    CHECK((Op.Attention->Left == 16 && Op.Attention->Right == 2));
+    OpModel Causal = loadOne(attnSource("  mask window 8\n"));
+    CHECK((Causal.Attention->Left == 8 && Causal.Attention->Right == 0));
+  }
+}
+
+TEST_CASE("attention: sema's errors", "[attention]") {
+  // Each is about the first mistake, with its place.
+  CHECK(firstError(attnSource("", "f8e4m3")).find(
+            "must be bf16 or f16 (FP8 attention is not built yet)") !=
+        std::string::npos);
+  CHECK(firstError(attnSource("", "bf16", "h")).find(
+            "'K' has HKV heads; read head 'h / (H / HKV)'") !=
+        std::string::npos);
+  CHECK(firstError(attnSource("", "bf16", "h / HKV")).find(
+            "'K''s head is read as 'h' or 'h / (H / HKV)'") !=
+        std::string::npos);
+  CHECK(firstError(attnSource("", "bf16", "h / (H / HKV)", "-0.5 * "))
+            .find("softmax scale must be a positive finite number") !=
+        std::string::npos);
+  CHECK(firstError(attnSource("  mask causal\n  mask causal\n"))
+            .find("at most one mask") != std::string::npos);
+  CHECK(firstError(attnSource("  mask sliding\n")).find("unknown mask") !=
+        std::string::npos);
+  std::string Odd = attnSource("");
+  Odd.replace(Odd.find("T, 64]\n  out"), 6, "T, 80]");
+  CHECK(firstError(Odd).find("the values must be [B, HKV, T, 64]") !=
+        std::string::npos);
+  // A mask on a GEMM.
+  CHECK(firstError(semtest::op(semtest::Fp8 + semtest::Gemm +
+                               "  mask causal\n"))
+            .find("is not an attention op") != std::string::npos);
+}
+
+TEST_CASE("attention: which keys a query sees", "[attention]") {
+  AttentionSpec Causal;
+  Causal.Right = 0;
+  // S = 2 queries over T = 5 keys: the last query sees every key, the
+  // first all but the last (the diagonal is t = s + 3).
+  CHECK(attentionVisible(Causal, 1, 4, 2, 5));
+  CHECK(attentionVisible(Causal, 0, 3, 2, 5));
+  CHECK_FALSE(attentionVisible(Causal, 0, 4, 2, 5));
+  // S = 5 over T = 2: queries 0..2 see nothing.
+  CHECK_FALSE(attentionVisible(Causal, 2, 0, 5, 2));
+  CHECK(attentionVisible(Causal, 3, 0, 5, 2));
+  AttentionSpec Window;
+  Window.Left = 2;
+  Window.Right = 1;
+  // S = T = 8, query 4: keys 2..5.
+  for (int64_t T = 0; T < 8; ++T)
+    CHECK(attentionVisible(Window, 4, T, 8, 8) == (T >= 2 && T <= 5));
+}
+
+TEST_CASE("attention: the planner's limits", "[attention]") {
+  OpModel Op = test::exampleOpNamed("attention_bf16.kiln", "attn_fwd");
+  const AttentionSpec &A = *Op.Attention;
+  std::string Why;
+  // FlashAttention-3's tiling for D = 128: 128 x 176 on sm_90a.
+  CHECK(planAttention(A, DType::BF16, tiling(128, 176), Arch::SM90a, Why));
+  CHECK(attentionFootprint(A, DType::BF16, tiling(128, 176)).Registers ==
+        64 + 88 + 44);
+  CHECK_FALSE(planAttention(A, DType::BF16, tiling(128, 192), Arch::SM90a,
+                            Why));
+  CHECK(Why.find("registers") != std::string::npos);
+  CHECK_FALSE(planAttention(A, DType::BF16, tiling(96, 64), Arch::SM90a, Why));
+  CHECK(Why.find("64 query rows per consumer warpgroup") != std::string::npos);
+  CHECK_FALSE(planAttention(A, DType::BF16, tiling(128, 176), Arch::SM80, Why));
+  // sm_89's 99 KB: Q (32 KB) and 3 stages of 128-key K and V (192 KB) do
+  // not fit; 2 stages of 64 keys do.
+  KernelConfig Deep = tiling(128, 128);
+  Deep.Stages = 3;
+  CHECK_FALSE(planAttention(A, DType::BF16, Deep, Arch::SM89, Why));
+  CHECK(Why.find("shared memory") != std::string::npos);
+  CHECK(planAttention(A, DType::BF16, tiling(128, 64), Arch::SM89, Why));
+  // The default: block_m 128, the widest block_n, 2 stages.
+  std::optional<KernelConfig> D = defaultConfig(Op, Arch::SM90a);
+  REQUIRE(D);
+  CHECK(opConfigString(Op, *D) == "block_m=128,block_n=176,stages=2");
+}
+
+TEST_CASE("attention: the tiled interpreter against float64 on ragged "
+          "shapes",
+          "[attention]") {
+  struct Case {
+    const char *Name;
+    std::string Mask;
+    ProblemSize Size;
+    int64_t BlockM, BlockN;
+  };
+  const Case Cases[] = {
+      {"decode, S = 1", "", size(2, 4, 2, 1, 77), 64, 32},
+      {"T = 1", "", size(1, 2, 1, 9, 1), 64, 64},
+      {"causal S = T, ragged", "  mask causal\n", size(1, 2, 2, 37, 37), 64,
+       16},
+      {"causal S > T: rows that see no key", "  mask causal\n",
+       size(1, 2, 1, 100, 30), 64, 32},
+      {"causal S < T", "  mask causal\n", size(1, 1, 1, 20, 150), 128, 64},
+      {"GQA 8:1", "", size(1, 8, 1, 19, 45), 64, 16},
+      {"sliding window", "  mask window 5\n", size(1, 2, 1, 70, 70), 64, 16},
+      {"two-sided window", "  mask window 3, 4\n", size(1, 1, 1, 33, 41), 64,
+       32},
+  };
+  for (const Case &C : Cases) {
+    INFO(C.Name);
+    OpModel Op = loadOne(attnSource(C.Mask));
+    REQUIRE_FALSE(attentionSizeProblem(Op, C.Size));
+    std::vector<HostTensor> P = params(Op, C.Size);
+    interpretAttention(Op, tiling(C.BlockM, C.BlockN), P);
+    const AttentionReference Ref = referenceAttention(Op, P);
+    const AttentionComparison Cmp = checkAttention(Op, P, Ref);
+    INFO("max |o - ref| " << Cmp.O.MaxAbs << ", worst ratio "
+                          << Cmp.O.WorstRatio);
+    CHECK(Cmp.Pass);
+    CHECK(Cmp.O.Checked > 0);
+    CHECK(Cmp.O.WorstRatio < 0.5); // well inside the gate
+    REQUIRE(Cmp.Lse);
+    CHECK(Cmp.Lse->Pass);
+    if (std::string(C.Name).find("no key") != std::string::npos)
+      CHECK(Cmp.EmptyRows == 2 * 70); // queries 0..69, both heads
+    else
+      CHECK(Cmp.EmptyRows == 0);
+  }
+}
+
+TEST_CASE("attention: the gate catches outputs broken on purpose",
+          "[attention]") {
+  OpModel Op = loadOne(attnSource("  mask causal\n"));
+  const ProblemSize Size = size(1, 2, 1, 40, 24);
+  std::vector<HostTensor> P = params(Op, Size);
+  interpretAttention(Op, tiling(64, 16), P);
+  const AttentionReference Ref = referenceAttention(Op, P);
+  REQUIRE(checkAttention(Op, P, Ref).Pass);
+  SECTION("one element off by a few tolerances") {
+    HostTensor &O = P[size_t(Op.D)];
+    const int64_t I = (39 * 64) + 5; // head 0, the last query
+    O.set(I, O.get(I) + 0.05);
+    const AttentionComparison C = checkAttention(Op, P, Ref);
+    CHECK_FALSE(C.Pass);
+    CHECK(C.O.Failures == 1);
+    CHECK(C.O.Worst == I);
+  }
+  SECTION("a row that sees no key must be exactly zero") {
+    P[size_t(Op.D)].set(3 * 64, 1e-3); // query 3 sees no key (S - T = 16)
+    const AttentionComparison C = checkAttention(Op, P, Ref);
+    CHECK_FALSE(C.Pass);
+    CHECK(C.EmptyRowFailures == 1);
+  }
+  SECTION("a softmax scale 5% off") {
+    OpModel Wrong = loadOne(attnSource("  mask causal\n"));
+    Wrong.Attention->Scale *= 1.05;
+    std::vector<HostTensor> Q = P;
+    interpretAttention(Wrong, tiling(64, 16), Q);
+    CHECK_FALSE(checkAttention(Op, Q, Ref).Pass);
+  }
+  SECTION("the log-sum-exp off by one ulp of a bf16") {
+    HostTensor &L = P[size_t(Op.Attention->Lse)];
+    L.set(30, L.get(30) * (1 + std::ldexp(1.0, -8)));
+    CHECK_FALSE(checkAttention(Op, P, Ref).Pass);
+  }
+}
+
+TEST_CASE("attention: tilings agree with each other within fp32 error",
+          "[attention]") {
+  OpModel Op = loadOne(attnSource("  mask window 40\n"));
+  const ProblemSize Size = size(1, 2, 2, 130, 130);
+  std::vector<HostTensor> A = params(Op, Size), B = A;
+  interpretAttention(Op, tiling(64, 16), A);
+  interpretAttention(Op, tiling(128, 128), B);
+  const HostTensor &OA = A[size_t(Op.D)], &OB = B[size_t(Op.D)];
+  int64_t Differ = 0;
+  double Max = 0;
+  for (int64_t I = 0; I < OA.numElements(); ++I) {
+    Differ += OA.bits(I) != OB.bits(I);
+    Max = std::max(Max, std::fabs(OA.get(I) - OB.get(I)));
+  }
+  // Different block orders round differently, by at most a bf16 ulp of O.
+  CHECK(Max <= std::ldexp(1.0, -6));
+  INFO(Differ << " of " << OA.numElements() << " elements differ");
+  CHECK(Differ < OA.numElements() / 4);
+}
+
+TEST_CASE("attention: sizes the family rejects", "[attention]") {
+  OpModel Op = loadOne(attnSource(""));
+  std::optional<std::string> Why = attentionSizeProblem(Op, size(1, 6, 4, 8, 8));
+  REQUIRE(Why);
+  CHECK(*Why == "the key heads HKV = 4 must divide the query heads H = 6 "
+                "(each key head serves H / HKV query heads)");
+}
