@@ -13,6 +13,7 @@
 
 #include "kiln/Interpreter/Attention.h"
 #include "kiln/Target/Attention/AttentionPlan.h"
+#include "kiln/Tuner/Attention/AttentionCostModel.h"
 
 #include <catch2/catch.hpp>
 
@@ -31,14 +32,20 @@ std::string attnSource(const std::string &Mask, const std::string &In = "bf16",
                        const std::string &Heads = "h / (H / HKV)",
                        const std::string &Scale = "0.125 * ") {
   return "op a {\n"
-         "  in  Q : " + In + "[B, H, S, 64]\n"
-         "  in  K : " + In + "[B, HKV, T, 64]\n"
-         "  in  V : " + In + "[B, HKV, T, 64]\n"
+         "  in  Q : " +
+         In +
+         "[B, H, S, 64]\n"
+         "  in  K : " +
+         In +
+         "[B, HKV, T, 64]\n"
+         "  in  V : " +
+         In +
+         "[B, HKV, T, 64]\n"
          "  out O : bf16[B, H, S, 64]\n"
          "  out L : f32[B, H, S]\n"
-         "  O[b, h, s, e] = sum(t) softmax(t, " + Scale +
-         "sum(d) Q[b, h, s, d] * K[b, " + Heads + ", t, d], L) * V[b, " +
-         Heads + ", t, e]\n" + Mask + "}\n";
+         "  O[b, h, s, e] = sum(t) softmax(t, " +
+         Scale + "sum(d) Q[b, h, s, d] * K[b, " + Heads +
+         ", t, d], L) * V[b, " + Heads + ", t, e]\n" + Mask + "}\n";
 }
 
 std::vector<HostTensor> params(const OpModel &Op, const ProblemSize &Size,
@@ -73,8 +80,8 @@ TEST_CASE("attention: the example's model", "[attention]") {
   CHECK(Op.Params[size_t(A.V)].Name == "V");
   CHECK(Op.Params[size_t(Op.D)].Name == "O");
   CHECK(Op.Params[size_t(A.Lse)].Name == "lse");
-  CHECK((A.BSym == "B" && A.HSym == "H" && A.HkvSym == "HKV" &&
-         A.SSym == "S" && A.TSym == "T"));
+  CHECK((A.BSym == "B" && A.HSym == "H" && A.HkvSym == "HKV" && A.SSym == "S" &&
+         A.TSym == "T"));
   CHECK((A.HeadDim == 128 && A.ValueDim == 128));
   CHECK(A.Scale == Approx(1 / std::sqrt(128.0)).epsilon(1e-15));
   CHECK(A.Masking == AttentionSpec::Mask::Causal);
@@ -98,8 +105,8 @@ TEST_CASE("attention: the other forms sema accepts", "[attention]") {
     CHECK(Op.Attention->Masking == AttentionSpec::Mask::None);
   }
   SECTION("no scale, a window, the factors swapped") {
-    std::string Src = attnSource("  mask window 16, 2\n", "bf16",
-                                 "h / (H / HKV)", "");
+    std::string Src =
+        attnSource("  mask window 16, 2\n", "bf16", "h / (H / HKV)", "");
     OpModel Op = loadOne(Src);
     CHECK(Op.Attention->Scale == 1);
     CHECK((Op.Attention->Left == 16 && Op.Attention->Right == 2));
@@ -110,14 +117,14 @@ TEST_CASE("attention: the other forms sema accepts", "[attention]") {
 
 TEST_CASE("attention: sema's errors", "[attention]") {
   // Each is about the first mistake, with its place.
-  CHECK(firstError(attnSource("", "f8e4m3")).find(
-            "must be bf16 or f16 (FP8 attention is not built yet)") !=
+  CHECK(firstError(attnSource("", "f8e4m3"))
+            .find("must be bf16 or f16 (FP8 attention is not built yet)") !=
         std::string::npos);
-  CHECK(firstError(attnSource("", "bf16", "h")).find(
-            "'K' has HKV heads; read head 'h / (H / HKV)'") !=
+  CHECK(firstError(attnSource("", "bf16", "h"))
+            .find("'K' has HKV heads; read head 'h / (H / HKV)'") !=
         std::string::npos);
-  CHECK(firstError(attnSource("", "bf16", "h / HKV")).find(
-            "'K''s head is read as 'h' or 'h / (H / HKV)'") !=
+  CHECK(firstError(attnSource("", "bf16", "h / HKV"))
+            .find("'K''s head is read as 'h' or 'h / (H / HKV)'") !=
         std::string::npos);
   CHECK(firstError(attnSource("", "bf16", "h / (H / HKV)", "-0.5 * "))
             .find("softmax scale must be a positive finite number") !=
@@ -131,9 +138,9 @@ TEST_CASE("attention: sema's errors", "[attention]") {
   CHECK(firstError(Odd).find("the values must be [B, HKV, T, 64]") !=
         std::string::npos);
   // A mask on a GEMM.
-  CHECK(firstError(semtest::op(semtest::Fp8 + semtest::Gemm +
-                               "  mask causal\n"))
-            .find("is not an attention op") != std::string::npos);
+  CHECK(
+      firstError(semtest::op(semtest::Fp8 + semtest::Gemm + "  mask causal\n"))
+          .find("is not an attention op") != std::string::npos);
 }
 
 TEST_CASE("attention: which keys a query sees", "[attention]") {
@@ -163,8 +170,8 @@ TEST_CASE("attention: the planner's limits", "[attention]") {
   CHECK(planAttention(A, DType::BF16, tiling(128, 176), Arch::SM90a, Why));
   CHECK(attentionFootprint(A, DType::BF16, tiling(128, 176)).Registers ==
         64 + 88 + 44);
-  CHECK_FALSE(planAttention(A, DType::BF16, tiling(128, 192), Arch::SM90a,
-                            Why));
+  CHECK_FALSE(
+      planAttention(A, DType::BF16, tiling(128, 192), Arch::SM90a, Why));
   CHECK(Why.find("registers") != std::string::npos);
   CHECK_FALSE(planAttention(A, DType::BF16, tiling(96, 64), Arch::SM90a, Why));
   CHECK(Why.find("64 query rows per consumer warpgroup") != std::string::npos);
@@ -285,8 +292,84 @@ TEST_CASE("attention: tilings agree with each other within fp32 error",
 
 TEST_CASE("attention: sizes the family rejects", "[attention]") {
   OpModel Op = loadOne(attnSource(""));
-  std::optional<std::string> Why = attentionSizeProblem(Op, size(1, 6, 4, 8, 8));
+  std::optional<std::string> Why =
+      attentionSizeProblem(Op, size(1, 6, 4, 8, 8));
   REQUIRE(Why);
   CHECK(*Why == "the key heads HKV = 4 must divide the query heads H = 6 "
                 "(each key head serves H / HKV query heads)");
+}
+
+TEST_CASE("attention cost model: the pairs a mask lets through",
+          "[attention][cost-model]") {
+  tuner::AttentionProblem P;
+  P.B = 2;
+  P.H = 3;
+  P.Hkv = 1;
+  P.S = P.T = 100;
+  P.D = P.DV = 128;
+  CHECK(tuner::attentionVisiblePairs(P) == 6 * 100 * 100);
+  P.Right = 0; // causal
+  CHECK(tuner::attentionVisiblePairs(P) == 6 * 100 * 101 / 2);
+  P.Left = 9; // the last 10 keys: rows 0..8 see s + 1
+  CHECK(tuner::attentionVisiblePairs(P) == 6 * (45 + 91 * 10));
+  P.Left = -1;
+  P.S = 130; // 30 queries see no key
+  CHECK(tuner::attentionVisiblePairs(P) == 6 * 100 * 101 / 2);
+}
+
+TEST_CASE("attention cost model: FlashAttention-3's anchor and tiles",
+          "[attention][cost-model]") {
+  const tuner::DeviceModel H200 = tuner::nominalDevice(Arch::SM90a);
+  auto Op = [](const char *Mask, int64_t D) {
+    std::string Src = attnSource(Mask, "bf16", "h / (H / HKV)");
+    for (size_t At = 0; (At = Src.find("64]", At)) != std::string::npos;
+         At += 3)
+      Src.replace(At, 2, std::to_string(D));
+    Src.replace(Src.find("}\n"), 0,
+                "  tune {\n    block_m in [64, 128, 192]\n    block_n in "
+                "[32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, "
+                "240, 256]\n  }\n");
+    return loadOne(Src);
+  };
+  const ProblemSize Long = size(2, 32, 32, 8192, 8192);
+  // D = 128, non-causal, long: tensor-bound at the sustained 75% of the
+  // dense BF16 peak, on FlashAttention-3's 128 x 176 tile.
+  OpModel D128 = Op("", 128);
+  std::optional<KernelConfig> Best =
+      tuner::attentionModelBestConfig(D128, Arch::SM90a, Long, H200);
+  REQUIRE(Best);
+  CHECK(opConfigString(D128, *Best) == "block_m=128,block_n=176,stages=2");
+  const tuner::AttentionCost C = tuner::predictAttentionCost(
+      tuner::attentionProblem(D128, Long), *Best, H200);
+  REQUIRE(C.Valid);
+  CHECK(C.tflops() <= tuner::AttentionTensorFraction * H200.PeakTflopsBf16);
+  CHECK(C.tflops() >
+        0.95 * tuner::AttentionTensorFraction * H200.PeakTflopsBf16);
+  // D = 256: FlashAttention-3's 128 x 80.
+  OpModel D256 = Op("", 256);
+  Best = tuner::attentionModelBestConfig(D256, Arch::SM90a, Long, H200);
+  REQUIRE(Best);
+  CHECK(opConfigString(D256, *Best) == "block_m=128,block_n=80,stages=2");
+  // Causal does about half the work, at a lower rate (the diagonal's
+  // wasted pairs, uneven tiles).
+  OpModel Causal = Op("  mask causal\n", 128);
+  Best = tuner::attentionModelBestConfig(Causal, Arch::SM90a, Long, H200);
+  REQUIRE(Best);
+  const tuner::AttentionCost CC = tuner::predictAttentionCost(
+      tuner::attentionProblem(Causal, Long), *Best, H200);
+  CHECK(CC.UsefulFlops == Approx(C.UsefulFlops / 2).epsilon(1e-3));
+  CHECK(CC.Seconds < 0.6 * C.Seconds);
+  CHECK(CC.tflops() < C.tflops());
+  // D = 64 is bound by the softmax's exp2 and fp32 work, not the MMAs.
+  OpModel D64 = Op("", 64);
+  Best = tuner::attentionModelBestConfig(D64, Arch::SM90a, Long, H200);
+  REQUIRE(Best);
+  CHECK(tuner::predictAttentionCost(tuner::attentionProblem(D64, Long), *Best,
+                                    H200)
+            .tflops() < 0.9 * C.tflops());
+  // One consumer warpgroup (block_m 64) does not overlap the two.
+  KernelConfig One = tiling(64, 176);
+  CHECK(tuner::predictAttentionCost(tuner::attentionProblem(D128, Long), One,
+                                    H200)
+            .Seconds > 1.4 * C.Seconds);
 }

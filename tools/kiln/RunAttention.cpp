@@ -8,6 +8,7 @@
 
 #include "kiln/Interpreter/Attention.h"
 #include "kiln/Target/Attention/AttentionPlan.h"
+#include "kiln/Tuner/Attention/AttentionCostModel.h"
 
 #include <cmath>
 #include <iostream>
@@ -46,10 +47,10 @@ std::string comparisonJson(const Comparison &C) {
 std::string comparisonText(const Comparison &C, const std::string &What) {
   std::ostringstream OS;
   OS << (C.Pass ? "PASS" : "FAIL") << "  " << What << ": " << C.Failures
-     << " of " << C.Checked << " outside |out - ref| <= "
-     << textNumber(C.Tol.Atol) << " + " << textNumber(C.Tol.Rtol)
-     << " |ref| (" << C.NonFinite << " not finite), max |out - ref| "
-     << textNumber(C.MaxAbs);
+     << " of " << C.Checked
+     << " outside |out - ref| <= " << textNumber(C.Tol.Atol) << " + "
+     << textNumber(C.Tol.Rtol) << " |ref| (" << C.NonFinite
+     << " not finite), max |out - ref| " << textNumber(C.MaxAbs);
   return OS.str();
 }
 
@@ -68,8 +69,11 @@ int runAttention(const AttentionRunRequest &Req) {
                      "2^34)");
   const Arch Target = Req.Arch ? requireArch(Req.Arch) : Arch::SM90a;
   std::string Source;
+  ConfigChoiceInputs Choice; // the tuning cache, then the cost model
+  Choice.Target = Target;
+  Choice.Size = Size;
   std::optional<KernelConfig> Config =
-      resolveConfig(*Req.File, Op, Target, Req.Sets, Source);
+      resolveConfig(*Req.File, Op, Target, Req.Sets, Source, &Choice);
   if (!Config)
     return ExitInputError;
   std::vector<HostTensor> Params;
@@ -86,13 +90,19 @@ int runAttention(const AttentionRunRequest &Req) {
   if (Req.Check)
     C = checkAttention(Op, Params, referenceAttention(Op, Params));
   const std::string ConfigText = attentionConfigString(*Config);
+  const tuner::DeviceModel Device = tuner::nominalDevice(Target);
+  const tuner::AttentionCost Model = tuner::predictAttentionCost(
+      tuner::attentionProblem(Op, Size), *Config, Device);
   if (Req.Json) {
     std::cout << "{\"op\": " << jsonString(Op.Name)
               << ", \"family\": \"attention\", \"mode\": \"interpret\", "
               << "\"shape\": " << shapeJson(Size) << ", \"config\": \""
               << ConfigText << "\", \"config_source\": " << jsonString(Source)
               << ", \"target\": \"" << archInfo(Target).Name
-              << "\", \"seed\": " << Req.Seed;
+              << "\", \"seed\": " << Req.Seed
+              << ", \"model\": {\"device\": " << jsonString(Device.Name)
+              << ", \"us\": " << jsonNumber(Model.Seconds * 1e6)
+              << ", \"tflops\": " << jsonNumber(Model.tflops()) << "}";
     if (Req.Check) {
       std::cout << ", \"check\": {\"pass\": " << (C.Pass ? "true" : "false")
                 << ", \"o\": " << comparisonJson(C.O);
@@ -107,11 +117,15 @@ int runAttention(const AttentionRunRequest &Req) {
               << "shape   " << Size.str() << "\n"
               << "config  " << ConfigText << "  (" << Source << ", "
               << archInfo(Target).Name << ")\n"
-              << "seed    " << Req.Seed << "\n";
+              << "seed    " << Req.Seed << "\n"
+              << "model   " << textNumber(Model.Seconds * 1e6) << " us, "
+              << textNumber(Model.tflops()) << " TFLOP/s on " << Device.Name
+              << " (predicted: no attention kernel has run)\n";
     if (Req.Check) {
       std::cout << "check   "
-                << comparisonText(C.O, std::string(dtypeName(Params[size_t(Op.D)].Type)) +
-                                           std::string(" O"));
+                << comparisonText(
+                       C.O, std::string(dtypeName(Params[size_t(Op.D)].Type)) +
+                                std::string(" O"));
       if (C.O.Worst >= 0)
         std::cout << "; worst "
                   << elementName(Op, Params[size_t(Op.D)].Shape, C.O.Worst)

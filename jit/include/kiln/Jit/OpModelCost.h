@@ -2,8 +2,9 @@
 //
 // The cost model a tuning run, the GPU evaluator and a specialization use,
 // by family: a GEMM's (tuner/Gemm/CostModel.h, charged the rows an op is
-// expected to compute: expectedDims, opExperts) or a token family's
-// (tuner/Tokens/TokenCostModel.h), from the op's named problem size.
+// expected to compute: expectedDims, opExperts), a token family's
+// (tuner/Tokens/TokenCostModel.h) or attention's
+// (tuner/Attention/AttentionCostModel.h), from the op's named problem size.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_JIT_OPMODELCOST_H
@@ -35,6 +36,11 @@ opModelEvaluator(const tuner::OpSearchSpace &Space, const ProblemSize &Size,
 std::optional<KernelConfig> opModelBestConfig(const OpModel &Op, Arch Target,
                                               const ProblemSize &Size,
                                               const tuner::DeviceModel &Device);
+
+/// The FLOPs Op's result needs at Size (a GEMM's 2 M N K over the rows it
+/// is expected to compute; attention's 2 (D + DV) per (query, key) pair
+/// its mask lets through); 0 for the token families.
+double opUsefulFlops(const OpModel &Op, const ProblemSize &Size);
 
 /// The bytes a token family's op moves to and from DRAM at Size (its rate's
 /// numerator, as FLOPs are a GEMM's); 0 for a GEMM.
