@@ -1,6 +1,6 @@
 //===- KernelBuild.cpp - From an op and a configuration to a kernel -------===//
-#include "kiln/Interpreter/Attention.h"
 #include "kiln/Jit/KernelBuild.h"
+#include "kiln/Interpreter/Attention.h"
 
 #include "kiln/Frontend/Sema.h"
 #include "kiln/Pipeline/Pipeline.h"

@@ -15,9 +15,9 @@
 
 #include "DeviceOption.h"
 #include "OutputFile.h"
+#include "RunAttention.h"
 #include "RunGpu.h"
 #include "RunLayer.h"
-#include "RunAttention.h"
 #include "RunTokenOp.h"
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 

@@ -129,8 +129,8 @@ std::string canonicalOpText(const OpModel &Op) {
   if (const std::optional<AttentionSpec> &A = Op.Attention)
     S += "attention v=" + Name(A->V) + " lse=" + Name(A->Lse) + " heads " +
          A->HSym + "/" + A->HkvSym + " scale=" + number(A->Scale) +
-         " window=" + std::to_string(A->Left) + "," +
-         std::to_string(A->Right) + "\n";
+         " window=" + std::to_string(A->Left) + "," + std::to_string(A->Right) +
+         "\n";
   // The tune block is not part of it: it says which kernels to try, not
   // what a kernel computes. A stored configuration is used only while it is
   // in the op's current space (lookups check), so widening or narrowing a

@@ -451,7 +451,8 @@ bool analyzeOp(OpSema &S) {
     for (const MaskDecl &Mk : Op.Masks)
       S.error(Mk.Range, "'mask' says which keys an attention op's queries "
                         "see; op '" +
-                            Op.Name + "' is not an attention op (its "
+                            Op.Name +
+                            "' is not an attention op (its "
                             "statement has no softmax)");
   for (size_t I = 1; I < Op.Tunes.size(); ++I) {
     S.error(Op.Tunes[I].KeywordRange,

@@ -483,13 +483,12 @@ void checkTuneSpace(OpSema &S) {
     };
     for (Arch A : {Arch::SM90a, Arch::SM80}) {
       std::string Why;
-      KernelConfig C = attentionDefaults(
-          *M.Attention, In, *First, A, declares(M, "block_m"),
-          declares(M, "block_n"), declares(M, "stages"));
+      KernelConfig C =
+          attentionDefaults(*M.Attention, In, *First, A, declares(M, "block_m"),
+                            declares(M, "block_n"), declares(M, "stages"));
       if (!planAttention(*M.Attention, In, C, A, Why))
-        S.Diags.note(SourceLoc(), "on " + std::string(archInfo(A).Name) +
-                                      ", " + attentionConfigString(C) + ": " +
-                                      Why);
+        S.Diags.note(SourceLoc(), "on " + std::string(archInfo(A).Name) + ", " +
+                                      attentionConfigString(C) + ": " + Why);
     }
     return;
   }

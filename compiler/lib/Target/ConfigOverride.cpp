@@ -38,9 +38,9 @@ std::string whyNoConfigRuns(const OpModel &Op, Arch Target) {
       return;
     if (Op.Family == OpFamily::Attention) {
       const DType In = Op.Params[size_t(Op.A)].Type;
-      const KernelConfig Tried = attentionDefaults(
-          *Op.Attention, In, C, Target, Declares("block_m"),
-          Declares("block_n"), Declares("stages"));
+      const KernelConfig Tried =
+          attentionDefaults(*Op.Attention, In, C, Target, Declares("block_m"),
+                            Declares("block_n"), Declares("stages"));
       Found = !planAttention(*Op.Attention, In, Tried, Target, Why);
       if (Found)
         Why = attentionConfigString(Tried) + ": " + Why;

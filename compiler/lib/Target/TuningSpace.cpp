@@ -216,9 +216,9 @@ std::vector<KernelConfig> validConfigs(const OpModel &Op, Arch Target) {
     const DType In = Op.Params[size_t(Op.A)].Type;
     std::set<std::string> Seen;
     forEachConstrainedConfig(Op, [&](const KernelConfig &C) {
-      KernelConfig Tried = attentionDefaults(
-          A, In, C, Target, declares(Op, "block_m"), declares(Op, "block_n"),
-          declares(Op, "stages"));
+      KernelConfig Tried =
+          attentionDefaults(A, In, C, Target, declares(Op, "block_m"),
+                            declares(Op, "block_n"), declares(Op, "stages"));
       std::string Why;
       if (planAttention(A, In, Tried, Target, Why) &&
           Seen.insert(attentionConfigString(Tried)).second)
@@ -282,15 +282,15 @@ std::optional<KernelConfig> defaultConfig(const OpModel &Op, Arch Target) {
   // Attention's: block_m 128 (else the largest), then the widest block_n,
   // then 2 stages.
   if (Op.Family == OpFamily::Attention)
-    return *std::min_element(
-        Valid.begin(), Valid.end(),
-        [](const KernelConfig &L, const KernelConfig &R) {
-          auto Key = [](const KernelConfig &C) {
-            return std::make_tuple(C.BlockM != 128, -C.BlockM, -C.BlockN,
-                                   std::llabs(C.Stages - 2));
-          };
-          return Key(L) < Key(R);
-        });
+    return *std::min_element(Valid.begin(), Valid.end(),
+                             [](const KernelConfig &L, const KernelConfig &R) {
+                               auto Key = [](const KernelConfig &C) {
+                                 return std::make_tuple(
+                                     C.BlockM != 128, -C.BlockM, -C.BlockN,
+                                     std::llabs(C.Stages - 2));
+                               };
+                               return Key(L) < Key(R);
+                             });
   // A token family's: block_m closest to its default, the smaller first.
   if (Op.Family != OpFamily::Gemm) {
     const int64_t Default = tokenTiling(Op.Family).Default;

@@ -48,8 +48,8 @@ bool opFamilyLowers(OpFamily F);
 /// interpreter (kiln run --interpret) but not lowered to kernels yet".
 std::string familyNotLowered(OpFamily F);
 
-/// "gemm", "route", "permute", "combine", "attention": the family's name in bundles, `kiln
-/// compile --emit ast` and messages.
+/// "gemm", "route", "permute", "combine", "attention": the family's name in
+/// bundles, `kiln compile --emit ast` and messages.
 std::string_view opFamilyName(OpFamily F);
 /// The family named Name, if there is one.
 std::optional<OpFamily> parseOpFamily(std::string_view Name);

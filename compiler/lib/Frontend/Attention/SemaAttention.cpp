@@ -58,8 +58,8 @@ public:
   void run(const ComputeStmt &Stmt) {
     if (!checkOutput(*Stmt.Lhs) || !checkSum(*Stmt.Rhs) || !checkMask())
       return;
-    checkNamedOutputs(S, A.Lse >= 0 ? std::vector<int>{A.Lse}
-                                    : std::vector<int>{},
+    checkNamedOutputs(S,
+                      A.Lse >= 0 ? std::vector<int>{A.Lse} : std::vector<int>{},
                       "softmax(t, x, lse)");
     M.MSym = A.SSym;
     M.NSym = A.TSym;
@@ -111,8 +111,8 @@ private:
     if (!S.ParamValid[size_t(M.D)])
       return false;
     const TensorParam &O = param(M.D);
-    const bool Storage = O.Type == DType::BF16 || O.Type == DType::F16 ||
-                         O.Type == DType::F32;
+    const bool Storage =
+        O.Type == DType::BF16 || O.Type == DType::F16 || O.Type == DType::F32;
     if (!Storage || O.Shape.size() != 4 || !symDim(O.Shape[0]) ||
         !symDim(O.Shape[1]) || !symDim(O.Shape[2]) || !O.Shape[3].Sym.empty())
       return fail(declRange(M.D),
@@ -178,10 +178,11 @@ private:
       Sum = X.Args[LitFirst ? 1 : 0].get();
     }
     if (Sum->K != Kind::Sum || Sum->Args.size() != 1 || !isMul(*Sum->Args[0]))
-      return fail(X.Range,
-                  "the scores are a scale times one sum over the head "
-                  "dimension, 'C * sum(d) Q[b, h, s, d] * K[b, h / (H / HKV), " +
-                      TIdx + ", d]'");
+      return fail(
+          X.Range,
+          "the scores are a scale times one sum over the head "
+          "dimension, 'C * sum(d) Q[b, h, s, d] * K[b, h / (H / HKV), " +
+              TIdx + ", d]'");
     DIdx = Sum->Name;
     for (const std::string *I : {&BIdx, &HIdx, &SIdx, &EIdx, &TIdx})
       if (*I == DIdx)
@@ -212,8 +213,9 @@ private:
     if (!S.ParamValid[size_t(P)])
       return -1;
     if (param(P).Type != DType::BF16 && param(P).Type != DType::F16) {
-      fail(declRange(P), Role + " must be bf16 or f16 (FP8 attention is not "
-                                "built yet); '" +
+      fail(declRange(P), Role +
+                             " must be bf16 or f16 (FP8 attention is not "
+                             "built yet); '" +
                              S.describeParam(P) + "' is not");
       return -1;
     }
@@ -263,22 +265,19 @@ private:
                                  " heads; read head '" + HIdx + " / (" +
                                  A.HSym + " / " + Hkv +
                                  ")' (grouped-query attention), or declare " +
-                                 A.HSym + " heads to read head '" + HIdx +
-                                 "'");
+                                 A.HSym + " heads to read head '" + HIdx + "'");
       return true;
     }
-    const bool Ratio = E.K == Kind::Binary && E.Op == Expr::OpKind::Div &&
-                       isName(*E.Args[0], HIdx) &&
-                       E.Args[1]->K == Kind::Binary &&
-                       E.Args[1]->Op == Expr::OpKind::Div &&
-                       isName(*E.Args[1]->Args[0], A.HSym) &&
-                       isName(*E.Args[1]->Args[1], Hkv);
+    const bool Ratio =
+        E.K == Kind::Binary && E.Op == Expr::OpKind::Div &&
+        isName(*E.Args[0], HIdx) && E.Args[1]->K == Kind::Binary &&
+        E.Args[1]->Op == Expr::OpKind::Div &&
+        isName(*E.Args[1]->Args[0], A.HSym) && isName(*E.Args[1]->Args[1], Hkv);
     if (!Ratio)
       return fail(E.Range, "'" + Tensor + "''s head is read as '" + HIdx +
-                               "' or '" + HIdx + " / (" + A.HSym + " / " +
-                               Hkv + ")' (each of its " + Hkv +
-                               " heads serves " + A.HSym + " / " + Hkv +
-                               " query heads)");
+                               "' or '" + HIdx + " / (" + A.HSym + " / " + Hkv +
+                               ")' (each of its " + Hkv + " heads serves " +
+                               A.HSym + " / " + Hkv + " query heads)");
     return true;
   }
 
@@ -349,10 +348,9 @@ private:
                                     S.describeParam(P) + "' is not");
     if (!indexedBy(E, {BIdx, "", TIdx, EIdx}) ||
         exprToString(*E.Args[1]) != exprToString(*HeadOfK))
-      return fail(E.Range, "the values are read as the keys are, '" +
-                               E.Name + "[" + BIdx + ", " +
-                               exprToString(*HeadOfK) + ", " + TIdx + ", " +
-                               EIdx + "]'");
+      return fail(E.Range, "the values are read as the keys are, '" + E.Name +
+                               "[" + BIdx + ", " + exprToString(*HeadOfK) +
+                               ", " + TIdx + ", " + EIdx + "]'");
     for (int64_t Dim : {A.HeadDim, A.ValueDim})
       if (!knownHeadDim(Dim))
         return fail(declRange(Dim == A.HeadDim ? M.A : P),

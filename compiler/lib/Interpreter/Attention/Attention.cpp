@@ -55,8 +55,8 @@ std::vector<float> decode(const HostTensor &T) {
 }
 
 /// The keys [Lo, Hi) some query of [S0, S1) may see.
-void visibleKeys(const AttentionSpec &A, int64_t S0, int64_t S1,
-                 const Dims &D, int64_t &Lo, int64_t &Hi) {
+void visibleKeys(const AttentionSpec &A, int64_t S0, int64_t S1, const Dims &D,
+                 int64_t &Lo, int64_t &Hi) {
   const int64_t Off = D.T - D.S;
   Lo = A.Left < 0 ? 0 : std::max<int64_t>(0, S0 + Off - A.Left);
   Hi = A.Right < 0 ? D.T : std::min<int64_t>(D.T, S1 - 1 + Off + A.Right + 1);
@@ -135,8 +135,8 @@ void interpretAttention(const OpModel &Op, const KernelConfig &Config,
             for (int64_t t = T0; t < T1; ++t) {
               const float Xt = X[size_t(t - T0)];
               const float Pt =
-                  Xt == NegInf ? 0.f : std::exp2(std::fma(Xt, ScaleLog2,
-                                                          -MScaled));
+                  Xt == NegInf ? 0.f
+                               : std::exp2(std::fma(Xt, ScaleLog2, -MScaled));
               P[size_t(t - T0)] = Pt;
               RowSum += Pt;
             }
@@ -268,8 +268,8 @@ AttentionComparison checkAttention(const OpModel &Op,
     C.Lse.emplace();
     C.Lse->Tol.Rtol = std::ldexp(1.0, -20);
     C.Lse->Tol.Atol = std::ldexp(1.0, -16);
-    compareWithin([&](int64_t I) { return Lse->get(I); }, Ref.Lse, Ref.Empty,
-                  1, *C.Lse);
+    compareWithin([&](int64_t I) { return Lse->get(I); }, Ref.Lse, Ref.Empty, 1,
+                  *C.Lse);
   }
   for (size_t Row = 0; Row < Ref.Empty.size(); ++Row) {
     if (!Ref.Empty[Row])

@@ -1,4 +1,5 @@
-//===- AttentionPlan.h - Which attention tilings a target can run -*- C++ -*-===//
+//===- AttentionPlan.h - Which attention tilings a target can run -*- C++
+//-*-===//
 //
 // The attention family's knobs are KernelConfig's block_m (queries per
 // CTA), block_n (keys per step of the online softmax) and stages (K/V
