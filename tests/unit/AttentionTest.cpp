@@ -127,7 +127,7 @@ TEST_CASE("attention: sema's errors", "[attention]") {
             .find("'K''s head is read as 'h' or 'h / (H / HKV)'") !=
         std::string::npos);
   CHECK(firstError(attnSource("", "bf16", "h / (H / HKV)", "-0.5 * "))
-            .find("softmax scale must be a positive finite number") !=
+            .find("softmax scale must be a positive number at most 1024") !=
         std::string::npos);
   CHECK(firstError(attnSource("  mask causal\n  mask causal\n"))
             .find("at most one mask") != std::string::npos);
@@ -137,10 +137,24 @@ TEST_CASE("attention: sema's errors", "[attention]") {
   Odd.replace(Odd.find("T, 64]\n  out"), 6, "T, 80]");
   CHECK(firstError(Odd).find("the values must be [B, HKV, T, 64]") !=
         std::string::npos);
+  // Found by review: K's batch divided (the interpreter read past K), the
+  // keys' count the heads' symbol, a scale whose exp2 overflows.
+  std::string Halved = attnSource("");
+  Halved.replace(Halved.find("K : bf16[B,"), 11, "K : bf16[B / 2,");
+  CHECK(firstError(Halved).find("the keys must be [B, HKV, T, 64]") !=
+        std::string::npos);
+  std::string KeysH = attnSource("");
+  for (const char *Decl : {"K : bf16[B, HKV, T", "V : bf16[B, HKV, T"})
+    KeysH.replace(KeysH.find(Decl), std::string(Decl).size(),
+                  std::string(Decl).substr(0, 16) + "H");
+  CHECK(firstError(KeysH).find("must be a size of its own, not the output's "
+                               "heads") != std::string::npos);
+  CHECK(firstError(attnSource("", "bf16", "h / (H / HKV)", "2000.0 * "))
+            .find("at most 1024") != std::string::npos);
   // A mask on a GEMM.
   CHECK(
       firstError(semtest::op(semtest::Fp8 + semtest::Gemm + "  mask causal\n"))
-          .find("is not an attention op") != std::string::npos);
+          .find("is a gemm op, not an attention op") != std::string::npos);
 }
 
 TEST_CASE("attention: which keys a query sees", "[attention]") {

@@ -10,6 +10,7 @@
 #include "kiln/Target/Attention/AttentionPlan.h"
 #include "kiln/Tuner/Attention/AttentionCostModel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <sstream>
@@ -20,6 +21,8 @@ namespace {
 
 /// The interpreter's limit: B * H * S * T * (D + DV) multiply-adds.
 constexpr double MaxWork = double(int64_t(1) << 34);
+/// And each tensor's elements (its bits and its decoded floats in memory).
+constexpr double MaxElements = double(int64_t(1) << 27);
 
 /// "O[b, h, s, e]" of a flat index into O [B, H, S, DV].
 std::string elementName(const OpModel &Op, const std::vector<int64_t> &Shape,
@@ -63,10 +66,15 @@ int runAttention(const AttentionRunRequest &Req) {
   const double Work = double(Size.at(A.BSym)) * double(Size.at(A.HSym)) *
                       double(Size.at(A.SSym)) * double(Size.at(A.TSym)) *
                       double(A.HeadDim + A.ValueDim);
-  if (Work > MaxWork)
+  const double Elements =
+      double(Size.at(A.BSym)) *
+      std::max(double(Size.at(A.HSym)) * double(Size.at(A.SSym)),
+               double(Size.at(A.HkvSym)) * double(Size.at(A.TSym))) *
+      double(std::max(A.HeadDim, A.ValueDim));
+  if (Work > MaxWork || Elements > MaxElements)
     throw UsageError("--shape " + Req.ShapeText +
                      ": too large for the interpreter (B*H*S*T*(D+DV) <= "
-                     "2^34)");
+                     "2^34, every tensor <= 2^27 elements)");
   const Arch Target = Req.Arch ? requireArch(Req.Arch) : Arch::SM90a;
   std::string Source;
   ConfigChoiceInputs Choice; // the tuning cache, then the cost model

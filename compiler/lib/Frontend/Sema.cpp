@@ -451,9 +451,9 @@ bool analyzeOp(OpSema &S) {
     for (const MaskDecl &Mk : Op.Masks)
       S.error(Mk.Range, "'mask' says which keys an attention op's queries "
                         "see; op '" +
-                            Op.Name +
-                            "' is not an attention op (its "
-                            "statement has no softmax)");
+                            Op.Name + "' is a " +
+                            std::string(opFamilyName(S.Model.Family)) +
+                            " op, not an attention op");
   for (size_t I = 1; I < Op.Tunes.size(); ++I) {
     S.error(Op.Tunes[I].KeywordRange,
             "op '" + Op.Name + "' has more than one tune block");

@@ -172,9 +172,11 @@ private:
       const bool LitFirst = isLiteral(*X.Args[0]);
       const Expr &C = *X.Args[LitFirst ? 0 : 1];
       A.Scale = literalValue(C);
-      if (!(A.Scale > 0) || !std::isfinite(A.Scale))
-        return fail(C.Range, "the softmax scale must be a positive finite "
-                             "number, like 0.125 (1 / sqrt(64))");
+      // Above 2^10, the exp2 of fp32 scores times the scale loses its
+      // range (the max's rounding error alone overflows).
+      if (!(A.Scale > 0) || !(A.Scale <= 1024))
+        return fail(C.Range, "the softmax scale must be a positive number "
+                             "at most 1024, like 0.125 (1 / sqrt(64))");
       Sum = X.Args[LitFirst ? 1 : 0].get();
     }
     if (Sum->K != Kind::Sum || Sum->Args.size() != 1 || !isMul(*Sum->Args[0]))
@@ -294,8 +296,8 @@ private:
                                     std::string(dtypeName(InType)) + "; '" +
                                     S.describeParam(P) + "' does not");
     if (K.Shape.size() != 4 || K.Shape[0].Sym != A.BSym ||
-        !symDim(K.Shape[1]) || !symDim(K.Shape[2]) || !K.Shape[3].Sym.empty() ||
-        K.Shape[3].Constant != A.HeadDim)
+        !symDim(K.Shape[0]) || !symDim(K.Shape[1]) || !symDim(K.Shape[2]) ||
+        !K.Shape[3].Sym.empty() || K.Shape[3].Constant != A.HeadDim)
       return fail(declRange(P),
                   "the keys must be [" + A.BSym + ", HKV, T, " +
                       std::to_string(A.HeadDim) +
@@ -304,12 +306,14 @@ private:
                       S.describeParam(P) + "' is not");
     A.HkvSym = K.Shape[1].Sym;
     A.TSym = K.Shape[2].Sym;
-    for (const std::string *Sym : {&A.BSym, &A.SSym})
+    for (const std::string *Sym : {&A.BSym, &A.HSym, &A.SSym})
       if (A.TSym == *Sym)
         return fail(declRange(P), "the keys' count '" + A.TSym +
                                       "' must be a size of its own, not the "
                                       "output's " +
-                                      (Sym == &A.BSym ? "batch" : "queries") +
+                                      (Sym == &A.BSym   ? "batch"
+                                       : Sym == &A.HSym ? "heads"
+                                                        : "queries") +
                                       " (the same count is two sizes set "
                                       "equal at run time)");
     if (A.HkvSym == A.BSym || A.HkvSym == A.SSym || A.HkvSym == A.TSym)
@@ -337,9 +341,10 @@ private:
                                     std::string(dtypeName(InType)) + "; '" +
                                     S.describeParam(P) + "' does not");
     if (V.Shape.size() != 4 || V.Shape[0].Sym != A.BSym ||
-        V.Shape[1].Sym != A.HkvSym || V.Shape[2].Sym != A.TSym ||
-        V.Shape[1].Divisor != 1 || V.Shape[2].Divisor != 1 ||
-        !V.Shape[3].Sym.empty() || V.Shape[3].Constant != A.ValueDim)
+        !symDim(V.Shape[0]) || V.Shape[1].Sym != A.HkvSym ||
+        V.Shape[2].Sym != A.TSym || V.Shape[1].Divisor != 1 ||
+        V.Shape[2].Divisor != 1 || !V.Shape[3].Sym.empty() ||
+        V.Shape[3].Constant != A.ValueDim)
       return fail(declRange(P), "the values must be [" + A.BSym + ", " +
                                     A.HkvSym + ", " + A.TSym + ", " +
                                     std::to_string(A.ValueDim) +

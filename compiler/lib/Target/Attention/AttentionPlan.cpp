@@ -67,7 +67,7 @@ KernelConfig attentionDefaults(const AttentionSpec &A, DType In,
     Out.Stages = 2;
   if (!DeclaredBlockN) {
     std::string Why;
-    for (int64_t N = 128; N >= 16; N -= 16) {
+    for (int64_t N = 256; N >= 16; N -= 16) {
       Out.BlockN = N;
       if (planAttention(A, In, Out, Target, Why))
         break;

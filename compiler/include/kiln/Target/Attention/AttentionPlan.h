@@ -44,7 +44,7 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
                    Arch Target, std::string &Why);
 
 /// The tiling an op that leaves a knob undeclared gets: block_m 128,
-/// stages 2, block_n the largest of 128, 112, ..., 16 that plans
+/// stages 2, block_n the largest of 256, 240, ..., 16 that plans
 /// (`C`'s declared values are kept; Declared* say which).
 KernelConfig attentionDefaults(const AttentionSpec &A, DType In,
                                const KernelConfig &C, Arch Target,
