@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Codegen/MLIRGen.h"
 
+#include "Attention/AttentionMLIRGen.h"
 #include "Combine/CombineMLIRGen.h"
 #include "Gemm/GemmMLIRGen.h"
 #include "Permute/PermuteMLIRGen.h"
@@ -31,8 +32,8 @@ mlir::OwningOpRef<mlir::ModuleOp> generateModule(mlir::MLIRContext &Ctx,
     return generatePermuteModule(Ctx, Op, FileName);
   case OpFamily::Combine:
     return generateCombineModule(Ctx, Op, FileName);
-  case OpFamily::Attention: // callers ask opFamilyLowers first
-    break;
+  case OpFamily::Attention:
+    return generateAttentionModule(Ctx, Op, FileName);
   }
   return nullptr;
 }

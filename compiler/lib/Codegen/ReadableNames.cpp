@@ -55,6 +55,18 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
       Names.push_back(Fresh(Sym));
     return Names;
   }
+  if (Op.Attention) { // (q, k, v, o, [lse,] B, H, HKV, S, T)
+    const AttentionSpec &At = *Op.Attention;
+    std::vector<std::string> Names;
+    for (int I : {Op.A, Op.B, At.V, Op.D})
+      Names.push_back(Op.Params[size_t(I)].Name);
+    if (At.Lse >= 0)
+      Names.push_back(Op.Params[size_t(At.Lse)].Name);
+    for (const std::string &Sym :
+         {At.BSym, At.HSym, At.HkvSym, At.SSym, At.TSym})
+      Names.push_back(Fresh(Sym));
+    return Names;
+  }
   if (Op.Combine) { // (y, w, pos, out, T, K, M, H)
     std::vector<std::string> Names;
     for (int I : {Op.A, Op.Combine->Weights, Op.Combine->Pos, Op.D})

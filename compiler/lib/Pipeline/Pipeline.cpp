@@ -30,6 +30,16 @@ void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &O,
                    Stage Until) {
   if (Until == Stage::Mlir)
     return;
+  if (O.Family == OpFamily::Attention) {
+    mlir::kiln::KilnTileAttentionOptions Tile;
+    Tile.blockM = O.Config.BlockM;
+    Tile.blockN = O.Config.BlockN;
+    Tile.stages = O.Config.Stages;
+    PM.addPass(mlir::kiln::createKilnTileAttention(Tile));
+    if (Until != Stage::Tiled)
+      PM.addPass(mlir::kiln::createKilnLowerAttentionToEmitC());
+    return;
+  }
   if (O.Family != OpFamily::Gemm) { // the token families
     mlir::kiln::KilnTileTokensOptions Tile;
     Tile.blockM = O.Config.BlockM;

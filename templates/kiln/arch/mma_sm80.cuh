@@ -1,6 +1,7 @@
 //===- kiln/arch/mma_sm80.cuh - mma.sync and ldmatrix ----------*- CUDA -*-===//
 //
-// Warp-level tensor-core MMA (sm_80+) and the ldmatrix loads that feed it.
+// Warp-level tensor-core MMA (sm_80+) and the ldmatrix loads that feed it
+// (plain, and transposed for an operand stored the other way round).
 // kiln only uses the "TN" form: A row-major (K contiguous), B given as [N][K]
 // (K contiguous), f32 accumulators. One call covers an m16n8 tile and 32 bytes
 // of K: m16n8k16 for bf16/f16, m16n8k32 for e4m3/e5m2 (sm_89+). For both, the
@@ -21,6 +22,17 @@ namespace kiln::arch {
 KILN_DEVICE void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr) {
   asm volatile(
       "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+      : "r"(smem_addr));
+}
+
+/// ldmatrix_x4 transposed (.trans, 16-bit elements): register i receives,
+/// in every lane, elements (2*(lane%4), lane/4) and (2*(lane%4) + 1,
+/// lane/4) of matrix i (rows as addressed, columns in 2-byte elements), so
+/// rows stored K-major feed an operand that wants them N-major.
+KILN_DEVICE void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t smem_addr) {
+  asm volatile(
+      "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
       : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
       : "r"(smem_addr));
 }

@@ -1,10 +1,10 @@
 //===- kiln/arch/mma_sm80.cuh (emulator) - mma.sync, ldmatrix --*- C++ -*-===//
 //
-// Emulated counterpart of templates/kiln/arch/mma_sm80.cuh: ldmatrix.x4 and
-// mma.sync m16n8k16 (bf16/f16) / m16n8k32 (e4m3/e5m2) with f32 accumulators.
-// Both are warp collectives: the emulator waits for all 32 lanes, checks
-// that they reached the same instruction, and computes with each lane's
-// registers in the PTX ISA's fragment layouts.
+// Emulated counterpart of templates/kiln/arch/mma_sm80.cuh: ldmatrix.x4
+// (plain and .trans) and mma.sync m16n8k16 (bf16/f16) / m16n8k32 (e4m3/e5m2)
+// with f32 accumulators. Both are warp collectives: the emulator waits for all
+// 32 lanes, checks that they reached the same instruction, and computes with
+// each lane's registers in the PTX ISA's fragment layouts.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -16,6 +16,11 @@ namespace kiln::arch {
 KILN_DEVICE void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr,
                              emu::SourceLoc L = KILN_EMU_HERE) {
   kiln_emu_api->Ldmatrix(r, 4, /*Trans=*/0, smem_addr, L);
+}
+
+KILN_DEVICE void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t smem_addr,
+                                   emu::SourceLoc L = KILN_EMU_HERE) {
+  kiln_emu_api->Ldmatrix(r, 4, /*Trans=*/1, smem_addr, L);
 }
 
 namespace emu_detail {

@@ -15,8 +15,9 @@
 //    thread may hold;
 //  * shared memory: the Q tile and `stages` K and V tiles within the
 //    target's opt-in limit.
-// No attention kernel exists yet: these rules are the planner the kernels
-// will be held to, and the interpreter follows the tiling they choose.
+// The mma.sync kernel (templates/kiln/attention/attention_sm80.cuh) exists
+// but is not launched yet; the sm_90a kernel does not exist. The
+// interpreter follows the tiling these rules choose.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TARGET_ATTENTION_ATTENTIONPLAN_H

@@ -356,6 +356,39 @@ LogicalResult CombineOp::verify() {
   return success();
 }
 
+LogicalResult AttentionOp::verify() {
+  auto Elem = [](Value V) {
+    return cast<MemRefType>(V.getType()).getElementType();
+  };
+  if (Elem(getQ()) != Elem(getK()) || Elem(getQ()) != Elem(getV()))
+    return emitOpError("q, k and v must have one element type");
+  for (int64_t Dim : {getHeadDim(), getValueDim()})
+    if (Dim < 32 || Dim > 256 || Dim % 32 != 0)
+      return emitOpError("head dims must be multiples of 32 in [32, 256], "
+                         "got ")
+             << Dim;
+  if (getScale().convertToDouble() <= 0)
+    return emitOpError("the softmax scale must be positive");
+  // I64Attr's getters are unsigned: the window's -1 needs the cast.
+  if (int64_t(getLeft()) < -1 || int64_t(getRight()) < -1)
+    return emitOpError("a window's left and right are keys (>= 0) or -1");
+  if (std::optional<int64_t> BM = getBlockM();
+      BM && (*BM < 16 || *BM > 256 || *BM % 16 != 0))
+    return emitOpError("block_m must be a multiple of 16 in [16, 256], got ")
+           << *BM;
+  if (std::optional<int64_t> BN = getBlockN();
+      BN && (*BN < 16 || *BN > 256 || *BN % 16 != 0))
+    return emitOpError("block_n must be a multiple of 16 in [16, 256], got ")
+           << *BN;
+  if (std::optional<int64_t> St = getStages(); St && (*St < 1 || *St > 4))
+    return emitOpError("stages must be in [1, 4], got ") << *St;
+  if (getBlockM().has_value() != getBlockN().has_value() ||
+      getBlockM().has_value() != getStages().has_value())
+    return emitOpError("block_m, block_n and stages come together (the "
+                       "tiled form)");
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   int64_t Rank = getTensor().getType().getRank();
   if (static_cast<int64_t>(getIndices().size()) != Rank)

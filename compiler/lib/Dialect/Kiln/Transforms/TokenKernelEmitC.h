@@ -1,7 +1,8 @@
 //===- TokenKernelEmitC.h - One kernel that calls one template --*- C++ -*-===//
 //
 // Internal to the lowerings of the families that tile tokens
-// (-kiln-lower-route-to-emitc, -kiln-lower-permute-to-emitc): their kernels
+// (-kiln-lower-route-to-emitc, -kiln-lower-permute-to-emitc, ...) and
+// attention's (-kiln-lower-attention-to-emitc): their kernels
 // are a banner, an `extern "C" __global__` function and one call of a
 // template body. GEMMs build more (an epilogue function), in Gemm/.
 //
@@ -39,10 +40,11 @@ void emitTokenKernel(OpBuilder &B, func::FuncOp F, Location Loc,
 /// Op), which calls emitTokenKernel), after one `#include "Header"`; a
 /// func.func with no OpT is another family's. Fails, with the error at the
 /// func.func, when one holds several OpT or an untiled one (OpName names
-/// it in the message: "kiln.route").
+/// it in the message: "kiln.route"; TilePass, the pass that tiles it).
 template <class OpT, class LowerFn>
 LogicalResult lowerTokenKernels(ModuleOp Module, StringRef OpName,
-                                StringRef Header, LowerFn Lower) {
+                                StringRef Header, LowerFn Lower,
+                                StringRef TilePass = "-kiln-tile-tokens") {
   SmallVector<std::pair<func::FuncOp, OpT>> Kernels;
   for (auto F : Module.getOps<func::FuncOp>()) {
     SmallVector<OpT> Ops;
@@ -52,7 +54,7 @@ LogicalResult lowerTokenKernels(ModuleOp Module, StringRef OpName,
     if (Ops.size() != 1 || !Ops[0].getBlockM())
       return F.emitError() << "function @" << F.getSymName()
                            << " must hold exactly one " << OpName
-                           << " with a block_m (run -kiln-tile-tokens first)";
+                           << " with a block_m (run " << TilePass << " first)";
     Kernels.push_back({F, Ops[0]});
   }
   if (Kernels.empty())

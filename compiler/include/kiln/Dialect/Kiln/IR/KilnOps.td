@@ -204,6 +204,38 @@ def Kiln_CombineOp : Kiln_Op<"combine"> {
   let hasVerifier = 1;
 }
 
+def Kiln_AttentionOp : Kiln_Op<"attention"> {
+  let summary = "Softmax attention's forward pass, with an optional lse";
+  let description = [{
+    o[b, h, s, :] = sum over t of softmax_t(scale * q[b, h, s, :] .
+    k[b, h / (H / HKV), t, :]) * v[b, h / (H / HKV), t, :], over the keys
+    t the window lets query s see (`left` keys before its diagonal and
+    `right` after it, -1: unbounded; the diagonal is bottom-right aligned,
+    s + T - S); a query that sees no key gets o = 0 and lse = -inf. `lse`
+    [B, H, S] gets each row's log-sum-exp (natural log, of the scaled
+    scores). `head_dim` and `value_dim` are D and DV. `block_m` (queries
+    per CTA), `block_n` (keys per step of the online softmax) and `stages`
+    (K/V tiles in flight) are the tiled form's (-kiln-tile-attention).
+    templates/kiln/attention/attention_sm80.cuh states the arithmetic.
+  }];
+  let arguments = (ins MemRefRankOf<[BF16, F16], [4]>:$q,
+                       MemRefRankOf<[BF16, F16], [4]>:$k,
+                       MemRefRankOf<[BF16, F16], [4]>:$v,
+                       MemRefRankOf<[BF16, F16, F32], [4]>:$o,
+                       Optional<MemRefRankOf<[F32], [3]>>:$lse,
+                       I64Attr:$head_dim, I64Attr:$value_dim,
+                       F64Attr:$scale, I64Attr:$left, I64Attr:$right,
+                       OptionalAttr<I64Attr>:$block_m,
+                       OptionalAttr<I64Attr>:$block_n,
+                       OptionalAttr<I64Attr>:$stages);
+  let assemblyFormat = [{
+    `q` `(` $q `:` type($q) `)` `k` `(` $k `:` type($k) `)`
+    `v` `(` $v `:` type($v) `)` `o` `(` $o `:` type($o) `)`
+    (`lse` `(` $lse^ `:` type($lse) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 def Kiln_LoadOp : Kiln_Op<"load", [Pure]> {
   let summary = "Reads one element of an epilogue operand as f32";
   let description = [{

@@ -119,6 +119,38 @@ def KilnLowerPermuteToEmitC : Pass<"kiln-lower-permute-to-emitc",
   let dependentDialects = ["::mlir::emitc::EmitCDialect"];
 }
 
+def KilnTileAttention : Pass<"kiln-tile-attention", "::mlir::ModuleOp"> {
+  let summary = "Give every kiln.attention its tiling";
+  let description = [{
+    Sets `block_m` (queries per CTA: 16 per warp), `block_n` (keys per step
+    of the online softmax) and `stages` (K/V tiles in flight) on each
+    kiln.attention; its verifier holds their ranges, the planner
+    (compiler/lib/Target/Attention/AttentionPlan.cpp) which ones a target
+    runs.
+  }];
+  let options = [
+    Option<"blockM", "block-m", "int64_t", "64", "queries per CTA">,
+    Option<"blockN", "block-n", "int64_t", "64", "keys per step">,
+    Option<"stages", "stages", "int64_t", "2", "K/V tiles in flight">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
+def KilnLowerAttentionToEmitC : Pass<"kiln-lower-attention-to-emitc",
+                                     "::mlir::ModuleOp"> {
+  let summary = "Lower each tiled kiln.attention to an EmitC kernel";
+  let description = [{
+    Every func.func that holds one tiled kiln.attention becomes an
+    `extern "C" __global__` kernel that calls
+    kiln::attention::attention_sm80 (templates/kiln/attention/
+    attention_sm80.cuh). Its parameters, the attention family's ABI: (const
+    T* q, const T* k, const T* v, Out* o, [float* lse,] int32_t B, int32_t
+    H, int32_t HKV, int32_t S, int32_t T); the scale and window are
+    constants of the kernel.
+  }];
+  let dependentDialects = ["::mlir::emitc::EmitCDialect"];
+}
+
 def KilnLowerCombineToEmitC : Pass<"kiln-lower-combine-to-emitc",
                                    "::mlir::ModuleOp"> {
   let summary = "Lower each tiled kiln.combine to an EmitC kernel";

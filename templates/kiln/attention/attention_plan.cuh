@@ -1,0 +1,36 @@
+//===- kiln/attention/attention_plan.cuh - The kernel's limits -*- CUDA -*-===//
+//
+// The mma.sync attention kernel's launch constants
+// (kiln/attention/attention_sm80.cuh), host-compilable so that the
+// planner (compiler/lib/Target/Attention/), the runtime's launch plan
+// (runtime/lib/Attention/) and the kernel use the same numbers.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/config.cuh"
+
+namespace kiln::attention {
+
+/// Query rows of one warp (one m16 tile of mma.sync).
+inline constexpr int kRowsPerWarp = 16;
+/// Elements of one shared-memory panel row: tiles are stored as panels of
+/// rows x 64 bytes (16-bit elements), each with the 128-byte XOR swizzle.
+inline constexpr int kPanelElems = 32;
+/// Slack for aligning the dynamic shared memory to the swizzle's 1024 bytes.
+inline constexpr int kAlignSlack = 1024;
+
+/// Threads of one CTA: one warp per 16 query rows.
+KILN_HD constexpr int sm80_threads(int block_m) {
+  return block_m / kRowsPerWarp * 32;
+}
+
+/// Dynamic shared memory of one CTA: the Q tile and STAGES (K, V) tiles of
+/// 16-bit elements, plus the alignment slack.
+KILN_HD constexpr int sm80_smem_bytes(int block_m, int block_n, int stages,
+                                      int head_dim, int value_dim) {
+  return kAlignSlack + 2 * block_m * head_dim +
+         stages * 2 * block_n * (head_dim + value_dim);
+}
+
+} // namespace kiln::attention

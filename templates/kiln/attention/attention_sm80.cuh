@@ -1,0 +1,302 @@
+//===- kiln/attention/attention_sm80.cuh - mma.sync attention --*- CUDA -*-===//
+//
+// The attention family's forward kernel for every target, FlashAttention-2's
+// design: a CTA takes BlockM queries of one (batch, head) and walks the
+// keys it may see in BlockN blocks, last block first, through a Stages-deep
+// ring of (K, V) tiles filled with cp.async (zero-filled past T). Each warp
+// owns 16 query rows:
+//   S = Q K^T      mma.sync m16n8k16, Q and K read with ldmatrix;
+//   online softmax in registers: the block's row max over the thread's
+//                  scores and its quad (shuffles), P = exp2(S * scale *
+//                  log2 e - max), the row sum, O and the sum rescaled;
+//   O += P V       P rounded to the inputs' type stays in registers as the
+//                  A operand (an m16n8 accumulator pair is an m16k16 A
+//                  fragment), V read K-major with ldmatrix.trans.
+// The arithmetic is the interpreter's (compiler/lib/Interpreter/Attention/,
+// interpretAttention): masked scores are -inf, a row with no visible key
+// so far has no max (P and the correction are 0), and a row that sees no
+// key writes O = 0 and lse = -inf. Only the sums' order differs (the
+// tensor cores' and the quads'), which the float64 gate covers.
+//
+// Shared tiles are panels of rows x 64 bytes (kiln/attention/attention_plan
+// .cuh), each swizzled with kiln/tile/swizzle.cuh's 128-byte XOR, so the
+// ldmatrix phases (8 rows x 16 bytes) and cp.async rows are conflict-free.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/arch/copy_sm80.cuh"
+#include "kiln/arch/mma_sm80.cuh"
+#include "kiln/arch/smem.cuh"
+#include "kiln/attention/attention_plan.cuh"
+#include "kiln/numeric/convert.cuh"
+#include "kiln/tile/swizzle.cuh"
+
+namespace kiln::attention {
+
+/// One compiled tiling. Left / Right: the keys a query sees before and
+/// after its diagonal (-1: unbounded), bottom-right aligned.
+template <int BlockM, int BlockN, int Stages, int HeadDim, int ValueDim,
+          int Left, int Right>
+struct Sm80Config {
+  static_assert(BlockM % kRowsPerWarp == 0, "16 query rows per warp");
+  static_assert(BlockN % 16 == 0, "P.V steps 16 keys");
+  static_assert(HeadDim % kPanelElems == 0 && ValueDim % kPanelElems == 0,
+                "head dims are whole 64-byte panels");
+  static_assert(Stages >= 1, "at least one (K, V) stage");
+  static constexpr int kBM = BlockM, kBN = BlockN, kStages = Stages;
+  static constexpr int kD = HeadDim, kDV = ValueDim;
+  static constexpr int kLeft = Left, kRight = Right;
+  static constexpr int kThreads = sm80_threads(BlockM);
+  static constexpr int kSmemBytes =
+      sm80_smem_bytes(BlockM, BlockN, Stages, HeadDim, ValueDim);
+  static constexpr uint32_t kQBytes = 2u * BlockM * HeadDim;
+  static constexpr uint32_t kKBytes = 2u * BlockN * HeadDim;
+  static constexpr uint32_t kVBytes = 2u * BlockN * ValueDim;
+};
+
+/// Swizzled offset of element column COL (a multiple of 8) of row ROW in a
+/// tile of ROWS rows stored as 64-byte panels.
+KILN_DEVICE uint32_t panel_offset(int rows, int row, int col) {
+  return uint32_t(col / kPanelElems) * uint32_t(rows) * 64u +
+         tile::swizzled_chunk(uint32_t(row), uint32_t(col % kPanelElems / 8),
+                              64u);
+}
+
+/// Copies rows [0, ROWS) x DIM elements starting at SRC (ROW_STRIDE elements
+/// apart) into the panel tile at DST; rows at or past VALID are zero-filled
+/// (their source is not read).
+template <int Rows, int Dim, int Threads, class T>
+KILN_DEVICE void load_tile(uint32_t dst, const T *src, int32_t valid) {
+  constexpr int kChunks = Dim / 8; // 16-byte chunks of a row
+#pragma unroll 1
+  for (int i = int(threadIdx.x); i < Rows * kChunks; i += Threads) {
+    const int r = i / kChunks, c = i % kChunks;
+    const bool ok = r < valid;
+    arch::cp_async_16(dst + panel_offset(Rows, r, 8 * c),
+                      ok ? src + int64_t(r) * Dim + 8 * c : src, ok);
+  }
+}
+
+/// Whether query row S may see key T of a problem of SQ queries and SK keys.
+template <class Cfg>
+KILN_DEVICE bool visible(int32_t s, int32_t t, int32_t sq, int32_t sk) {
+  const int32_t diag = s + sk - sq;
+  return t < sk && (Cfg::kRight < 0 || t <= diag + Cfg::kRight) &&
+         (Cfg::kLeft < 0 || t >= diag - Cfg::kLeft);
+}
+
+/// The whole kernel body. Q [B, H, S, D], K [B, HKV, T, D], V [B, HKV, T,
+/// DV], O [B, H, S, DV] and lse [B, H, S] (may be null), row-major; one CTA
+/// per (query block, head, batch), the longest causal blocks first.
+template <class Cfg, class T, class TOut>
+KILN_DEVICE void
+attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
+               const T *__restrict__ v, TOut *__restrict__ o,
+               float *__restrict__ lse, int32_t B, int32_t H, int32_t HKV,
+               int32_t S, int32_t SK, float scale_log2, float scale) {
+  constexpr int kBM = Cfg::kBM, kBN = Cfg::kBN, kD = Cfg::kD, kDV = Cfg::kDV;
+  constexpr int kStages = Cfg::kStages, kThreads = Cfg::kThreads;
+  const float neg_inf = __int_as_float(int(0xff800000u));
+
+  const int32_t blocks_m = (S + kBM - 1) / kBM;
+  const int32_t mb = blocks_m - 1 - int32_t(blockIdx.x % uint32_t(blocks_m));
+  const int32_t h = int32_t(blockIdx.x / uint32_t(blocks_m) % uint32_t(H));
+  const int32_t b = int32_t(blockIdx.x / uint32_t(blocks_m) / uint32_t(H));
+  const int32_t hk = h / (H / HKV);
+  const int32_t s0 = mb * kBM, s1 = s0 + kBM < S ? s0 + kBM : S;
+
+  // The keys some query of [s0, s1) may see: [lo, hi).
+  const int32_t off = SK - S;
+  int32_t lo = 0, hi = SK;
+  if (Cfg::kLeft >= 0 && s0 + off - Cfg::kLeft > 0)
+    lo = s0 + off - Cfg::kLeft;
+  if (Cfg::kRight >= 0 && s1 - 1 + off + Cfg::kRight + 1 < SK)
+    hi = s1 - 1 + off + Cfg::kRight + 1;
+  const int32_t first = hi > lo ? lo / kBN : 0;
+  const int32_t last = hi > lo ? (hi - 1) / kBN : -1;
+  const int32_t blocks = last - first + 1;
+
+  const T *qb = q + (int64_t(b) * H + h) * S * kD + int64_t(s0) * kD;
+  const T *kb = k + (int64_t(b) * HKV + hk) * SK * kD;
+  const T *vb = v + (int64_t(b) * HKV + hk) * SK * kDV;
+
+  const uint32_t smem = arch::dynamic_smem_aligned<1024>();
+  const uint32_t q_tile = smem;
+  const uint32_t k_ring = q_tile + Cfg::kQBytes;
+  const uint32_t v_ring = k_ring + kStages * Cfg::kKBytes;
+
+  // Block `it` of the walk is key block last - it.
+  auto load_kv = [&](int32_t it) {
+    const int32_t t0 = (last - it) * kBN;
+    const int slot = it % kStages;
+    load_tile<kBN, kD, kThreads>(k_ring + slot * Cfg::kKBytes,
+                                 kb + int64_t(t0) * kD, SK - t0);
+    load_tile<kBN, kDV, kThreads>(v_ring + slot * Cfg::kVBytes,
+                                  vb + int64_t(t0) * kDV, SK - t0);
+  };
+
+  load_tile<kBM, kD, kThreads>(q_tile, qb, S - s0);
+  if constexpr (kStages == 1)
+    arch::cp_async_commit(); // Q alone (there may be no key block)
+  else {
+#pragma unroll 1
+    for (int32_t it = 0; it < kStages - 1; ++it) {
+      if (it < blocks)
+        load_kv(it);
+      arch::cp_async_commit(); // Q joins the first group
+    }
+  }
+
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const int row0 = warp * kRowsPerWarp; // the warp's first row in the tile
+  // ldmatrix sources (kiln/tile/fragment.cuh): A and .trans V lanes -> row
+  // lane % 16, 8-column half lane / 16; K lanes -> row 8 * (lane / 16) +
+  // lane % 8, half (lane / 8) % 2.
+  const int a_row = row0 + lane % 16, a_col = 8 * (lane / 16);
+  const int k_row = 8 * (lane / 16) + lane % 8, k_col = 8 * ((lane / 8) % 2);
+  const int v_row = 8 * ((lane / 8) % 2) + lane % 8, v_col = 8 * (lane / 16);
+
+  float acc_o[kDV / 8][4];
+#pragma unroll
+  for (int j = 0; j < kDV / 8; ++j)
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      acc_o[j][r] = 0.f;
+  float row_max[2] = {neg_inf, neg_inf}, row_sum[2] = {0.f, 0.f};
+  const int32_t my_row[2] = {s0 + row0 + lane / 4, s0 + row0 + lane / 4 + 8};
+
+#pragma unroll 1
+  for (int32_t it = 0; it < blocks; ++it) {
+    if constexpr (kStages == 1) {
+      __syncthreads(); // everyone finished the previous block's tiles
+      load_kv(it);
+      arch::cp_async_commit();
+      arch::cp_async_wait<0>();
+      __syncthreads();
+    } else {
+      arch::cp_async_wait<kStages - 2>(); // this thread's copies of `it`
+      __syncthreads(); // everyone's; everyone finished block it - 1
+      if (it + kStages - 1 < blocks)
+        load_kv(it + kStages - 1); // into the slot block it - 1 used
+      arch::cp_async_commit();
+    }
+    const uint32_t k_tile = k_ring + (it % kStages) * Cfg::kKBytes;
+    const uint32_t v_tile = v_ring + (it % kStages) * Cfg::kVBytes;
+    const int32_t t0 = (last - it) * kBN;
+
+    // S = Q K^T for the warp's 16 rows and the block's kBN keys.
+    float acc_s[kBN / 8][4];
+#pragma unroll
+    for (int j = 0; j < kBN / 8; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        acc_s[j][r] = 0.f;
+#pragma unroll 1
+    for (int kk = 0; kk < kD / 16; ++kk) {
+      uint32_t a[4];
+      arch::ldmatrix_x4(a, q_tile + panel_offset(kBM, a_row, 16 * kk + a_col));
+#pragma unroll
+      for (int j = 0; j < kBN / 16; ++j) {
+        uint32_t r[4];
+        arch::ldmatrix_x4(
+            r, k_tile + panel_offset(kBN, 16 * j + k_row, 16 * kk + k_col));
+        const uint32_t b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
+        arch::mma_16x8x32B<T, T>(acc_s[2 * j], a, b0);
+        arch::mma_16x8x32B<T, T>(acc_s[2 * j + 1], a, b1);
+      }
+    }
+
+    // Masks: past the keys, and the window or causal edge where it crosses
+    // the block (a block every query of the CTA sees whole skips them).
+    const bool whole =
+        t0 + kBN <= SK &&
+        (Cfg::kRight < 0 || t0 + kBN - 1 <= s0 + off + Cfg::kRight) &&
+        (Cfg::kLeft < 0 || t0 >= s0 + kBM - 1 + off - Cfg::kLeft);
+    if (!whole) {
+#pragma unroll
+      for (int j = 0; j < kBN / 8; ++j)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          if (!visible<Cfg>(my_row[r / 2], t0 + 8 * j + 2 * (lane % 4) + r % 2,
+                            S, SK))
+            acc_s[j][r] = neg_inf;
+    }
+
+    // The online softmax of the thread's two rows.
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      float m = neg_inf;
+#pragma unroll
+      for (int j = 0; j < kBN / 8; ++j)
+        m = fmaxf(m, fmaxf(acc_s[j][2 * half], acc_s[j][2 * half + 1]));
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+      const float m_new = fmaxf(row_max[half], m);
+      const float m_scaled = m_new == neg_inf ? 0.f : m_new * scale_log2;
+      const float corr = row_max[half] == neg_inf
+                             ? 0.f
+                             : exp2f(row_max[half] * scale_log2 - m_scaled);
+      float sum = 0.f;
+#pragma unroll
+      for (int j = 0; j < kBN / 8; ++j)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          float &x = acc_s[j][2 * half + c];
+          x = x == neg_inf ? 0.f : exp2f(fmaf(x, scale_log2, -m_scaled));
+          sum += x;
+        }
+      row_sum[half] = row_sum[half] * corr + sum;
+#pragma unroll
+      for (int j = 0; j < kDV / 8; ++j) {
+        acc_o[j][2 * half] *= corr;
+        acc_o[j][2 * half + 1] *= corr;
+      }
+      row_max[half] = m_new;
+    }
+
+    // O += P V: P's accumulator pairs are the A fragments of 16 keys.
+#pragma unroll
+    for (int kk = 0; kk < kBN / 16; ++kk) {
+      const uint32_t a[4] = {
+          pack2<T>(acc_s[2 * kk][0], acc_s[2 * kk][1]),
+          pack2<T>(acc_s[2 * kk][2], acc_s[2 * kk][3]),
+          pack2<T>(acc_s[2 * kk + 1][0], acc_s[2 * kk + 1][1]),
+          pack2<T>(acc_s[2 * kk + 1][2], acc_s[2 * kk + 1][3])};
+#pragma unroll
+      for (int j = 0; j < kDV / 16; ++j) {
+        uint32_t r[4];
+        arch::ldmatrix_x4_trans(
+            r, v_tile + panel_offset(kBN, 16 * kk + v_row, 16 * j + v_col));
+        const uint32_t b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
+        arch::mma_16x8x32B<T, T>(acc_o[2 * j], a, b0);
+        arch::mma_16x8x32B<T, T>(acc_o[2 * j + 1], a, b1);
+      }
+    }
+  }
+  arch::cp_async_wait<0>();
+
+  // The quad's partial sums, then O / sum (0 for a row that saw no key).
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    float l = row_sum[half];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    const int32_t s = my_row[half];
+    if (s >= S)
+      continue;
+    const float inv = l > 0.f ? 1.f / l : 0.f;
+    TOut *orow = o + ((int64_t(b) * H + h) * S + s) * kDV + 2 * (lane % 4);
+#pragma unroll
+    for (int j = 0; j < kDV / 8; ++j) {
+      orow[8 * j] = from_float<TOut>(l > 0.f ? acc_o[j][2 * half] * inv : 0.f);
+      orow[8 * j + 1] =
+          from_float<TOut>(l > 0.f ? acc_o[j][2 * half + 1] * inv : 0.f);
+    }
+    if (lse != nullptr && lane % 4 == 0)
+      lse[(int64_t(b) * H + h) * S + s] =
+          l > 0.f ? row_max[half] * scale + logf(l) : neg_inf;
+  }
+}
+
+} // namespace kiln::attention
