@@ -15,8 +15,12 @@
 // The arithmetic is the interpreter's (compiler/lib/Interpreter/Attention/,
 // interpretAttention): masked scores are -inf, a row with no visible key
 // so far has no max (P and the correction are 0), and a row that sees no
-// key writes O = 0 and lse = -inf. Only the sums' order differs (the
-// tensor cores' and the quads'), which the float64 gate covers.
+// key writes O = 0 and lse = -inf. It is not bit-identical to it: the
+// sums' order differs (the tensor cores' and the quads'), exp2f and logf
+// are the GPU's approximations, ptxas may fuse the correction's multiply
+// and subtract, and a key whose P is 0 still multiplies its V (an
+// infinite V there gives NaN where the interpreter skips it); the float64
+// gate (checkAttention) covers the roundings.
 //
 // Shared tiles are panels of rows x 64 bytes (kiln/attention/attention_plan
 // .cuh), each swizzled with kiln/tile/swizzle.cuh's 128-byte XOR, so the
