@@ -20,7 +20,7 @@ OwningOpRef<ModuleOp> generateAttentionModule(MLIRContext &Ctx,
   const AttentionSpec &A = *Op.Attention;
   TensorFunction F(Ctx, Op, FileName);
   OpBuilder &B = F.B;
-  F.B.create<mlir::kiln::AttentionOp>(
+  B.create<mlir::kiln::AttentionOp>(
       F.loc(A.Loc), F.arg(Op.A), F.arg(Op.B), F.arg(A.V), F.arg(Op.D),
       A.Lse >= 0 ? F.arg(A.Lse) : Value(), B.getI64IntegerAttr(A.HeadDim),
       B.getI64IntegerAttr(A.ValueDim), B.getF64FloatAttr(A.Scale),
