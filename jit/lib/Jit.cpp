@@ -118,10 +118,6 @@ JitOp Jit::loadString(const std::string &Source, const std::string &OpName,
       Pick = I;
   if (Pick == Ops.size())
     throw JitError(JitError::Kind::Op, Name + ": no op named '" + OpName + "'");
-  if (!opFamilyLowers(Ops[Pick].Family))
-    throw JitError(JitError::Kind::Op,
-                   Name + ": op '" + Ops[Pick].Name +
-                       "': " + familyNotLowered(Ops[Pick].Family));
   auto P = std::make_shared<JitOp::Impl>();
   P->FileName = Name;
   P->Source = Source;

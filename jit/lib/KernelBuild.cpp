@@ -1,12 +1,12 @@
 //===- KernelBuild.cpp - From an op and a configuration to a kernel -------===//
 #include "kiln/Jit/KernelBuild.h"
-#include "kiln/Interpreter/Attention.h"
 
 #include "kiln/Frontend/Sema.h"
 #include "kiln/Pipeline/Pipeline.h"
 #include "kiln/Runtime/EmuCompiler.h"
 #include "kiln/Runtime/FamilyLaunch.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
+#include "kiln/Target/Attention/AttentionPlan.h"
 #include "kiln/Target/TuningSpace.h"
 
 namespace kiln {
@@ -73,9 +73,6 @@ RouteKernelShape routeShapeOf(const OpModel &Op, const KernelConfig &Config) {
 
 std::optional<std::string> opSizeProblem(const OpModel &Op,
                                          const ProblemSize &Size) {
-  // Attention has no kernels yet: the interpreter's size rules.
-  if (Op.Family == OpFamily::Attention)
-    return attentionSizeProblem(Op, Size);
   CompiledKernel K; // what kernelSizeProblem reads: the family and shape
   KernelConfig Smallest;
   Smallest.BlockM = 1;
@@ -87,6 +84,11 @@ std::optional<std::string> opSizeProblem(const OpModel &Op,
     K.Permute = permuteShapeOf(Op, Smallest);
   else if (Op.Combine)
     K.Combine = combineShapeOf(Op, KernelConfig());
+  else if (Op.Attention) { // the widest tile: the rules every tile has
+    KernelConfig Widest;
+    Widest.BlockM = Widest.BlockN = 256;
+    K.Attention = attentionShapeOf(Op, Widest);
+  }
   else
     K.Shape.A = Op.Params[size_t(Op.A)].Type;
   return kernelSizeProblem(K, Size);
@@ -117,16 +119,49 @@ CombineKernelShape combineShapeOf(const OpModel &Op,
   return Shape;
 }
 
+AttentionKernelShape attentionShapeOf(const OpModel &Op,
+                                      const KernelConfig &Config) {
+  AttentionKernelShape Shape;
+  Shape.BlockM = Config.BlockM;
+  Shape.BlockN = Config.BlockN;
+  Shape.Stages = Config.Stages;
+  Shape.HeadDim = Op.Attention->HeadDim;
+  Shape.ValueDim = Op.Attention->ValueDim;
+  Shape.ValueParam = Op.Attention->V;
+  Shape.LseParam = Op.Attention->Lse;
+  return Shape;
+}
+
+namespace {
+/// Why a non-GEMM Op cannot build Config on Target, or "".
+std::string familyConfigProblem(const OpModel &Op, const KernelConfig &Config,
+                                Arch Target) {
+  std::string Why;
+  if (Op.Family == OpFamily::Attention) {
+    const DType In = Op.Params[size_t(Op.A)].Type;
+    if (std::string No = attentionKernelProblem(In, Target); !No.empty())
+      return No;
+    if (!planAttention(*Op.Attention, In, Config, Target, Why))
+      return attentionConfigString(Config) + " cannot run on " +
+             std::string(archInfo(Target).Name) + ": " + Why;
+    return "";
+  }
+  if (!tokenBlockValid(Op.Family, Config.BlockM))
+    return "block_m=" + std::to_string(Config.BlockM) + " is not a " +
+           std::string(opFamilyName(Op.Family)) + " op's (" +
+           tokenBlockRule(Op.Family) + ")";
+  return "";
+}
+} // namespace
+
 KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   KernelBuildResult Out;
   std::string ArchName(archInfo(R.Target).Name);
   KernelPlan Plan;
   std::string Why;
   const bool Gemm = Op.Family == OpFamily::Gemm;
-  if (!Gemm && !tokenBlockValid(Op.Family, R.Config.BlockM)) {
-    Out.Error = Op.Name + ": block_m=" + std::to_string(R.Config.BlockM) +
-                " is not a " + std::string(opFamilyName(Op.Family)) +
-                " op's (" + tokenBlockRule(Op.Family) + ")";
+  if (!Gemm && !(Why = familyConfigProblem(Op, R.Config, R.Target)).empty()) {
+    Out.Error = Op.Name + ": " + Why;
     return Out;
   }
   if (Gemm && !planKernel(gemmTypes(Op), R.Config, R.Target, Plan, Why)) {
@@ -192,6 +227,8 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
     K.Route = routeShapeOf(Op, R.Config);
   else if (Op.Permute)
     K.Permute = permuteShapeOf(Op, R.Config);
+  else if (Op.Attention)
+    K.Attention = attentionShapeOf(Op, R.Config);
   else
     K.Combine = combineShapeOf(Op, R.Config);
   K.Entry = Op.Name;

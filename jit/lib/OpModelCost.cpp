@@ -8,7 +8,6 @@
 #include "kiln/Tuner/Tokens/TokenCostModel.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace kiln {
 
@@ -29,9 +28,9 @@ std::unique_ptr<tuner::Evaluator>
 opModelEvaluator(const tuner::OpSearchSpace &Space, const ProblemSize &Size,
                  const tuner::DeviceModel &Device) {
   const OpModel &Op = Space.op();
-  // Attention is not tuned until it has kernels (opFamilyLowers).
   if (Op.Family == OpFamily::Attention)
-    throw std::logic_error(familyNotLowered(Op.Family));
+    return std::make_unique<tuner::ModelEvaluator>(
+        Space, tuner::attentionProblem(Op, Size), Device);
   if (Op.Family != OpFamily::Gemm)
     return std::make_unique<tuner::ModelEvaluator>(
         Space, tuner::tokenProblem(Op, Size), Device);

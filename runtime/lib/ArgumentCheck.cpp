@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Runtime/ArgumentCheck.h"
 
+#include "kiln/Runtime/Attention/AttentionArguments.h"
 #include "kiln/Runtime/Combine/CombineArguments.h"
 #include "kiln/Runtime/Gemm/GemmArguments.h"
 #include "kiln/Runtime/Permute/PermuteArguments.h"
@@ -124,7 +125,8 @@ ProblemSize checkArguments(const CompiledKernel &K, const TensorArg *Args,
   case OpFamily::Combine:
     checkCombineArguments(K.Signature, Size);
     break;
-  case OpFamily::Attention: // no kernels yet: bundles refuse the family
+  case OpFamily::Attention:
+    checkAttentionArguments(K.Signature, K.Attention, Args, Size);
     break;
   }
   return Size;

@@ -85,6 +85,12 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
       OS << "route block_m " << R.BlockTokens << " groups " << R.Groups
          << " keep " << R.KeepGroups << " bias " << R.BiasParam << " ids "
          << R.IdsParam << '\n';
+    } else if (K.Family == OpFamily::Attention) {
+      const AttentionKernelShape &A = K.Attention;
+      OS << "attention block_m " << A.BlockM << " block_n " << A.BlockN
+         << " stages " << A.Stages << " d " << A.HeadDim << " dv "
+         << A.ValueDim << " v " << A.ValueParam << " lse " << A.LseParam
+         << '\n';
     } else if (K.Family == OpFamily::Combine) {
       const CombineKernelShape &C = K.Combine;
       OS << "combine block_m " << C.BlockTokens << " weights " << C.WeightsParam
@@ -299,6 +305,29 @@ void readCombineShape(ManifestReader &R, CompiledKernel &K) {
   Sh.PosParam = R.integer(W[6], 0, Last);
 }
 
+/// "attention block_m M block_n N stages S d D dv DV v P lse P": an
+/// attention kernel's launch shape (AttentionKernelShape; lse -1: none).
+void readAttentionShape(ManifestReader &R, CompiledKernel &K) {
+  std::vector<std::string> W = R.expect("attention");
+  R.count(W, 15);
+  const char *Keys[] = {"block_m", "block_n", "stages", "d", "dv", "v", "lse"};
+  for (size_t I = 0; I < 7; ++I)
+    if (W[1 + 2 * I] != Keys[I])
+      R.fail(std::string("expected '") + Keys[I] + "' in 'attention', found '" +
+             W[1 + 2 * I] + "'");
+  const int64_t Last = int64_t(K.Signature.Params.size()) - 1;
+  AttentionKernelShape &Sh = K.Attention;
+  Sh.BlockM = R.integer(W[2], 16, 256);
+  Sh.BlockN = R.integer(W[4], 16, 256);
+  Sh.Stages = R.integer(W[6], 1, 4);
+  Sh.HeadDim = R.integer(W[8], 16, 256);
+  Sh.ValueDim = R.integer(W[10], 16, 256);
+  Sh.ValueParam = R.integer(W[12], 0, Last);
+  Sh.LseParam = R.integer(W[14], -1, Last);
+  if (Sh.BlockM % 16 != 0)
+    R.fail("'attention' block_m must be a multiple of 16 (one warp's rows)");
+}
+
 /// "shape tma ...": a GEMM's launch shape (GemmKernelShape).
 void readGemmShape(ManifestReader &R, CompiledKernel &K) {
   std::vector<std::string> W = R.expect("shape");
@@ -377,8 +406,6 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
     std::optional<OpFamily> F = parseOpFamily(W[1]);
     if (!F)
       R.fail("unknown op family '" + W[1] + "'");
-    if (!opFamilyLowers(*F))
-      R.fail(familyNotLowered(*F));
     K.Family = *F;
   }
   // "symbols M N K [OTHER...]": the GEMM roles, then the op's other sizes
@@ -409,9 +436,10 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
     }
     S.Params.push_back(std::move(P));
   }
-  // A router and a permutation have no B (their inputs are A, their
-  // outputs D).
-  const bool NoB = K.Family != OpFamily::Gemm;
+  // The token families have no B (their inputs are A, their outputs D);
+  // attention's K is its B.
+  const bool NoB =
+      K.Family != OpFamily::Gemm && K.Family != OpFamily::Attention;
   for (ParamRole Role : {ParamRole::A, ParamRole::B, ParamRole::D}) {
     int N = 0;
     for (const SignatureParam &P : S.Params)
@@ -448,6 +476,8 @@ CompiledKernel readKernel(ManifestReader &R, size_t &CubinBytes,
     readPermuteShape(R, K);
   } else if (K.Family == OpFamily::Combine) {
     readCombineShape(R, K);
+  } else if (K.Family == OpFamily::Attention) {
+    readAttentionShape(R, K);
   } else {
     readGemmShape(R, K);
   }

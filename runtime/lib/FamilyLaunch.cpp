@@ -1,6 +1,7 @@
 //===- FamilyLaunch.cpp - Launch plans of any op family -------------------===//
 #include "kiln/Runtime/FamilyLaunch.h"
 
+#include "kiln/Runtime/Attention/AttentionArguments.h"
 #include "kiln/Runtime/Combine/CombineArguments.h"
 #include "kiln/Runtime/Gemm/GemmArguments.h"
 #include "kiln/Runtime/Permute/PermuteArguments.h"
@@ -18,8 +19,9 @@ std::unique_ptr<LaunchPlanner> makeLaunchPlanner(const CompiledKernel &K) {
     return std::make_unique<PermuteArgumentPlanner>(K.Signature, K.Permute);
   case OpFamily::Combine:
     return std::make_unique<CombineArgumentPlanner>(K.Signature, K.Combine);
-  case OpFamily::Attention: // no kernels yet (opFamilyLowers)
-    break;
+  case OpFamily::Attention:
+    return std::make_unique<AttentionArgumentPlanner>(K.Signature,
+                                                      K.Attention);
   }
   return nullptr;
 }
@@ -41,7 +43,8 @@ std::optional<std::string> kernelSizeProblem(const CompiledKernel &K,
   case OpFamily::Combine:
     return combineSizeProblem(combineSizes(K.Signature, Size));
   case OpFamily::Attention:
-    return familyNotLowered(K.Family);
+    return attentionSizeProblem(K.Attention,
+                                attentionSizes(K.Signature, Size));
   }
   return std::nullopt;
 }
@@ -57,7 +60,7 @@ KernelFacts kernelFacts(const CompiledKernel &K) {
   case OpFamily::Combine:
     return combineKernelFacts(K.Combine);
   case OpFamily::Attention:
-    break;
+    return attentionKernelFacts(K.Attention);
   }
   return KernelFacts();
 }

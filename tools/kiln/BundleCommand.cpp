@@ -60,7 +60,7 @@ int runBundle(const Args &A) {
   if (!File)
     return ExitInputError;
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
-  requireLowered(*File, Op);
+  requireKernel(*File, Op, Target);
   std::string Config;
   for (const std::string &S : P.getAll("--set"))
     Config += (Config.empty() ? "" : ",") + S;

@@ -15,7 +15,9 @@
 #include "OutputFile.h"
 
 #include "kiln/Frontend/Diagnostics.h"
+#include "kiln/Jit/KernelBuild.h"
 #include "kiln/Pipeline/Pipeline.h"
+#include "kiln/Runtime/FamilyLaunch.h"
 #include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
 #include "kiln/Target/TuningSpace.h"
@@ -113,10 +115,56 @@ std::string describeRegisterBudget(const KernelPlan &Plan, int Registers) {
 constexpr const char *RouteSmemText = "32 * E B dynamic (each warp's keys and "
                                       "scores)";
 
+/// What the report says of a kernel's design and launch, by family.
+struct KernelOutline {
+  std::string Design;
+  unsigned Threads = 0;
+  int64_t SmemBytes = -1; ///< Dynamic; -1: RouteSmemText (it grows with E).
+};
+
+KernelOutline outlineOf(const OpModel &Op, const KernelConfig &Config,
+                        const KernelPlan &Plan) {
+  KernelOutline O;
+  KernelFacts F;
+  switch (Op.Family) {
+  case OpFamily::Gemm:
+    O.Design = Plan.MmaAtom + " via " + Plan.CopyAtom;
+    O.Threads = unsigned(Plan.Threads);
+    O.SmemBytes = Plan.SmemBytes;
+    return O;
+  case OpFamily::Route:
+    O.Design = "router top-k, one warp per token";
+    O.Threads = 128;
+    return O;
+  case OpFamily::Permute:
+    O.Design = "token permutation, a histogram per warp";
+    F = permuteKernelFacts(permuteShapeOf(Op, Config));
+    break;
+  case OpFamily::Combine:
+    O.Design = "top-k combine, block_m tokens per CTA";
+    F = combineKernelFacts(combineShapeOf(Op, Config));
+    break;
+  case OpFamily::Attention:
+    O.Design = "FlashAttention-2's design: mma.sync m16n8k16, a cp.async "
+               "ring of " +
+               std::to_string(Config.Stages) + " K/V tiles";
+    F = attentionKernelFacts(attentionShapeOf(Op, Config));
+    break;
+  }
+  O.Threads = F.Threads;
+  O.SmemBytes = F.SmemBytes;
+  return O;
+}
+
+std::string smemText(const KernelOutline &O) {
+  return O.SmemBytes < 0 ? std::string(RouteSmemText)
+                         : std::to_string(O.SmemBytes) + " B dynamic";
+}
+
 std::string describeResources(const CachedNvrtcResult &R,
-                              const KernelPlan &Plan, bool Route) {
+                              const KernelPlan &Plan,
+                              const KernelOutline &Outline) {
   std::ostringstream OS;
-  int64_t DynamicSmem = Plan.SmemBytes;
   if (!R.Resources) {
     OS << "(ptxas reported no resource usage)\n";
     return OS.str();
@@ -125,9 +173,7 @@ std::string describeResources(const CachedNvrtcResult &R,
   OS << "kernel          " << U.Kernel << " (" << U.Arch << ")\n"
      << "registers       " << U.Registers << " per thread\n"
      << describeRegisterBudget(Plan, U.Registers) << "shared memory   "
-     << (Route ? std::string(RouteSmemText)
-               : std::to_string(DynamicSmem) + " B dynamic")
-     << ", " << U.StaticSmemBytes << " B static\n"
+     << smemText(Outline) << ", " << U.StaticSmemBytes << " B static\n"
      << "stack           " << U.StackBytes << " B\n"
      << "spills          " << U.SpillStoreBytes << " B stores, "
      << U.SpillLoadBytes << " B loads\n"
@@ -144,8 +190,8 @@ std::string describeResources(const CachedNvrtcResult &R,
 /// --emit resources --json: one object with what describeResources prints.
 std::string resourcesJson(const OpModel &Op, const std::string &ArchName,
                           const KernelConfig &Config,
-                          const CachedNvrtcResult &R, const KernelPlan &Plan) {
-  int64_t DynamicSmem = Plan.SmemBytes;
+                          const CachedNvrtcResult &R, const KernelPlan &Plan,
+                          const KernelOutline &Outline) {
   std::ostringstream OS;
   OS << "{\"op\": " << jsonString(Op.Name)
      << ", \"arch\": " << jsonString(ArchName)
@@ -153,7 +199,8 @@ std::string resourcesJson(const OpModel &Op, const std::string &ArchName,
   if (const std::optional<ResourceUsage> &U = R.Resources)
     OS << ", \"kernel\": " << jsonString(U->Kernel)
        << ", \"registers\": " << U->Registers << ", \"dynamic_smem_bytes\": "
-       << (Op.Route ? jsonString(RouteSmemText) : std::to_string(DynamicSmem))
+       << (Outline.SmemBytes < 0 ? jsonString(RouteSmemText)
+                                 : std::to_string(Outline.SmemBytes))
        << ", \"static_smem_bytes\": " << U->StaticSmemBytes
        << ", \"stack_bytes\": " << U->StackBytes
        << ", \"spill_store_bytes\": " << U->SpillStoreBytes
@@ -176,7 +223,7 @@ std::string resourcesJson(const OpModel &Op, const std::string &ArchName,
 /// where they went and what the kernel uses.
 bool writeSummary(const LoadedFile &File, const OpModel &Op,
                   const KernelConfig &Config, const std::string &Source,
-                  const KernelPlan &Plan, const std::string &ArchName,
+                  const KernelOutline &Outline, const std::string &ArchName,
                   const std::string &Dir, const std::string &Text,
                   const CachedNvrtcResult &R, const std::string &Resources) {
   if (std::string Error; !makeOutputDirectory(Dir, Error)) {
@@ -198,10 +245,7 @@ bool writeSummary(const LoadedFile &File, const OpModel &Op,
             << " for " << ArchName << "\n"
             << "config          " << opConfigString(Op, Config) << "  ("
             << Source << ")\n"
-            << "plan            "
-            << (Op.Route ? std::string("router top-k, one warp per token")
-                         : Plan.MmaAtom + " via " + Plan.CopyAtom)
-            << ", " << (Op.Route ? 128 : Plan.Threads) << " threads\n"
+            << "plan            " << Outline.Design << ", " << Outline.Threads << " threads\n"
             << "cuda            " << Base << ".cu\n"
             << "ptx             " << Base << ".ptx\n"
             << "cubin           " << Base << ".cubin (" << R.Cubin.size()
@@ -250,7 +294,8 @@ int runCompile(const Args &A) {
   std::vector<const OpModel *> Ops =
       selectOps(*File, P.get("--op"), What != Emit::Summary);
   for (const OpModel *Op : Ops)
-    requireLowered(*File, *Op);
+    if (!TargetFree)
+      requireKernel(*File, *Op, Target);
   std::string CacheWarning;
   std::optional<CompileCache> Cache;
   if (!P.has("--no-cache"))
@@ -291,15 +336,16 @@ int runCompile(const Args &A) {
       return emitText(Out, R.Ptx) ? ExitOk : ExitInputError;
     if (What == Emit::Cubin)
       return emitText(Out, R.Cubin) ? ExitOk : ExitInputError;
-    std::string Resources = describeResources(R, Plan, bool(Op->Route));
+    const KernelOutline Outline = outlineOf(*Op, *Config, Plan);
+    std::string Resources = describeResources(R, Plan, Outline);
     if (What == Emit::Resources && P.has("--json"))
-      return emitText(Out, resourcesJson(*Op, ArchName, *Config, R, Plan))
+      return emitText(Out, resourcesJson(*Op, ArchName, *Config, R, Plan, Outline))
                  ? ExitOk
                  : ExitInputError;
     if (What == Emit::Resources)
       return emitText(Out, Resources) ? ExitOk : ExitInputError;
 
-    if (!writeSummary(*File, *Op, *Config, Source, Plan, ArchName,
+    if (!writeSummary(*File, *Op, *Config, Source, Outline, ArchName,
                       Out ? *Out : "kiln-out", Text, R, Resources))
       return ExitInputError;
   }

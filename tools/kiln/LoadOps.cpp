@@ -6,6 +6,7 @@
 #include "kiln/Frontend/Diagnostics.h"
 #include "kiln/Frontend/Parser.h"
 #include "kiln/Frontend/Sema.h"
+#include "kiln/Target/Attention/AttentionPlan.h"
 
 #include <cerrno>
 #include <cstring>
@@ -103,11 +104,15 @@ std::vector<const OpModel *> selectOps(const LoadedFile &File,
   return Out;
 }
 
-void requireLowered(const LoadedFile &File, const OpModel &Op) {
-  if (!opFamilyLowers(Op.Family))
+void requireKernel(const LoadedFile &File, const OpModel &Op, Arch Target) {
+  if (Op.Family != OpFamily::Attention)
+    return;
+  if (std::string Why =
+          attentionKernelProblem(Op.Params[size_t(Op.A)].Type, Target);
+      !Why.empty())
     throw InputError(File.Path + ":" + std::to_string(Op.Loc.Line) + ":" +
                      std::to_string(Op.Loc.Col) + ": op '" + Op.Name +
-                     "': " + familyNotLowered(Op.Family));
+                     "': " + Why);
 }
 
 Arch requireArch(const std::optional<std::string> &Name) {

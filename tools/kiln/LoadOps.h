@@ -39,9 +39,10 @@ std::vector<const OpModel *> selectOps(const LoadedFile &File,
                                        bool RequireOne);
 
 /// Throws InputError, naming Op's place ("FILE:LINE:COL: ..."), when kiln
-/// does not generate kernels for Op's family (opFamilyLowers): the commands
-/// that build, run on a device, tune or bundle a kernel call it first.
-void requireLowered(const LoadedFile &File, const OpModel &Op);
+/// has no kernel for Op on Target (an attention op on sm_90a, or with FP8
+/// inputs: attentionKernelProblem): the commands that build, run on a
+/// device, tune or bundle a kernel call it first.
+void requireKernel(const LoadedFile &File, const OpModel &Op, Arch Target);
 
 /// Parses --arch; throws UsageError listing the targets.
 Arch requireArch(const std::optional<std::string> &Name);

@@ -3,10 +3,16 @@
 
 #include "CommandLine.h"
 #include "ConfigResolution.h"
+#include "DeviceBuild.h"
 #include "Json.h"
 #include "ShapeArg.h"
 
 #include "kiln/Interpreter/Attention.h"
+#include "kiln/Jit/GpuProblem.h"
+#include "kiln/Jit/GpuTiming.h"
+#include "kiln/Runtime/Attention/AttentionArguments.h"
+#include "kiln/Runtime/CompileCache.h"
+#include "kiln/Runtime/DeviceInfo.h"
 #include "kiln/Target/Attention/AttentionPlan.h"
 #include "kiln/Tuner/Attention/AttentionCostModel.h"
 
@@ -56,12 +62,24 @@ std::string comparisonText(const Comparison &C, const std::string &What) {
      << " not finite), max |out - ref| " << textNumber(C.MaxAbs);
   return OS.str();
 }
+/// Where the op ran and what it found: what the report prints.
+struct AttentionRun {
+  std::string Mode;       ///< "interpret", "emu" or "gpu".
+  std::string Where;      ///< After "op      NAME ".
+  std::string DeviceName; ///< The device's name (emu, gpu).
+  Arch Target = Arch::SM90a;
+  KernelConfig Config;
+  std::string Source;
+  std::optional<LaunchDims> Launch;    ///< A kernel's launch.
+  std::optional<double> MedianMs;      ///< --reps on a device.
+  bool Emulated = false;
+  std::optional<AttentionComparison> Check;
+};
 
-} // namespace
-
-int runAttention(const AttentionRunRequest &Req) {
-  const OpModel &Op = *Req.Op;
-  const ProblemSize Size = parseShapeArg(Req.ShapeText, Op);
+/// Throws UsageError when the float64 reference (or the interpreter) of
+/// Size is too large for the host.
+void requireHostSized(const AttentionRunRequest &Req, const OpModel &Op,
+                      const ProblemSize &Size, const std::string &What) {
   const AttentionSpec &A = *Op.Attention;
   const double Work = double(Size.at(A.BSym)) * double(Size.at(A.HSym)) *
                       double(Size.at(A.SSym)) * double(Size.at(A.TSym)) *
@@ -72,18 +90,107 @@ int runAttention(const AttentionRunRequest &Req) {
                double(Size.at(A.HkvSym)) * double(Size.at(A.TSym))) *
       double(std::max(A.HeadDim, A.ValueDim));
   if (Work > MaxWork || Elements > MaxElements)
-    throw UsageError("--shape " + Req.ShapeText +
-                     ": too large for the interpreter (B*H*S*T*(D+DV) <= "
-                     "2^34, every tensor <= 2^27 elements)");
-  const Arch Target = Req.Arch ? requireArch(Req.Arch) : Arch::SM90a;
-  std::string Source;
+    throw UsageError("--shape " + Req.ShapeText + ": too large for " + What +
+                     " (B*H*S*T*(D+DV) <= 2^34, every tensor <= 2^27 "
+                     "elements)");
+}
+
+void report(const AttentionRunRequest &Req, const OpModel &Op,
+            const ProblemSize &Size, const AttentionRun &R,
+            const std::vector<HostTensor> &Params) {
+  const AttentionComparison *C = R.Check ? &*R.Check : nullptr;
+  const std::string ConfigText = attentionConfigString(R.Config);
+  const std::string ArchName(archInfo(R.Target).Name);
+  const tuner::DeviceModel Device = tuner::nominalDevice(R.Target);
+  const tuner::AttentionCost Model = tuner::predictAttentionCost(
+      tuner::attentionProblem(Op, Size), R.Config, Device);
+  if (Req.Json) {
+    std::cout << "{\"op\": " << jsonString(Op.Name)
+              << ", \"family\": \"attention\", \"mode\": \"" << R.Mode
+              << "\", ";
+    if (!R.DeviceName.empty())
+      std::cout << "\"device\": " << jsonString(R.DeviceName) << ", ";
+    std::cout << "\"shape\": " << shapeJson(Size) << ", \"config\": \""
+              << ConfigText << "\", \"config_source\": " << jsonString(R.Source)
+              << ", \"target\": \"" << ArchName << "\", \"seed\": " << Req.Seed
+              << ", \"model\": {\"device\": " << jsonString(Device.Name)
+              << ", \"us\": " << jsonNumber(Model.Seconds * 1e6)
+              << ", \"tflops\": " << jsonNumber(Model.tflops()) << "}";
+    if (R.Launch)
+      std::cout << ", \"launch\": {\"grid\": " << R.Launch->GridX
+                << ", \"block\": " << R.Launch->BlockX
+                << ", \"smem\": " << R.Launch->SmemBytes << "}";
+    if (C) {
+      std::cout << ", \"check\": {\"pass\": " << (C->Pass ? "true" : "false")
+                << ", \"o\": " << comparisonJson(C->O);
+      if (C->Lse)
+        std::cout << ", \"lse\": " << comparisonJson(*C->Lse);
+      std::cout << ", \"empty_rows\": " << C->EmptyRows
+                << ", \"empty_row_failures\": " << C->EmptyRowFailures << "}";
+    }
+    if (R.MedianMs)
+      std::cout << ", \"timing\": {\"emulated\": "
+                << (R.Emulated ? "true" : "false") << ", \"reps\": " << Req.Reps
+                << ", \"median_us\": " << jsonNumber(*R.MedianMs * 1e3) << "}";
+    std::cout << "}\n";
+    return;
+  }
+  std::cout << "op      " << Op.Name << " " << R.Where << "\n"
+            << "shape   " << Size.str() << "\n"
+            << "config  " << ConfigText << "  (" << R.Source << ", " << ArchName
+            << ")\n"
+            << "seed    " << Req.Seed << "\n";
+  if (R.Launch)
+    std::cout << "launch  grid " << R.Launch->GridX << ", block "
+              << R.Launch->BlockX << ", smem " << R.Launch->SmemBytes << " B\n";
+  std::cout << "model   " << textNumber(Model.Seconds * 1e6) << " us, "
+            << textNumber(Model.tflops()) << " TFLOP/s on " << Device.Name
+            << " (predicted)\n";
+  if (C) {
+    std::cout << "check   "
+              << comparisonText(
+                     C->O, std::string(dtypeName(Params[size_t(Op.D)].Type)) +
+                               std::string(" O"));
+    if (C->O.Worst >= 0)
+      std::cout << "; worst "
+                << elementName(Op, Params[size_t(Op.D)].Shape, C->O.Worst)
+                << " = " << textNumber(C->O.WorstValue) << " vs "
+                << textNumber(C->O.WorstRef) << " ("
+                << textNumber(C->O.WorstRatio) << " of its tolerance)";
+    std::cout << "\n";
+    if (C->Lse)
+      std::cout << "        " << comparisonText(*C->Lse, "f32 lse") << "\n";
+    std::cout << "        " << C->EmptyRows
+              << " rows see no key (O = 0, lse = -inf), " << C->EmptyRowFailures
+              << " of them wrong\n";
+  }
+  if (R.MedianMs)
+    std::cout << "time    " << textNumber(*R.MedianMs * 1e3) << " us median of "
+              << Req.Reps << " launches"
+              << (R.Emulated ? " (emulated: host time, not GPU time)" : "")
+              << "\n";
+}
+
+std::optional<KernelConfig> opConfig(const AttentionRunRequest &Req,
+                                     const ProblemSize &Size, Arch Target,
+                                     std::string &Source) {
   ConfigChoiceInputs Choice; // the tuning cache, then the cost model
   Choice.Target = Target;
   Choice.Size = Size;
-  std::optional<KernelConfig> Config =
-      resolveConfig(*Req.File, Op, Target, Req.Sets, Source, &Choice);
+  return resolveConfig(*Req.File, *Req.Op, Target, Req.Sets, Source, &Choice);
+}
+
+int runInterpreted(const AttentionRunRequest &Req, const ProblemSize &Size) {
+  const OpModel &Op = *Req.Op;
+  requireHostSized(Req, Op, Size, "the interpreter");
+  AttentionRun R;
+  R.Mode = "interpret";
+  R.Where = "on the CPU (--interpret)";
+  R.Target = Req.Arch ? requireArch(Req.Arch) : Arch::SM90a;
+  std::optional<KernelConfig> Config = opConfig(Req, Size, R.Target, R.Source);
   if (!Config)
     return ExitInputError;
+  R.Config = *Config;
   std::vector<HostTensor> Params;
   std::string Error;
   if (!makeParams(Op, Size, Req.Seed, Params, Error)) {
@@ -93,62 +200,90 @@ int runAttention(const AttentionRunRequest &Req) {
   for (size_t I = 0; I < Params.size(); ++I)
     if (Op.Params[I].IsOutput)
       Params[I].Bytes.assign(Params[I].Bytes.size(), 0xFF);
-  interpretAttention(Op, *Config, Params);
-  AttentionComparison C;
+  interpretAttention(Op, R.Config, Params);
   if (Req.Check)
-    C = checkAttention(Op, Params, referenceAttention(Op, Params));
-  const std::string ConfigText = attentionConfigString(*Config);
-  const tuner::DeviceModel Device = tuner::nominalDevice(Target);
-  const tuner::AttentionCost Model = tuner::predictAttentionCost(
-      tuner::attentionProblem(Op, Size), *Config, Device);
-  if (Req.Json) {
-    std::cout << "{\"op\": " << jsonString(Op.Name)
-              << ", \"family\": \"attention\", \"mode\": \"interpret\", "
-              << "\"shape\": " << shapeJson(Size) << ", \"config\": \""
-              << ConfigText << "\", \"config_source\": " << jsonString(Source)
-              << ", \"target\": \"" << archInfo(Target).Name
-              << "\", \"seed\": " << Req.Seed
-              << ", \"model\": {\"device\": " << jsonString(Device.Name)
-              << ", \"us\": " << jsonNumber(Model.Seconds * 1e6)
-              << ", \"tflops\": " << jsonNumber(Model.tflops()) << "}";
-    if (Req.Check) {
-      std::cout << ", \"check\": {\"pass\": " << (C.Pass ? "true" : "false")
-                << ", \"o\": " << comparisonJson(C.O);
-      if (C.Lse)
-        std::cout << ", \"lse\": " << comparisonJson(*C.Lse);
-      std::cout << ", \"empty_rows\": " << C.EmptyRows
-                << ", \"empty_row_failures\": " << C.EmptyRowFailures << "}";
-    }
-    std::cout << "}\n";
-  } else {
-    std::cout << "op      " << Op.Name << " on the CPU (--interpret)\n"
-              << "shape   " << Size.str() << "\n"
-              << "config  " << ConfigText << "  (" << Source << ", "
-              << archInfo(Target).Name << ")\n"
-              << "seed    " << Req.Seed << "\n"
-              << "model   " << textNumber(Model.Seconds * 1e6) << " us, "
-              << textNumber(Model.tflops()) << " TFLOP/s on " << Device.Name
-              << " (predicted: no attention kernel has run)\n";
-    if (Req.Check) {
-      std::cout << "check   "
-                << comparisonText(
-                       C.O, std::string(dtypeName(Params[size_t(Op.D)].Type)) +
-                                std::string(" O"));
-      if (C.O.Worst >= 0)
-        std::cout << "; worst "
-                  << elementName(Op, Params[size_t(Op.D)].Shape, C.O.Worst)
-                  << " = " << textNumber(C.O.WorstValue) << " vs "
-                  << textNumber(C.O.WorstRef) << " ("
-                  << textNumber(C.O.WorstRatio) << " of its tolerance)";
-      std::cout << "\n";
-      if (C.Lse)
-        std::cout << "        " << comparisonText(*C.Lse, "f32 lse") << "\n";
-      std::cout << "        " << C.EmptyRows
-                << " rows see no key (O = 0, lse = -inf), "
-                << C.EmptyRowFailures << " of them wrong\n";
-    }
+    R.Check = checkAttention(Op, Params, referenceAttention(Op, Params));
+  report(Req, Op, Size, R, Params);
+  return R.Check && !R.Check->Pass ? ExitInputError : ExitOk;
+}
+
+int runOnDevice(const AttentionRunRequest &Req, const ProblemSize &Size,
+                const CudaDriver &Driver) {
+  const OpModel &Op = *Req.Op;
+  if (Req.Check)
+    requireHostSized(Req, Op, Size, "the float64 reference of --check");
+  DeviceInfo Device = queryDevice(Driver, 0);
+  std::optional<Arch> Target = deviceTarget(Device, Req.Arch);
+  if (!Target)
+    return ExitInputError;
+  requireKernel(*Req.File, Op, *Target);
+  AttentionRun R;
+  R.Target = *Target;
+  R.Emulated = Device.Emulated;
+  R.Mode = Device.Emulated ? "emu" : "gpu";
+  R.DeviceName = Device.Name;
+  const std::string ArchName(archInfo(*Target).Name);
+  R.Where = Device.Emulated
+                ? "on kiln's emulator (" + ArchName + ", " + Device.Name +
+                      "; emulator seed " +
+                      std::to_string(Driver.emulatorSeed()) + ")"
+                : "on GPU 0 (" + Device.Name + ", " + ArchName + ")";
+  std::optional<KernelConfig> Config = opConfig(Req, Size, *Target, R.Source);
+  if (!Config)
+    return ExitInputError;
+  R.Config = *Config;
+  std::string CacheWarning;
+  CompileCache Cache(compileCacheSettingsFromEnvironment(&CacheWarning));
+  std::optional<KernelBuildResult> Built =
+      buildForDevice(*Req.File, Op, *Target, R.Config, R.Source, Size, Device,
+                     Cache, CacheWarning);
+  if (!Built)
+    return ExitInputError;
+  const CompiledKernel &CK = Built->Kernel;
+  R.Launch = attentionLaunchDims(CK.Attention,
+                                 attentionSizes(CK.Signature, Size));
+  PrimaryContext Ctx(Driver, 0);
+  GpuProblem Problem(Driver, Op, Size, Req.Seed);
+  Kernel K(std::make_shared<const CompiledKernel>(CK));
+  K.prepare();
+  DeviceStream OwnStream(Driver);
+  CUstream Stream = OwnStream.get();
+  const std::vector<TensorArg> &Args = Problem.args();
+  auto Launch = [&] { K.launch(Args.data(), Args.size(), Stream); };
+  Problem.poisonOutput();
+  Launch();
+  KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
+  if (Req.Check) {
+    Problem.downloadOutputs();
+    R.Check = checkAttention(Op, Problem.params(),
+                             referenceAttention(Op, Problem.params()));
   }
-  return Req.Check && !C.Pass ? ExitInputError : ExitOk;
+  if (Req.Reps > 0) {
+    TimingOptions O;
+    O.MinReps = O.MaxReps = int(Req.Reps);
+    R.MedianMs = timeLaunches(Driver, Launch, Stream, O).MedianMs;
+  }
+  report(Req, Op, Size, R, Problem.params());
+  return R.Check && !R.Check->Pass ? ExitInputError : ExitOk;
+}
+
+} // namespace
+
+int runAttention(const AttentionRunRequest &Req) {
+  const ProblemSize Size = parseShapeArg(Req.ShapeText, *Req.Op);
+  if (Req.Interpret)
+    return runInterpreted(Req, Size);
+  const CudaDriver &Driver = CudaDriver::instance();
+  try {
+    Driver.api();
+    return runOnDevice(Req, Size, Driver);
+  } catch (const CudaError &E) {
+    std::cerr << "kiln: error: " << E.what() << '\n';
+    return ExitInputError;
+  } catch (const std::invalid_argument &E) {
+    std::cerr << "kiln: error: " << E.what() << '\n';
+    return ExitInputError;
+  }
 }
 
 } // namespace kiln::cli

@@ -1,10 +1,11 @@
 //===- RunAttention.h - kiln run of an attention op ------------*- C++ -*-===//
 //
 // The part of `kiln run` for attention ops (RunAttention.cpp): seeded
-// inputs, the tiled interpreter (kiln/Interpreter/Attention.h) in the
-// configuration --set or the default gives, and with --check the gate
-// against the float64 reference. Attention has no kernels yet, so this
-// runs with --interpret only.
+// inputs, the op in the configuration --set, the tuning cache or the cost
+// model gives, run on the tiled interpreter (--interpret,
+// kiln/Interpreter/Attention.h) or compiled and launched on GPU 0 or
+// kiln's emulator, every output poisoned first; with --check the gate
+// against the float64 reference; --reps times launches.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TOOLS_KILN_RUNATTENTION_H
@@ -26,11 +27,13 @@ struct AttentionRunRequest {
   uint64_t Seed = 1;               ///< --seed.
   std::vector<std::string> Sets;   ///< --set values.
   std::optional<std::string> Arch; ///< --arch: whose planner (sm_90a).
+  bool Interpret = false;
   bool Check = false;
   bool Json = false;
+  int64_t Reps = 0; ///< Timed launches on a device (0: none).
 };
 
-/// Runs Req on the interpreter; returns the exit status.
+/// Runs Req; returns the exit status.
 int runAttention(const AttentionRunRequest &Req);
 
 } // namespace kiln::cli

@@ -225,11 +225,10 @@ int runRun(const Args &A) {
   }
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
   if (Op.Family == OpFamily::Attention) {
-    if (!Interpret)
-      requireLowered(*File, Op);
     if (P.get("--save") || P.get("--routing") || P.get("--top-k"))
       throw UsageError("an attention op's run takes --shape, --set, --arch, "
-                       "--interpret, --check, --seed and --json");
+                       "--device, --interpret, --check, --seed, --reps and "
+                       "--json");
     AttentionRunRequest Req;
     Req.File = &*File;
     Req.Op = &Op;
@@ -237,8 +236,10 @@ int runRun(const Args &A) {
     Req.Seed = Seed;
     Req.Sets = P.getAll("--set");
     Req.Arch = P.get("--arch");
+    Req.Interpret = Interpret;
     Req.Check = P.has("--check");
     Req.Json = P.has("--json");
+    Req.Reps = Reps;
     return runAttention(Req);
   }
   checkRoutingForOp(Op, Routing);

@@ -242,7 +242,6 @@ int runTune(const Args &A) {
   if (!File)
     return ExitInputError;
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
-  requireLowered(*File, Op);
   checkRoutingForOp(Op, Routing);
   const ProblemSize Named = parseShapeArg(*P.get("--shape"), Op);
   const GemmSize Size = expectedDims(Op, Named); // what the model charges
@@ -295,6 +294,8 @@ int runTune(const Args &A) {
     return ExitInputError;
   }
 
+  if (Gpu) // the model backend predicts kernels that do not exist yet too
+    requireKernel(*File, Op, Target);
   tuner::OpSearchSpace Space(Op, Target);
   std::string ArchName(archInfo(Target).Name);
   if (Space.space().empty()) {
@@ -384,7 +385,9 @@ int runTune(const Args &A) {
     return ExitInputError;
   }
 
-  double Flops = opFlops(Op, Size.M, Size.N, Size.K);
+  const double Flops = Op.Family == OpFamily::Attention
+                           ? opUsefulFlops(Op, Named)
+                           : opFlops(Op, Size.M, Size.N, Size.K);
   Winner W;
   W.Config = Space.config(*R.Best);
   W.Seconds = R.BestSeconds;

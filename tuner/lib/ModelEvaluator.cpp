@@ -16,6 +16,11 @@ ModelEvaluator::ModelEvaluator(const OpSearchSpace &TheSpace,
                                DeviceModel TheDevice)
     : Space(TheSpace), Tokens(TheTokens), Device(std::move(TheDevice)) {}
 
+ModelEvaluator::ModelEvaluator(const OpSearchSpace &TheSpace,
+                               const AttentionProblem &TheProblem,
+                               DeviceModel TheDevice)
+    : Space(TheSpace), Attention(TheProblem), Device(std::move(TheDevice)) {}
+
 std::vector<Measurement>
 ModelEvaluator::evaluate(const std::vector<size_t> &Batch) {
   std::vector<Measurement> Out;
@@ -24,6 +29,15 @@ ModelEvaluator::evaluate(const std::vector<size_t> &Batch) {
     Measurement R;
     if (Index >= Space.space().size()) {
       R.Failure = "index " + std::to_string(Index) + " is outside the space";
+      Out.push_back(R);
+      continue;
+    }
+    if (Attention) {
+      AttentionCost C =
+          predictAttentionCost(*Attention, Space.config(Index), Device);
+      R.Valid = C.Valid;
+      R.Seconds = C.Valid ? C.Seconds : 0;
+      R.Failure = C.Valid ? "" : C.Why;
       Out.push_back(R);
       continue;
     }

@@ -117,9 +117,11 @@ std::vector<LayerModel> analyzeLayers(const Module &M,
           Ok = false;
         continue;
       }
-      if (!opFamilyLowers(It->Family)) {
+      if (It->Family == OpFamily::Attention) {
         Error(S.Range, "op '" + S.Op + "' cannot be a stage of layer '" +
-                           L.Name + "': " + familyNotLowered(It->Family));
+                           L.Name + "': a layer's stages are MoE ops "
+                           "(GEMMs, routers, permutations, combines); run "
+                           "attention ops on their own");
         continue;
       }
       const int Index = int(It - Ops.begin());

@@ -33,12 +33,4 @@ std::optional<OpFamily> parseOpFamily(std::string_view Name) {
   return std::nullopt;
 }
 
-bool opFamilyLowers(OpFamily F) { return F != OpFamily::Attention; }
-
-std::string familyNotLowered(OpFamily F) {
-  return std::string(opFamilyName(F)) +
-         " ops are checked and run by kiln's interpreter (kiln run "
-         "--interpret) but not lowered to kernels yet";
-}
-
 } // namespace kiln

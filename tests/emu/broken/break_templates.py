@@ -241,6 +241,30 @@ BREAKS = {
     "cp-async-wait": ("kiln/gemm/mainloop_sm80_cp_async_mma.cuh",
                       "arch::cp_async_wait<S - 2>();",
                       "arch::cp_async_wait<S - 1>();"),
+    # Attention (kiln/attention/attention_sm80.cuh): the online softmax
+    # that does not rescale the running sum when the row max grows.
+    "attention-no-correction": ("kiln/attention/attention_sm80.cuh",
+                                "row_sum[half] = row_sum[half] * corr + sum;",
+                                "row_sum[half] = row_sum[half] + sum;"),
+    # ... whose row max is the lane's own, not its quad's (the four lanes
+    # that hold one row then scale their P differently).
+    "attention-lane-max": ("kiln/attention/attention_sm80.cuh",
+                           "      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));\n"
+                           "      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));\n",
+                           ""),
+    # ... that reads a K/V slot while its cp.async may be in flight.
+    "attention-wait-short": ("kiln/attention/attention_sm80.cuh",
+                             "arch::cp_async_wait<kStages - 2>();",
+                             "arch::cp_async_wait<kStages - 1>();"),
+    # ... that refills the slot of block it - 1 before every warp is done
+    # reading it (no barrier).
+    "attention-no-barrier": ("kiln/attention/attention_sm80.cuh",
+                             "      __syncthreads(); // everyone's; everyone finished block it - 1\n",
+                             ""),
+    # ... that takes a block crossing the causal edge as whole (no mask).
+    "attention-causal-whole": ("kiln/attention/attention_sm80.cuh",
+                               "(Cfg::kRight < 0 || t0 + kBN - 1 <= s0 + off + Cfg::kRight)",
+                               "true"),
     # For kiln tune's isolation (tests/lit/Emu/tune-isolation.test), breaks
     # that hit some configurations only: 64-row tiles write far out of
     # bounds (a fault), 64-column tiles spin forever (a hang that no

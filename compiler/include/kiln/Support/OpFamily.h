@@ -34,19 +34,11 @@ enum class OpFamily {
   /// O[b, h, s, e] = sum(t) softmax(t, C * sum(d) Q[b, h, s, d] *
   /// K[b, h / (H / HKV), t, d]) * V[b, h / (H / HKV), t, e]: softmax
   /// attention's forward pass (GQA/MQA, causal or windowed masks, an
-  /// optional log-sum-exp). Checked, tiled and interpreted on the host; not
-  /// lowered to a kernel yet (opFamilyLowers).
+  /// optional log-sum-exp). Its kernel is FlashAttention-2's design on
+  /// mma.sync (the sm_90a and FP8 kernels do not exist yet:
+  /// attentionKernelProblem).
   Attention,
 };
-
-/// Whether kiln generates kernels for F's ops. Every path that builds,
-/// runs, tunes or bundles a kernel asks this first (familyNotLowered's
-/// message), so a family that sema checks but codegen does not have never
-/// reaches a GEMM's or a token family's code.
-bool opFamilyLowers(OpFamily F);
-/// Why F's ops cannot be built: "attention ops are checked and run by the
-/// interpreter (kiln run --interpret) but not lowered to kernels yet".
-std::string familyNotLowered(OpFamily F);
 
 /// "gemm", "route", "permute", "combine", "attention": the family's name in
 /// bundles, `kiln compile --emit ast` and messages.

@@ -56,6 +56,17 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
   return true;
 }
 
+std::string attentionKernelProblem(DType In, Arch Target) {
+  if (archInfo(Target).HasWgmmaTma)
+    return "kiln has no " + std::string(archInfo(Target).Name) +
+           " (wgmma) attention kernel yet; the mma.sync kernel runs on "
+           "sm_80, sm_89, sm_100a and sm_120a (--arch)";
+  if (In != DType::BF16 && In != DType::F16)
+    return "kiln's attention kernel takes bf16 or f16 inputs; the " +
+           std::string(dtypeName(In)) + " kernel is not built yet";
+  return "";
+}
+
 KernelConfig attentionDefaults(const AttentionSpec &A, DType In,
                                const KernelConfig &C, Arch Target,
                                bool DeclaredBlockM, bool DeclaredBlockN,

@@ -39,6 +39,11 @@ PermuteKernelShape permuteShapeOf(const OpModel &Op,
 CombineKernelShape combineShapeOf(const OpModel &Op,
                                   const KernelConfig &Config);
 
+/// The launch shape of an attention op (OpFamily::Attention) compiled with
+/// Config.
+AttentionKernelShape attentionShapeOf(const OpModel &Op,
+                                      const KernelConfig &Config);
+
 /// Why Op cannot take problem Size (with its hints' defaults), or nullopt:
 /// the rule of its family's kernels (kernelSizeProblem), before any is
 /// compiled -- the part that holds for every configuration (a

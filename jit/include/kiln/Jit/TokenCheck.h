@@ -5,7 +5,9 @@
 // bytes, with every output downloaded: its family's check (a router's
 // choice against the float64 scores, checkRoute; a permutation exactly
 // against its specification, checkPermute, the rows that hold no token
-// untouched; a combine against its float64 reference). Shared by `kiln run`
+// untouched; a combine against its float64 reference; an attention op by
+// checkAttention, against plain softmax attention in float64, computed
+// anew at each call). Shared by `kiln run`
 // (which prints the details) and the tuner's device bench (which needs the
 // verdict and one line).
 //
@@ -14,6 +16,7 @@
 #define KILN_JIT_TOKENCHECK_H
 
 #include "kiln/Frontend/OpModel.h"
+#include "kiln/Interpreter/Attention.h"
 #include "kiln/Interpreter/Execute.h"
 #include "kiln/Interpreter/Permute.h"
 #include "kiln/Interpreter/Route.h"
@@ -29,6 +32,7 @@ struct TokenCheck {
   std::optional<RouteCheck> Route;
   std::optional<PermuteCheck> Permute;
   std::optional<Comparison> Combine;
+  std::optional<AttentionComparison> Attention;
   bool Pass = false;
   std::string Failure; ///< One line; empty when it passes.
 };

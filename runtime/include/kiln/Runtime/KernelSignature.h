@@ -11,6 +11,7 @@
 #define KILN_RUNTIME_KERNELSIGNATURE_H
 
 #include "kiln/Frontend/DType.h"
+#include "kiln/Runtime/Attention/AttentionLaunchPlan.h"
 #include "kiln/Runtime/Combine/CombineLaunchPlan.h"
 #include "kiln/Runtime/Gemm/GemmLaunchPlan.h"
 #include "kiln/Runtime/Permute/PermuteLaunchPlan.h"
@@ -70,6 +71,8 @@ struct CompiledKernel {
   PermuteKernelShape Permute;
   /// The launch shape of a combine-family kernel.
   CombineKernelShape Combine;
+  /// The launch shape of an attention-family kernel.
+  AttentionKernelShape Attention;
   std::string Entry; ///< The kernel's symbol in the cubin.
   /// The image: a cubin, or (Emulated) a module for kiln's emulator.
   std::string Cubin;

@@ -3,14 +3,15 @@
 // An Evaluator that answers every configuration of an OpSearchSpace with the
 // cost model's predicted time (no compile, no GPU): the model-only backend of
 // `kiln tune --backend model` and of the strategy tests: the GEMM cost
-// model, or for a token family's op (route, permute, combine) the token
-// cost model. Also the model's prediction for every point, the Prior of
+// model, for a token family's op (route, permute, combine) the token cost
+// model, for an attention op the attention cost model. Also the model's prediction for every point, the Prior of
 // TuneOptions.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TUNER_MODELEVALUATOR_H
 #define KILN_TUNER_MODELEVALUATOR_H
 
+#include "kiln/Tuner/Attention/AttentionCostModel.h"
 #include "kiln/Tuner/DeviceModel.h"
 #include "kiln/Tuner/Evaluator.h"
 #include "kiln/Tuner/Gemm/CostModel.h"
@@ -31,6 +32,9 @@ public:
   /// A token family's op (Space's) for Tokens.
   ModelEvaluator(const OpSearchSpace &Space, const TokenProblem &Tokens,
                  DeviceModel Device);
+  /// An attention op (Space's) for Problem.
+  ModelEvaluator(const OpSearchSpace &Space, const AttentionProblem &Problem,
+                 DeviceModel Device);
 
   const SearchSpace &space() const override { return Space.space(); }
   /// Deterministic: the same indices always give the same answers. A
@@ -45,6 +49,7 @@ private:
   const OpSearchSpace &Space;
   GemmProblem Problem;
   std::optional<TokenProblem> Tokens;
+  std::optional<AttentionProblem> Attention;
   DeviceModel Device;
 };
 

@@ -44,6 +44,11 @@ AttentionFootprint attentionFootprint(const AttentionSpec &A, DType In,
 bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
                    Arch Target, std::string &Why);
 
+/// Why no attention kernel of kiln's runs inputs of type In on Target, or
+/// "": the mma.sync kernel takes bf16 and f16 on every target without
+/// wgmma; the sm_90a (wgmma) and e4m3 kernels are not built yet.
+std::string attentionKernelProblem(DType In, Arch Target);
+
 /// The tiling an op that leaves a knob undeclared gets: block_m 128,
 /// stages 2, block_n the largest of 256, 240, ..., 16 that plans
 /// (`C`'s declared values are kept; Declared* say which).

@@ -1,0 +1,63 @@
+//===- AttentionLaunchPlan.h - How to launch an attention kernel -*- C++ -*-===//
+//
+// The attention family's host side of templates/kiln/attention/
+// attention_sm80.cuh: the kernel's launch shape, the sizes it takes, and
+// the whole launch as a KernelLaunchPlan (the ABI of
+// -kiln-lower-attention-to-emitc). Pure computation, no compiler types.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_RUNTIME_ATTENTION_ATTENTIONLAUNCHPLAN_H
+#define KILN_RUNTIME_ATTENTION_ATTENTIONLAUNCHPLAN_H
+
+#include "kiln/Runtime/Launch/LaunchPlan.h"
+
+#include <cstdint>
+#include <cuda.h>
+#include <optional>
+#include <string>
+
+namespace kiln {
+
+/// What a compiled attention kernel needs at launch.
+struct AttentionKernelShape {
+  int64_t BlockM = 64, BlockN = 64, Stages = 2; ///< The tiling.
+  int64_t HeadDim = 128, ValueDim = 128;        ///< D and DV.
+  /// Parameter indices in the signature of V and the lse (-1: none).
+  int64_t ValueParam = -1, LseParam = -1;
+};
+
+/// One attention problem's sizes.
+struct AttentionSizes {
+  int64_t B = 0, H = 0, Hkv = 0, S = 0, T = 0;
+};
+
+/// Why Z cannot run, or nullopt: every size from 1 to 2^31 - 1, Hkv
+/// dividing H, every tensor below 2^31 rows x head dim elements per
+/// (batch, head) index computation, and the grid (query blocks x H x B)
+/// below 2^31 CTAs.
+std::optional<std::string> attentionSizeProblem(const AttentionKernelShape &K,
+                                                const AttentionSizes &Z);
+
+/// ceil(S / block_m) x H x B CTAs (flattened along x) of block_m * 2
+/// threads, with the Q tile and the K/V ring in dynamic shared memory.
+LaunchDims attentionLaunchDims(const AttentionKernelShape &K,
+                               const AttentionSizes &Z);
+
+/// What a launcher needs once: threads and shared memory.
+KernelFacts attentionKernelFacts(const AttentionKernelShape &K);
+
+/// One attention call and its device buffers (Lse 0 when the op has none).
+struct AttentionLaunchArgs {
+  CUdeviceptr Q = 0, K = 0, V = 0, O = 0, Lse = 0;
+  AttentionSizes Sizes;
+};
+
+/// Fills Out with the launch of Args: (q, k, v, o, [lse,] B, H, HKV, S, T).
+/// Throws std::invalid_argument with attentionSizeProblem's sentence.
+void planAttentionLaunch(const AttentionKernelShape &K,
+                         const AttentionLaunchArgs &Args,
+                         KernelLaunchPlan &Out);
+
+} // namespace kiln
+
+#endif // KILN_RUNTIME_ATTENTION_ATTENTIONLAUNCHPLAN_H
