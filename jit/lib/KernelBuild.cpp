@@ -1,5 +1,6 @@
 //===- KernelBuild.cpp - From an op and a configuration to a kernel -------===//
 #include "kiln/Jit/KernelBuild.h"
+#include "kiln/Interpreter/Attention.h"
 
 #include "kiln/Frontend/Sema.h"
 #include "kiln/Pipeline/Pipeline.h"
@@ -73,6 +74,10 @@ RouteKernelShape routeShapeOf(const OpModel &Op, const KernelConfig &Config) {
 
 std::optional<std::string> opSizeProblem(const OpModel &Op,
                                          const ProblemSize &Size) {
+  // The op's own rule first: it names the sizes by their symbols.
+  if (Op.Attention)
+    if (std::optional<std::string> Why = attentionSizeProblem(Op, Size))
+      return Why;
   CompiledKernel K; // what kernelSizeProblem reads: the family and shape
   KernelConfig Smallest;
   Smallest.BlockM = 1;
@@ -88,8 +93,7 @@ std::optional<std::string> opSizeProblem(const OpModel &Op,
     KernelConfig Widest;
     Widest.BlockM = Widest.BlockN = 256;
     K.Attention = attentionShapeOf(Op, Widest);
-  }
-  else
+  } else
     K.Shape.A = Op.Params[size_t(Op.A)].Type;
   return kernelSizeProblem(K, Size);
 }

@@ -41,17 +41,17 @@ TokenCheck checkTokenOutputs(const OpModel &Op,
     T.Attention = checkAttention(Op, P, referenceAttention(Op, P));
     T.Pass = T.Attention->Pass;
     if (!T.Pass)
-      T.Failure = std::to_string(T.Attention->O.Failures) + " of " +
-                  std::to_string(T.Attention->O.Checked) +
-                  " elements of O outside their tolerance (" +
-                  std::to_string(T.Attention->O.NonFinite) + " not finite)" +
-                  (T.Attention->Lse && !T.Attention->Lse->Pass
-                       ? ", the lse outside its"
-                       : "") +
-                  (T.Attention->EmptyRowFailures
-                       ? ", " + std::to_string(T.Attention->EmptyRowFailures) +
-                             " rows that see no key not 0 / -inf"
-                       : "");
+      T.Failure =
+          std::to_string(T.Attention->O.Failures) + " of " +
+          std::to_string(T.Attention->O.Checked) +
+          " elements of O outside their tolerance (" +
+          std::to_string(T.Attention->O.NonFinite) + " not finite)" +
+          (T.Attention->Lse && !T.Attention->Lse->Pass ? ", the lse outside its"
+                                                       : "") +
+          (T.Attention->EmptyRowFailures
+               ? ", " + std::to_string(T.Attention->EmptyRowFailures) +
+                     " rows that see no key not 0 / -inf"
+               : "");
   } else {
     T.Failure = "not a token family's op";
   }

@@ -88,9 +88,8 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
     } else if (K.Family == OpFamily::Attention) {
       const AttentionKernelShape &A = K.Attention;
       OS << "attention block_m " << A.BlockM << " block_n " << A.BlockN
-         << " stages " << A.Stages << " d " << A.HeadDim << " dv "
-         << A.ValueDim << " v " << A.ValueParam << " lse " << A.LseParam
-         << '\n';
+         << " stages " << A.Stages << " d " << A.HeadDim << " dv " << A.ValueDim
+         << " v " << A.ValueParam << " lse " << A.LseParam << '\n';
     } else if (K.Family == OpFamily::Combine) {
       const CombineKernelShape &C = K.Combine;
       OS << "combine block_m " << C.BlockTokens << " weights " << C.WeightsParam

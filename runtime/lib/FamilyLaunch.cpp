@@ -20,8 +20,7 @@ std::unique_ptr<LaunchPlanner> makeLaunchPlanner(const CompiledKernel &K) {
   case OpFamily::Combine:
     return std::make_unique<CombineArgumentPlanner>(K.Signature, K.Combine);
   case OpFamily::Attention:
-    return std::make_unique<AttentionArgumentPlanner>(K.Signature,
-                                                      K.Attention);
+    return std::make_unique<AttentionArgumentPlanner>(K.Signature, K.Attention);
   }
   return nullptr;
 }
@@ -43,8 +42,7 @@ std::optional<std::string> kernelSizeProblem(const CompiledKernel &K,
   case OpFamily::Combine:
     return combineSizeProblem(combineSizes(K.Signature, Size));
   case OpFamily::Attention:
-    return attentionSizeProblem(K.Attention,
-                                attentionSizes(K.Signature, Size));
+    return attentionSizeProblem(K.Attention, attentionSizes(K.Signature, Size));
   }
   return std::nullopt;
 }

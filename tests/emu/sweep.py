@@ -79,8 +79,10 @@ def run_one(kiln, example, arch, op, config, shape, seed, env, routing):
     elif p.stdout.strip():
         try:
             c = json.loads(p.stdout)["check"]
+            c = c.get("o", c)  # an attention op's check of O
             why = ["check FAIL: %d of %d elements outside, worst %s" %
-                   (c["failures"], c["elements_checked"], c.get("worst"))]
+                   (c["failures"], c.get("elements_checked", c.get("checked")),
+                    c.get("worst", c.get("worst_ratio")))]
         except (ValueError, KeyError):
             pass
     repro = "KILN_EMU_SEED=%d %s" % (seed, " ".join(cmd))

@@ -65,8 +65,12 @@ Outcome compileOne(const OpModel &Op, const std::string &File, Arch Target,
     O.Message = "no ptxas report for " + Op.Name;
     return O;
   }
-  // A router's CTA is 128 threads; a GEMM's comes from its plan.
+  // A token family's CTA is 128 threads, an attention kernel's one warp per
+  // 16 queries (kiln/attention/attention_plan.cuh); a GEMM's comes from its
+  // plan.
   int64_t Threads = 128;
+  if (Op.Family == OpFamily::Attention)
+    Threads = Config.BlockM / 16 * 32;
   if (Op.Family == OpFamily::Gemm) {
     KernelPlan Plan;
     std::string Why;

@@ -17,8 +17,8 @@
 #include "kiln/Frontend/Diagnostics.h"
 #include "kiln/Jit/KernelBuild.h"
 #include "kiln/Pipeline/Pipeline.h"
-#include "kiln/Runtime/FamilyLaunch.h"
 #include "kiln/Runtime/CompileCache.h"
+#include "kiln/Runtime/FamilyLaunch.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
 #include "kiln/Target/TuningSpace.h"
 
@@ -245,7 +245,8 @@ bool writeSummary(const LoadedFile &File, const OpModel &Op,
             << " for " << ArchName << "\n"
             << "config          " << opConfigString(Op, Config) << "  ("
             << Source << ")\n"
-            << "plan            " << Outline.Design << ", " << Outline.Threads << " threads\n"
+            << "plan            " << Outline.Design << ", " << Outline.Threads
+            << " threads\n"
             << "cuda            " << Base << ".cu\n"
             << "ptx             " << Base << ".ptx\n"
             << "cubin           " << Base << ".cubin (" << R.Cubin.size()
@@ -339,7 +340,8 @@ int runCompile(const Args &A) {
     const KernelOutline Outline = outlineOf(*Op, *Config, Plan);
     std::string Resources = describeResources(R, Plan, Outline);
     if (What == Emit::Resources && P.has("--json"))
-      return emitText(Out, resourcesJson(*Op, ArchName, *Config, R, Plan, Outline))
+      return emitText(Out,
+                      resourcesJson(*Op, ArchName, *Config, R, Plan, Outline))
                  ? ExitOk
                  : ExitInputError;
     if (What == Emit::Resources)

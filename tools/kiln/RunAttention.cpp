@@ -70,8 +70,8 @@ struct AttentionRun {
   Arch Target = Arch::SM90a;
   KernelConfig Config;
   std::string Source;
-  std::optional<LaunchDims> Launch;    ///< A kernel's launch.
-  std::optional<double> MedianMs;      ///< --reps on a device.
+  std::optional<LaunchDims> Launch; ///< A kernel's launch.
+  std::optional<double> MedianMs;   ///< --reps on a device.
   bool Emulated = false;
   std::optional<AttentionComparison> Check;
 };
@@ -240,8 +240,8 @@ int runOnDevice(const AttentionRunRequest &Req, const ProblemSize &Size,
   if (!Built)
     return ExitInputError;
   const CompiledKernel &CK = Built->Kernel;
-  R.Launch = attentionLaunchDims(CK.Attention,
-                                 attentionSizes(CK.Signature, Size));
+  R.Launch =
+      attentionLaunchDims(CK.Attention, attentionSizes(CK.Signature, Size));
   PrimaryContext Ctx(Driver, 0);
   GpuProblem Problem(Driver, Op, Size, Req.Seed);
   Kernel K(std::make_shared<const CompiledKernel>(CK));

@@ -119,7 +119,8 @@ std::vector<LayerModel> analyzeLayers(const Module &M,
       }
       if (It->Family == OpFamily::Attention) {
         Error(S.Range, "op '" + S.Op + "' cannot be a stage of layer '" +
-                           L.Name + "': a layer's stages are MoE ops "
+                           L.Name +
+                           "': a layer's stages are MoE ops "
                            "(GEMMs, routers, permutations, combines); run "
                            "attention ops on their own");
         continue;

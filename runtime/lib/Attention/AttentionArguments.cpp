@@ -34,8 +34,8 @@ void checkAttentionArguments(const KernelSignature &Sig,
   if (auto Why = attentionSizeProblem(Shape, attentionSizes(Sig, Size)))
     throw std::invalid_argument(Sig.OpName + ": " + *Why);
   // The kernel copies Q, K and V with 16-byte cp.async.
-  for (int64_t P : {paramIndex(Sig, ParamRole::A), paramIndex(Sig, ParamRole::B),
-                    Shape.ValueParam})
+  for (int64_t P : {paramIndex(Sig, ParamRole::A),
+                    paramIndex(Sig, ParamRole::B), Shape.ValueParam})
     if (P >= 0 && Args[P].Data % 16 != 0)
       throw std::invalid_argument(
           Sig.OpName + ": " + argumentName(Sig, size_t(P)) + " at " +

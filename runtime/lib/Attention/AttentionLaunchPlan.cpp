@@ -42,18 +42,18 @@ LaunchDims attentionLaunchDims(const AttentionKernelShape &K,
   LaunchDims D;
   D.GridX = unsigned(queryBlocks(K, Z) * Z.H * Z.B);
   D.BlockX = unsigned(attention::sm80_threads(int(K.BlockM)));
-  D.SmemBytes = unsigned(attention::sm80_smem_bytes(
-      int(K.BlockM), int(K.BlockN), int(K.Stages), int(K.HeadDim),
-      int(K.ValueDim)));
+  D.SmemBytes = unsigned(
+      attention::sm80_smem_bytes(int(K.BlockM), int(K.BlockN), int(K.Stages),
+                                 int(K.HeadDim), int(K.ValueDim)));
   return D;
 }
 
 KernelFacts attentionKernelFacts(const AttentionKernelShape &K) {
   KernelFacts F;
   F.Threads = unsigned(attention::sm80_threads(int(K.BlockM)));
-  F.SmemBytes = unsigned(attention::sm80_smem_bytes(
-      int(K.BlockM), int(K.BlockN), int(K.Stages), int(K.HeadDim),
-      int(K.ValueDim)));
+  F.SmemBytes = unsigned(
+      attention::sm80_smem_bytes(int(K.BlockM), int(K.BlockN), int(K.Stages),
+                                 int(K.HeadDim), int(K.ValueDim)));
   return F;
 }
 

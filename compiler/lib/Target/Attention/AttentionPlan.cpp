@@ -4,7 +4,14 @@
 namespace kiln {
 
 namespace {
-constexpr int64_t RegisterBudget = 200;
+/// Of the 255 registers a thread may hold, what O, S and P may take: on
+/// sm_90a 200 (FlashAttention-3's consumers, setmaxnreg 240); for the
+/// mma.sync kernel 160, measured: its addresses, masks and fragments take
+/// about 95 more at head dims of 128 and above (ptxas: D = 128 with
+/// block_n 128 uses 254 registers; D = 256 with block_n 64, estimated 176,
+/// spills 328 bytes), so 160 is the most that does not spill.
+constexpr int64_t WgmmaRegisterBudget = 200;
+constexpr int64_t MmaSyncRegisterBudget = 160;
 } // namespace
 
 AttentionFootprint attentionFootprint(const AttentionSpec &A, DType In,
@@ -41,6 +48,8 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
     return false;
   }
   const AttentionFootprint F = attentionFootprint(A, In, C);
+  const int64_t RegisterBudget =
+      Wgmma ? WgmmaRegisterBudget : MmaSyncRegisterBudget;
   if (F.Registers > RegisterBudget) {
     Why = "O, the scores and P need about " + std::to_string(F.Registers) +
           " registers a thread (DV / 2 + block_n * 3 / 4), over " +

@@ -4,8 +4,8 @@
 // cost model's predicted time (no compile, no GPU): the model-only backend of
 // `kiln tune --backend model` and of the strategy tests: the GEMM cost
 // model, for a token family's op (route, permute, combine) the token cost
-// model, for an attention op the attention cost model. Also the model's prediction for every point, the Prior of
-// TuneOptions.
+// model, for an attention op the attention cost model. Also the model's
+// prediction for every point, the Prior of TuneOptions.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TUNER_MODELEVALUATOR_H

@@ -12,12 +12,14 @@
 //    block_n 32, 64 or 128, 1 to 3 stages;
 //  * registers per consumer thread: the O accumulator (DV / 2), the scores
 //    (block_n / 2) and P in 16 bits (block_n / 4) within 200 of the 255 a
-//    thread may hold;
+//    thread may hold on sm_90a, within 160 for the mma.sync kernel (whose
+//    other registers, measured with ptxas, take about 95 more);
 //  * shared memory: the Q tile and `stages` K and V tiles within the
 //    target's opt-in limit.
-// The mma.sync kernel (templates/kiln/attention/attention_sm80.cuh) exists
-// but is not launched yet; the sm_90a kernel does not exist. The
-// interpreter follows the tiling these rules choose.
+// The mma.sync kernel (templates/kiln/attention/attention_sm80.cuh) runs
+// the other targets' tilings; the sm_90a kernel does not exist yet
+// (attentionKernelProblem). The interpreter follows the tiling these rules
+// choose.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TARGET_ATTENTION_ATTENTIONPLAN_H

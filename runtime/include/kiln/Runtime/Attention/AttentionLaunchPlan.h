@@ -1,4 +1,5 @@
-//===- AttentionLaunchPlan.h - How to launch an attention kernel -*- C++ -*-===//
+//===- AttentionLaunchPlan.h - How to launch an attention kernel -*- C++
+//-*-===//
 //
 // The attention family's host side of templates/kiln/attention/
 // attention_sm80.cuh: the kernel's launch shape, the sizes it takes, and
