@@ -38,6 +38,9 @@ DeviceBench::DeviceBench(const OpModel &Op, const ProblemSize &TheSize,
   // family's check computes its reference from the outputs (TokenCheck.h).
   if (Op.Family == OpFamily::Gemm)
     Problem.prepareReference();
+  if (Op.Attention)
+    AttentionRef =
+        referenceAttention(Op, Problem.params(), double(int64_t(1) << 32));
   KILN_CU_CHECK(Driver, cuStreamCreate, &Stream, CU_STREAM_DEFAULT);
 }
 
@@ -72,7 +75,9 @@ BenchResult DeviceBench::run(const CompiledKernel &Compiled,
     KILN_CU_CHECK(Driver, cuStreamSynchronize, Stream);
     if (Op.Family != OpFamily::Gemm) {
       Problem.downloadOutputs();
-      const TokenCheck T = checkTokenOutputs(Op, Problem.params(), NamedSize);
+      const TokenCheck T =
+          checkTokenOutputs(Op, Problem.params(), NamedSize,
+                            AttentionRef ? &*AttentionRef : nullptr);
       if (!T.Pass)
         return failed("WrongResultConfig: " + T.Failure);
       return time(K, Args, Timing, R);

@@ -8,7 +8,8 @@ namespace kiln {
 
 TokenCheck checkTokenOutputs(const OpModel &Op,
                              const std::vector<HostTensor> &P,
-                             const ProblemSize &Size) {
+                             const ProblemSize &Size,
+                             const AttentionReference *Reference) {
   TokenCheck T;
   if (Op.Route) {
     T.Route = checkRoute(Op, P);
@@ -38,7 +39,8 @@ TokenCheck checkTokenOutputs(const OpModel &Op,
                   " elements outside their tolerance (" +
                   std::to_string(T.Combine->NonFinite) + " not finite)";
   } else if (Op.Attention) {
-    T.Attention = checkAttention(Op, P, referenceAttention(Op, P));
+    T.Attention = checkAttention(
+        Op, P, Reference ? *Reference : referenceAttention(Op, P));
     T.Pass = T.Attention->Pass;
     if (!T.Pass)
       T.Failure =

@@ -387,3 +387,38 @@ TEST_CASE("attention cost model: FlashAttention-3's anchor and tiles",
                                     H200)
             .Seconds > 1.4 * C.Seconds);
 }
+
+TEST_CASE("attention: a reference too large to compute whole is sampled",
+          "[attention]") {
+  OpModel Op = loadOne(attnSource("  mask causal\n"));
+  const ProblemSize Size = size(1, 2, 1, 40, 24); // 80 rows, S > T
+  std::vector<HostTensor> P = params(Op, Size);
+  interpretAttention(Op, tiling(64, 16), P);
+  // 80 rows x 24 keys x 128: a bound of a tenth of it keeps every 10th row.
+  const double Work = 80.0 * 24 * 128;
+  const AttentionReference Ref = referenceAttention(Op, P, Work / 10 + 1);
+  int64_t Checked = 0;
+  for (size_t Row = 0; Row < Ref.Checked.size(); ++Row) {
+    const bool Want = Row % 10 == 0 || Row == 79;
+    INFO("row " << Row);
+    CHECK(Ref.Checked[Row] == Want);
+    Checked += Ref.Checked[Row];
+  }
+  CHECK(Checked == 9);
+  AttentionComparison C = checkAttention(Op, P, Ref);
+  CHECK(C.Pass);
+  // Of them rows 0, 10, 40 and 50 see no key (each head's first S - T = 16
+  // queries).
+  CHECK(C.EmptyRows == 4);
+  CHECK(C.O.Checked == (9 - 4) * 64);
+  // A wrong element in a sampled row fails; in another row it is not seen.
+  HostTensor &O = P[size_t(Op.D)];
+  O.set(21 * 64 + 3, O.get(21 * 64 + 3) + 0.5); // row 21: not sampled
+  CHECK(checkAttention(Op, P, Ref).Pass);
+  O.set(20 * 64 + 3, O.get(20 * 64 + 3) + 0.5); // row 20: sampled
+  C = checkAttention(Op, P, Ref);
+  CHECK_FALSE(C.Pass);
+  CHECK(C.O.Failures == 1);
+  // The whole reference sees both.
+  CHECK(checkAttention(Op, P, referenceAttention(Op, P)).O.Failures == 2);
+}

@@ -35,6 +35,7 @@
 #include "kiln/Interpreter/HostTensor.h"
 #include "kiln/Target/Gemm/KernelConfig.h"
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,12 +57,17 @@ void interpretAttention(const OpModel &Op, const KernelConfig &Config,
 
 /// O's and lse's float64 values before rounding, row-major.
 struct AttentionReference {
-  std::vector<double> O;   ///< [B, H, S, DV]
-  std::vector<double> Lse; ///< [B, H, S]; -inf where a row sees no key
-  std::vector<bool> Empty; ///< [B, H, S]: the row sees no key
+  std::vector<double> O;     ///< [B, H, S, DV]
+  std::vector<double> Lse;   ///< [B, H, S]; -inf where a row sees no key
+  std::vector<bool> Empty;   ///< [B, H, S]: a computed row that sees no key
+  std::vector<bool> Checked; ///< [B, H, S]: the rows computed
 };
-AttentionReference referenceAttention(const OpModel &Op,
-                                      const std::vector<HostTensor> &Params);
+/// Every row when B H S T (D + DV) <= MaxWork, else every k-th row of the
+/// flattened [B, H, S] (k the smallest that keeps within MaxWork) and the
+/// last; checkAttention compares those.
+AttentionReference
+referenceAttention(const OpModel &Op, const std::vector<HostTensor> &Params,
+                   double MaxWork = std::numeric_limits<double>::infinity());
 
 struct AttentionComparison {
   Comparison O;

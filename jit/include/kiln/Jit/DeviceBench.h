@@ -13,6 +13,7 @@
 #ifndef KILN_JIT_DEVICEBENCH_H
 #define KILN_JIT_DEVICEBENCH_H
 
+#include "kiln/Interpreter/Attention.h"
 #include "kiln/Jit/GpuProblem.h"
 #include "kiln/Jit/GpuTiming.h"
 #include "kiln/Runtime/KernelSignature.h"
@@ -55,6 +56,9 @@ private:
   ProblemSize NamedSize;
   GemmSize Size;
   GpuProblem Problem;
+  /// An attention op's float64 reference, computed once (every row up to
+  /// 2^32 multiply-adds, a sample of rows beyond).
+  std::optional<AttentionReference> AttentionRef;
   std::unique_ptr<DeviceBuffer> Flush;
   CUstream Stream = nullptr;
 };

@@ -37,10 +37,14 @@ struct TokenCheck {
   std::string Failure; ///< One line; empty when it passes.
 };
 
-/// Checks Params (Op's, its outputs as the kernel left them) at Size.
+/// Checks Params (Op's, its outputs as the kernel left them) at Size. An
+/// attention op is compared with Reference when given (the tuner's bench
+/// computes it once: its inputs never change), else with the whole float64
+/// reference.
 TokenCheck checkTokenOutputs(const OpModel &Op,
                              const std::vector<HostTensor> &Params,
-                             const ProblemSize &Size);
+                             const ProblemSize &Size,
+                             const AttentionReference *Reference = nullptr);
 
 } // namespace kiln
 
