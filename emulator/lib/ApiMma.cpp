@@ -80,6 +80,7 @@ struct MmaArgs {
 
 struct WgmmaArgs {
   float *D;
+  const uint32_t *RegA;
   uint64_t DescA, DescB;
   uint32_t N, ScaleD;
   int32_t ScaleA, ScaleB;
@@ -119,6 +120,38 @@ void gatherOperand(Cta &C, const WgmmaDescriptor &D, uint32_t Rows, Elem T,
       for (uint32_t E = 0; E < 16 / EB; ++E)
         Out[R * K + Half * (16 / EB) + E] = decodeElem(T, Bytes + E * EB);
     }
+}
+
+/// gatherOperand for an MN-major (transposed) 16-bit operand: Out[R * 16 +
+/// k] is element (R, k), read in the 16-byte chunks of 8 R's each.
+void gatherOperandMN(Cta &C, const WgmmaDescriptor &D, uint32_t Rows, Elem T,
+                     SourceLoc L, float *Out, std::vector<uint32_t> &Chunks) {
+  uint8_t Bytes[16];
+  for (uint32_t K = 0; K < 16; ++K)
+    for (uint32_t R = 0; R < Rows; R += 8) {
+      uint32_t A = wgmmaOperandAddressMN(D, R, K);
+      readChunk(C, A, "wgmma.mma_async", L, true, Bytes);
+      Chunks.push_back(A);
+      for (uint32_t E = 0; E < 8; ++E)
+        Out[(R + E) * 16 + K] = decodeElem(T, Bytes + 2 * E);
+    }
+}
+
+/// A from the warpgroup's registers (wgmmaAElement): Out[m * K + k].
+void gatherRegisterA(const Collective &Coll, Elem T, float *Out) {
+  const uint32_t EB = elemBytes(T), PerReg = 4 / EB;
+  const uint32_t K = 32 / EB;
+  for (uint32_t Th = 0; Th < 128; ++Th) {
+    const uint32_t *Regs = arg<WgmmaArgs>(Coll, Th)->RegA;
+    for (uint32_t I = 0; I < 4; ++I)
+      for (uint32_t E = 0; E < PerReg; ++E) {
+        uint8_t Raw[2];
+        uint32_t V = Regs[I] >> (8 * EB * E);
+        Raw[0] = uint8_t(V), Raw[1] = uint8_t(V >> 8);
+        RowCol P = wgmmaAElement(EB == 1, Th, I, E);
+        Out[P.Row * K + P.Col] = decodeElem(T, Raw);
+      }
+  }
 }
 
 } // namespace
@@ -237,9 +270,9 @@ void wgmmaFence(SourceLoc L) {
              [&] { G.FencedSinceMma = G.EverFenced = true; });
 }
 
-void wgmmaMma(uint32_t N, Elem TA, Elem TB, float *D, uint64_t DescA,
-              uint64_t DescB, uint32_t ScaleD, int32_t ScaleA, int32_t ScaleB,
-              uint32_t TransA, uint32_t TransB, SourceLoc L) {
+void wgmmaMma(uint32_t N, Elem TA, Elem TB, float *D, const uint32_t *RegA,
+              uint64_t DescA, uint64_t DescB, uint32_t ScaleD, int32_t ScaleA,
+              int32_t ScaleB, uint32_t TransA, uint32_t TransB, SourceLoc L) {
   instructionEntry();
   Thread &T = self();
   const char *Op = "wgmma.mma_async";
@@ -252,16 +285,19 @@ void wgmmaMma(uint32_t N, Elem TA, Elem TB, float *D, uint64_t DescA,
             std::string(Op) + " on " + Ln.device().Arch +
                 ", which has no "
                 "wgmma");
-  WgmmaArgs Mine{D,      DescA,  DescB,  N,  ScaleD, ScaleA,
-                 ScaleB, TransA, TransB, TA, TB};
+  WgmmaArgs Mine{D,      RegA,   DescA,  DescB,  N,  ScaleD,
+                 ScaleA, ScaleB, TransA, TransB, TA, TB};
   rendezvous(G.Coll, 128, T.Linear % 128, 0, Op, L, true, &Mine, [&] {
     for (uint32_t I = 1; I < 128; ++I) {
       const WgmmaArgs &O = *arg<WgmmaArgs>(G.Coll, I);
-      const char *Field = O.DescA != DescA     ? "a-desc"
+      const char *Field = (O.RegA != nullptr) != (RegA != nullptr)
+                              ? "a (registers or a descriptor)"
+                          : O.DescA != DescA   ? "a-desc"
                           : O.DescB != DescB   ? "b-desc"
                           : O.ScaleD != ScaleD ? "scale-d"
                           : O.ScaleA != ScaleA || O.ScaleB != ScaleB
                               ? "imm-scale"
+                          : O.TransB != TransB                   ? "imm-trans-b"
                           : O.N != N || O.TA != TA || O.TB != TB ? "shape"
                                                                  : nullptr;
       if (Field)
@@ -276,14 +312,18 @@ void wgmmaMma(uint32_t N, Elem TA, Elem TB, float *D, uint64_t DescA,
     if (!G.EverFenced)
       faultAt(FaultKind::IllegalInstruction, L,
               std::string(Op) + " before any wgmma.fence in this warpgroup");
-    if (TransA || TransB)
+    if (TransA)
       faultAt(FaultKind::IllegalInstruction, L,
-              std::string(Op) + " with transposed (MN-major) operands: not "
+              std::string(Op) + " with a transposed (MN-major) A: not "
                                 "modelled by kiln's emulator");
+    if (TransB && elemBytes(TB) != 2)
+      faultAt(FaultKind::IllegalInstruction, L,
+              std::string(Op) + " with imm-trans-b on 8-bit operands: the "
+                                "PTX ISA transposes only .f16 and .bf16");
     if ((ScaleA != 1 && ScaleA != -1) || (ScaleB != 1 && ScaleB != -1))
       faultAt(FaultKind::IllegalInstruction, L,
               std::string(Op) + ": imm-scale-a/b must be 1 or -1");
-    const WgmmaDescriptor DA = decodeWgmmaDescriptor(DescA),
+    const WgmmaDescriptor DA = decodeWgmmaDescriptor(RegA ? 0 : DescA),
                           DB = decodeWgmmaDescriptor(DescB);
     if (DA.BaseOffset || DB.BaseOffset)
       faultAt(FaultKind::IllegalInstruction, L,
@@ -299,8 +339,19 @@ void wgmmaMma(uint32_t N, Elem TA, Elem TB, float *D, uint64_t DescA,
     Worker &Wk = *currentWorker();
     Wk.ScratchA.resize(64 * 32);
     Wk.ScratchB.resize(256 * 32);
-    gatherOperand(C, DA, 64, TA, L, Wk.ScratchA.data(), W.Chunks);
-    gatherOperand(C, DB, N, TB, L, Wk.ScratchB.data(), W.Chunks);
+    if (RegA) {
+      gatherRegisterA(G.Coll, TA, Wk.ScratchA.data());
+      for (uint32_t I = 0; I < 128; ++I) {
+        W.RegA[I] = arg<WgmmaArgs>(G.Coll, I)->RegA;
+        std::memcpy(W.RegAValues[I], W.RegA[I], sizeof(W.RegAValues[I]));
+      }
+    } else {
+      gatherOperand(C, DA, 64, TA, L, Wk.ScratchA.data(), W.Chunks);
+    }
+    if (TransB)
+      gatherOperandMN(C, DB, N, TB, L, Wk.ScratchB.data(), W.Chunks);
+    else
+      gatherOperand(C, DB, N, TB, L, Wk.ScratchB.data(), W.Chunks);
     Cluster &Cl = *C.Cl;
     Cl.Log.push_back({"wgmma.mma_async", L, C.Rank, T.Linear});
     const uint32_t LogId = uint32_t(Cl.Log.size() - 1);
@@ -400,6 +451,16 @@ void wgmmaWait(uint32_t Pending, SourceLoc L) {
              nullptr, [&] {
                while (G.InFlight.size() > Pending) {
                  for (auto &Op : G.InFlight.front()) {
+                   for (uint32_t I = 0; Op->RegA[0] && I < 128; ++I)
+                     if (std::memcmp(Op->RegA[I], Op->RegAValues[I],
+                                     sizeof(Op->RegAValues[I])) != 0)
+                       faultAt(FaultKind::IllegalInstruction, L,
+                               "the A registers of thread " +
+                                   std::to_string(I) +
+                                   " of the wgmma.mma_async issued at " +
+                                   locName(Op->Loc) +
+                                   " changed before the wgmma.wait_group "
+                                   "that retires it (PTX ISA: undefined)");
                    for (uint32_t A : Op->Chunks) {
                      ChunkShadow &S = C.Smem.chunk(A);
                      if (S.AsyncReaders)

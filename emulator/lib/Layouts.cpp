@@ -55,6 +55,23 @@ uint32_t wgmmaOperandAddress(const WgmmaDescriptor &D, uint32_t R,
   return swizzleAddress(D.Layout, D.Start + (R / 8) * D.Sbo + (R % 8) * W + KB);
 }
 
+uint32_t wgmmaOperandAddressMN(const WgmmaDescriptor &D, uint32_t Mn,
+                               uint32_t K) {
+  const uint32_t U = Mn / 8, InUnit = 2 * (Mn % 8);
+  if (D.Layout == Swizzle::None)
+    return D.Start + U * D.Sbo + (K % 8) * 16 + (K / 8) * D.Lbo + InUnit;
+  const uint32_t W = swizzleSpan(D.Layout), P = W / 16;
+  return swizzleAddress(D.Layout, D.Start + (U % P) * 16 + (U / P) * D.Lbo +
+                                      (K % 8) * W + (K / 8) * D.Sbo) +
+         InUnit;
+}
+
+RowCol wgmmaAElement(bool EightBit, uint32_t T, uint32_t I, uint32_t E) {
+  RowCol P = mmaAElement(EightBit, T % 32, I, E);
+  P.Row += 16 * (T / 32);
+  return P;
+}
+
 RowCol wgmmaAccumulator(uint32_t T, uint32_t Reg) {
   uint32_t W = T / 32, L = T % 32;
   return {16 * W + L / 4 + 8 * ((Reg / 2) % 2),

@@ -92,7 +92,7 @@ std::optional<std::string> opSizeProblem(const OpModel &Op,
   else if (Op.Attention) { // the widest tile: the rules every tile has
     KernelConfig Widest;
     Widest.BlockM = Widest.BlockN = 256;
-    K.Attention = attentionShapeOf(Op, Widest);
+    K.Attention = attentionShapeOf(Op, Widest, Arch::SM80);
   } else
     K.Shape.A = Op.Params[size_t(Op.A)].Type;
   return kernelSizeProblem(K, Size);
@@ -124,8 +124,9 @@ CombineKernelShape combineShapeOf(const OpModel &Op,
 }
 
 AttentionKernelShape attentionShapeOf(const OpModel &Op,
-                                      const KernelConfig &Config) {
+                                      const KernelConfig &Config, Arch Target) {
   AttentionKernelShape Shape;
+  Shape.Tma = archInfo(Target).HasWgmmaTma;
   Shape.BlockM = Config.BlockM;
   Shape.BlockN = Config.BlockN;
   Shape.Stages = Config.Stages;
@@ -192,14 +193,22 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
     return Out;
   }
   // The setmaxnreg budget the kernel assumes must fit what ptxas allocated,
-  // or the kernel is undefined (or hangs in setmaxnreg.inc).
-  if (Gemm && C.Resources)
+  // or the kernel is undefined (or hangs in setmaxnreg.inc). The sm_90a
+  // attention kernel's budgets are the GEMM's (attention_sm90.cuh).
+  if (Op.Attention && archInfo(R.Target).HasWgmmaTma) {
+    Plan.ConsumerWarpgroups = R.Config.BlockM / 64;
+    Plan.Threads = 128 * (Plan.ConsumerWarpgroups + 1);
+    Plan.ProducerRegs = 40;
+    Plan.ConsumerRegs = Plan.ConsumerWarpgroups == 2 ? 232 : 240;
+  }
+  if ((Gemm || Op.Attention) && C.Resources)
     if (std::string Budget =
             registerBudgetProblem(Plan, C.Resources->Registers);
         !Budget.empty()) {
       Out.Error = Op.Name + ": " +
-                  resolvedConfig(gemmTypes(Op), R.Config).str() + " on " +
-                  ArchName + ": " + Budget;
+                  (Gemm ? resolvedConfig(gemmTypes(Op), R.Config).str()
+                        : opConfigString(Op, R.Config)) +
+                  " on " + ArchName + ": " + Budget;
       return Out;
     }
   if (R.ForEmulator) {
@@ -232,7 +241,7 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   else if (Op.Permute)
     K.Permute = permuteShapeOf(Op, R.Config);
   else if (Op.Attention)
-    K.Attention = attentionShapeOf(Op, R.Config);
+    K.Attention = attentionShapeOf(Op, R.Config, R.Target);
   else
     K.Combine = combineShapeOf(Op, R.Config);
   K.Entry = Op.Name;

@@ -89,7 +89,8 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
       const AttentionKernelShape &A = K.Attention;
       OS << "attention block_m " << A.BlockM << " block_n " << A.BlockN
          << " stages " << A.Stages << " d " << A.HeadDim << " dv " << A.ValueDim
-         << " v " << A.ValueParam << " lse " << A.LseParam << '\n';
+         << " v " << A.ValueParam << " lse " << A.LseParam
+         << (A.Tma ? " tma 1" : "") << '\n';
     } else if (K.Family == OpFamily::Combine) {
       const CombineKernelShape &C = K.Combine;
       OS << "combine block_m " << C.BlockTokens << " weights " << C.WeightsParam
@@ -304,11 +305,15 @@ void readCombineShape(ManifestReader &R, CompiledKernel &K) {
   Sh.PosParam = R.integer(W[6], 0, Last);
 }
 
-/// "attention block_m M block_n N stages S d D dv DV v P lse P": an
-/// attention kernel's launch shape (AttentionKernelShape; lse -1: none).
+/// "attention block_m M block_n N stages S d D dv DV v P lse P [tma 1]": an
+/// attention kernel's launch shape (AttentionKernelShape; lse -1: none;
+/// "tma 1" for the sm_90a kernel).
 void readAttentionShape(ManifestReader &R, CompiledKernel &K) {
   std::vector<std::string> W = R.expect("attention");
-  R.count(W, 15);
+  if (W.size() == 17 && W[15] == "tma" && W[16] == "1")
+    K.Attention.Tma = true;
+  else
+    R.count(W, 15);
   const char *Keys[] = {"block_m", "block_n", "stages", "d", "dv", "v", "lse"};
   for (size_t I = 0; I < 7; ++I)
     if (W[1 + 2 * I] != Keys[I])

@@ -324,6 +324,47 @@ std::vector<Case> buildCases() {
                 false,
                 ""});
 
+  // --- wgmma's other forms (attention's P.V): A from registers, B
+  // transposed (MN-major, 16-bit only) ---------------------------------------
+  auto wgmmaForms = [](const std::string &call) {
+    return "#include \"kiln/arch/wgmma_sm90.cuh\"\n"
+           "extern \"C\" __global__ void k(float *out, uint64_t da, "
+           "uint64_t db, uint32_t a0) {\n"
+           "  float d[64] = {};\n  const uint32_t a[4] = {a0, a0 + 1, a0 + 2, "
+           "a0 + 3};\n  (void)a;\n  kiln::arch::wgmma_fence();\n  " +
+           call +
+           ";\n  kiln::arch::wgmma_commit();\n"
+           "  kiln::arch::wgmma_wait<0>();\n"
+           "  for (int i = 0; i < 64; ++i) out[threadIdx.x * 64 + i] = "
+           "d[i];\n}\n";
+  };
+  cs.push_back(
+      {"wgmma_rs_trans_bf16",
+       wgmmaForms("kiln::arch::Wgmma<128>::mma_rs<kiln::bf16, kiln::bf16, "
+                  "true>(d, a, db, 1)"),
+       sm90,
+       {"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
+        ", p, 1, 1, 1;"},
+       false,
+       ""});
+  cs.push_back(
+      {"wgmma_ss_trans_f16",
+       wgmmaForms("kiln::arch::Wgmma<128>::mma<kiln::f16, kiln::f16, true>(d, "
+                  "da, db, 1)"),
+       sm90,
+       {"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16",
+        ", p, 1, 1, 0, 1;"},
+       false,
+       ""});
+  cs.push_back(
+      {"wgmma_rs_e4m3",
+       wgmmaForms("kiln::arch::Wgmma<128>::mma_rs<kiln::f8e4m3, "
+                  "kiln::f8e4m3>(d, a, db, 1)"),
+       sm90,
+       {"wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", ", p, 1, 1;"},
+       false,
+       ""});
+
   // --- misuse must fail with kiln's message ---------------------------------
   auto bad = [&](std::string n, std::string src, std::string arch,
                  std::string msg) {
@@ -353,6 +394,10 @@ std::vector<Case> buildCases() {
   bad("error_sm80_smem_on_sm89",
       sm80Kernel("k", E4, E4, BF, 128, 128, 128, 4, 2, 2, 0, 8), "sm_89",
       "exceeds this target's shared memory");
+  bad("error_wgmma_fp8_transposed",
+      wgmmaForms("kiln::arch::Wgmma<128>::mma_rs<kiln::f8e4m3, kiln::f8e4m3, "
+                 "true>(d, a, db, 1)"),
+      "sm_90a", "wgmma transposes only bf16/f16 operands");
   bad("error_mixed_families",
       sm80Kernel("k", E4, BF, BF, 128, 128, 128, 3, 2, 2, 0, 8), "sm_89",
       "A and B must both be FP8");

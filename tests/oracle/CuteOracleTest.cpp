@@ -14,7 +14,11 @@
 //   * make_gmma_desc on K-major INTER/SW32/SW64/SW128 tiles of A (64 rows)
 //     and B (128 rows): for every k-block, every (row, byte) the emulator
 //     derives from the descriptor is the byte CuTe's tensor holds there;
-//   * the 128B-swizzled box TMA writes is the layout wgmma reads.
+//   * the 128B-swizzled box TMA writes is the layout wgmma reads;
+//   * wgmma's A from registers (ALayout_64x16 / 64x32, the RS atoms');
+//   * make_gmma_desc<Major::MN> on bf16 tiles in all four layouts, tiled
+//     along MN or K first: every element the emulator derives from the
+//     descriptor is CuTe's; kiln's wgmma_desc_mn128b equals CuTe's.
 //
 //===----------------------------------------------------------------------===//
 // make_gmma_desc takes shared addresses from pointers; on the host, let the
@@ -268,4 +272,107 @@ TEST_CASE("CuTe oracle: TMA's 128B-swizzled box is the layout wgmma reads",
     for (uint32_t X = 0; X < 128; ++X)
       REQUIRE(emu::swizzleAddress(emu::Swizzle::B128, 0x2000 + 128 * Y + X) ==
               uint32_t(reinterpret_cast<uintptr_t>(&S(int(Y), int(X)))));
+}
+
+namespace {
+
+/// wgmma's A from registers: CuTe's value V of thread T (register V /
+/// PerReg, element V % PerReg) is element (Idx % 64, Idx / 64).
+template <class AL> void checkRegisterA(bool EightBit) {
+  const uint32_t PerReg = EightBit ? 4 : 2;
+  for (int T = 0; T < 128; ++T)
+    for (int V = 0; V < int(size<1>(AL{})); ++V) {
+      int Idx = AL{}(T, V);
+      emu::RowCol P = emu::wgmmaAElement(
+          EightBit, uint32_t(T), uint32_t(V) / PerReg, uint32_t(V) % PerReg);
+      INFO("thread " << T << " value " << V);
+      REQUIRE(P.Row == uint32_t(Idx % 64));
+      REQUIRE(P.Col == uint32_t(Idx / 64));
+    }
+}
+
+/// make_gmma_desc<Major::MN> on an MN-major bf16 tile of Rows x 64 (K)
+/// elements at 0x800, tiled K first when KFirst (kiln's panels: each 64
+/// elements of MN a panel of every K row), one descriptor per 16-element K
+/// block: every element the emulator derives is where CuTe's tensor puts
+/// it.
+template <class Atom, int Rows>
+void checkDescriptorTileMN(emu::Swizzle Mode, bool KFirst) {
+  auto Check = [&](auto Layout) {
+    auto *Base = reinterpret_cast<bfloat16_t *>(uintptr_t(0x800));
+    auto S = make_tensor(make_smem_ptr(Base), Layout);
+    auto Blocks = flat_divide(S, Shape<Int<Rows>, Int<16>>{});
+    for (int Kb = 0; Kb < 4; ++Kb) {
+      auto Blk = Blocks(_, _, 0, Kb);
+      GmmaDescriptor C = GMMA::make_gmma_desc<GMMA::Major::MN>(Blk);
+      emu::WgmmaDescriptor D = emu::decodeWgmmaDescriptor(uint64_t(C));
+      REQUIRE(D.Layout == Mode);
+      for (uint32_t R = 0; R < uint32_t(Rows); ++R)
+        for (uint32_t K = 0; K < 16; ++K) {
+          uintptr_t Want = reinterpret_cast<uintptr_t>(&Blk(int(R), int(K)));
+          INFO("rows " << Rows << " k-block " << Kb << " mn " << R << " k " << K
+                       << " k first " << KFirst);
+          REQUIRE(emu::wgmmaOperandAddressMN(D, R, K) == uint32_t(Want));
+        }
+    }
+  };
+  if (KFirst)
+    Check(tile_to_shape(Atom{}, Shape<Int<Rows>, Int<64>>{}, Step<_2, _1>{}));
+  else
+    Check(tile_to_shape(Atom{}, Shape<Int<Rows>, Int<64>>{}));
+}
+
+} // namespace
+
+TEST_CASE("CuTe oracle: wgmma's A from registers", "[oracle]") {
+  checkRegisterA<GMMA::ALayout_64x16>(false);
+  checkRegisterA<GMMA::ALayout_64x32>(true);
+  // The RS atoms use them (bf16 and e4m3, as attention's P.V will).
+  static_assert(std::is_same_v<MMA_Traits<SM90_64x64x16_F32BF16BF16_RS<
+                                   GMMA::Major::K, GMMA::Major::MN>>::ALayout,
+                               GMMA::ALayout_64x16>);
+  static_assert(
+      std::is_same_v<MMA_Traits<SM90_64x64x32_F32E4M3E4M3_RS_TN<>>::ALayout,
+                     GMMA::ALayout_64x32>);
+}
+
+TEST_CASE("CuTe oracle: MN-major (transposed) wgmma operands", "[oracle]") {
+  using namespace GMMA;
+  for (bool KFirst : {false, true}) {
+    checkDescriptorTileMN<Layout_MN_INTER_Atom<bfloat16_t>, 64>(
+        emu::Swizzle::None, KFirst);
+    checkDescriptorTileMN<Layout_MN_SW32_Atom<bfloat16_t>, 64>(
+        emu::Swizzle::B32, KFirst);
+    checkDescriptorTileMN<Layout_MN_SW64_Atom<bfloat16_t>, 64>(
+        emu::Swizzle::B64, KFirst);
+    checkDescriptorTileMN<Layout_MN_SW128_Atom<bfloat16_t>, 64>(
+        emu::Swizzle::B128, KFirst);
+    checkDescriptorTileMN<Layout_MN_SW128_Atom<bfloat16_t>, 128>(
+        emu::Swizzle::B128, KFirst);
+    checkDescriptorTileMN<Layout_MN_SW128_Atom<bfloat16_t>, 256>(
+        emu::Swizzle::B128, KFirst);
+  }
+}
+
+TEST_CASE("CuTe oracle: kiln's MN-major descriptor equals make_gmma_desc",
+          "[oracle]") {
+  // templates/kiln/arch/wgmma_desc_sm90.cuh for V's tile [keys, head dim]
+  // as TMA SWIZZLE_128B stores it: panels of 64 head-dim elements by all
+  // the keys (K first), each 16-key step 2048 bytes on.
+  constexpr int Keys = 64, Dims = 128;
+  auto Layout = tile_to_shape(GMMA::Layout_MN_SW128_Atom<bfloat16_t>{},
+                              Shape<Int<Dims>, Int<Keys>>{}, Step<_2, _1>{});
+  for (uintptr_t Base : {uintptr_t(0x400), uintptr_t(0x8000)}) {
+    auto S = make_tensor(make_smem_ptr(reinterpret_cast<bfloat16_t *>(Base)),
+                         Layout);
+    auto Blocks = flat_divide(S, Shape<Int<Dims>, Int<16>>{});
+    for (int Kb = 0; Kb < Keys / 16; ++Kb) {
+      GmmaDescriptor C =
+          GMMA::make_gmma_desc<GMMA::Major::MN>(Blocks(_, _, 0, Kb));
+      uint64_t Kiln = kiln::arch::wgmma_desc_mn128b(uint32_t(Base + 2048 * Kb),
+                                                    uint32_t(Keys * 128));
+      INFO("k-block " << Kb);
+      REQUIRE(Kiln == uint64_t(C));
+    }
+  }
 }

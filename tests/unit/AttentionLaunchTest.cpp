@@ -55,7 +55,7 @@ CompiledKernel attnKernel(const KernelConfig &C) {
   CompiledKernel K;
   K.Signature = signatureOf(Op);
   K.Family = Op.Family;
-  K.Attention = attentionShapeOf(Op, C);
+  K.Attention = attentionShapeOf(Op, C, Arch::SM89);
   K.Target = "sm_89";
   K.Config = opConfigString(Op, C);
   K.ConfigSource = "test";
@@ -168,6 +168,13 @@ TEST_CASE("attention bundles keep their launch shape", "[attention][launch]") {
   CHECK((A.BlockM == 128 && A.BlockN == 64 && A.Stages == 3));
   CHECK((A.HeadDim == 128 && A.ValueDim == 128));
   CHECK((A.ValueParam == 2 && A.LseParam == 4));
+  CHECK_FALSE(A.Tma);
+  // The sm_90a kernel's line says so.
+  CompiledKernel Tma = K;
+  Tma.Attention.Tma = true;
+  const std::string TmaText = serializeBundle({Tma});
+  CHECK(TmaText.find(" lse 4 tma 1\n") != std::string::npos);
+  CHECK(parseBundle(TmaText, "b.kbundle")[0].Attention.Tma);
   // A bundle whose line cannot be the kernel's is refused.
   CompiledKernel Odd = K;
   Odd.Attention.BlockM = 100;
@@ -180,13 +187,54 @@ TEST_CASE("attention bundles keep their launch shape", "[attention][launch]") {
 }
 
 TEST_CASE("which targets have an attention kernel", "[attention][launch]") {
-  for (Arch A : {Arch::SM80, Arch::SM89, Arch::SM100a, Arch::SM120a}) {
+  for (Arch A :
+       {Arch::SM80, Arch::SM89, Arch::SM90a, Arch::SM100a, Arch::SM120a}) {
     CHECK(attentionKernelProblem(DType::BF16, A).empty());
     CHECK(attentionKernelProblem(DType::F16, A).empty());
+    CHECK(attentionKernelProblem(DType::F8E4M3, A).find("bf16 or f16") !=
+          std::string::npos);
   }
-  CHECK(attentionKernelProblem(DType::BF16, Arch::SM90a)
-            .find("no sm_90a (wgmma) attention kernel yet") !=
-        std::string::npos);
-  CHECK(attentionKernelProblem(DType::F8E4M3, Arch::SM89).find("bf16 or f16") !=
-        std::string::npos);
+}
+
+TEST_CASE("the sm_90a attention kernel's launch: tensor maps, warpgroups",
+          "[attention][launch]") {
+  AttentionKernelShape K = shape(128, 176, 2);
+  K.Tma = true;
+  K.HeadDim = 96; // two 64-element panels, the second half zero fill
+  K.LseParam = 4;
+  const AttentionSizes Z{2, 8, 2, 77, 130};
+  const LaunchDims D = attentionLaunchDims(K, Z);
+  CHECK(D.GridX == 1 * 8 * 2);
+  CHECK(D.BlockX == 384); // two consumer warpgroups and the producer
+  // Slack + Q 128 x 128 + 2 stages of K 176 x 128 and V 176 x 128, bf16,
+  // and 5 barriers.
+  CHECK(D.SmemBytes == 1024 + 2 * 128 * 128 + 2 * 2 * 176 * 256 + 8 * 5);
+  AttentionLaunchArgs A;
+  A.Q = 0x1000, A.K = 0x2000, A.V = 0x3000, A.O = 0x4000, A.Lse = 0x5000;
+  A.Sizes = Z;
+  KernelLaunchPlan Plan;
+  planAttentionLaunch(K, A, Plan);
+  REQUIRE(Plan.Args.size() == 10);
+  const KernelArgument &Q = Plan.Args[0], &KA = Plan.Args[1], &V = Plan.Args[2];
+  for (const KernelArgument *M : {&Q, &KA, &V}) {
+    CHECK(M->K == KernelArgument::Kind::TensorMap);
+    CHECK(M->Map.Rank == 3);
+    CHECK(M->Map.Swizzle == CU_TENSOR_MAP_SWIZZLE_128B);
+    CHECK(M->Map.BoxDim[0] == 64);
+    CHECK(M->Map.BoxDim[2] == 1);
+  }
+  CHECK(Q.Pointer == 0x1000);
+  // Q [B H, S, D]: rows of 96 elements, heads of 77 rows, 128-row boxes.
+  CHECK((Q.Map.GlobalDim[0] == 96 && Q.Map.GlobalDim[1] == 77 &&
+         Q.Map.GlobalDim[2] == 16));
+  CHECK((Q.Map.GlobalStride[0] == 192 && Q.Map.GlobalStride[1] == 77 * 192));
+  CHECK(Q.Map.BoxDim[1] == 128);
+  // K and V [B HKV, T, D]: 176-row boxes.
+  CHECK((KA.Map.GlobalDim[1] == 130 && KA.Map.GlobalDim[2] == 4));
+  CHECK(KA.Map.BoxDim[1] == 176);
+  CHECK((V.Map.GlobalDim[0] == 128 && V.Map.GlobalStride[0] == 256));
+  CHECK(Plan.Args[3].Pointer == 0x4000);
+  CHECK(Plan.Args[4].Pointer == 0x5000);
+  CHECK(Plan.Args[9].Int == 130);
+  CHECK(attentionKernelFacts(K).Threads == 384);
 }

@@ -146,6 +146,45 @@ TEST_CASE("Emulator: wgmma m64n64k32 e4m3 from swizzled shared memory",
   }
 }
 
+TEST_CASE("Emulator: wgmma with A from registers and a transposed B", "[emu]") {
+  // bf16 values that are exact and whose products sum exactly in fp32.
+  Emu &E = theEmulator();
+  std::mt19937 R(5);
+  auto Bf16 = [](float F) {
+    uint32_t U;
+    std::memcpy(&U, &F, 4);
+    return uint16_t(U >> 16);
+  };
+  std::vector<uint16_t> A(64 * 16), V(16 * 128);
+  std::vector<float> Af(A.size()), Vf(V.size());
+  for (size_t I = 0; I < A.size(); ++I)
+    A[I] = Bf16(Af[I] = float(int(R() % 17) - 8) / 8);
+  for (size_t I = 0; I < V.size(); ++I)
+    V[I] = Bf16(Vf[I] = float(int(R() % 17) - 8) / 4);
+  CUdeviceptr dA = E.upload(A), dV = E.upload(V), dD = E.alloc(128 * 64 * 4);
+  int Clobber = 0;
+  REQUIRE(E.launch("wgmma_rs_trans", 1, 128, 8192, {&dA, &dV, &dD, &Clobber}) ==
+          "");
+  std::vector<float> D = E.download<float>(dD, 128 * 64);
+  for (int T = 0; T < 128; ++T)
+    for (int Reg = 0; Reg < 64; ++Reg) {
+      tile::Coord C = tile::wgmma_acc_coord(T, Reg);
+      double Ref = 0;
+      for (int K = 0; K < 16; ++K)
+        Ref += double(Af[size_t(C.row * 16 + K)]) * Vf[size_t(K * 128 + C.col)];
+      INFO("thread " << T << " register " << Reg);
+      REQUIRE(D[size_t(T * 64 + Reg)] == float(Ref));
+    }
+  // PTX: A's registers may not change before the wait that retires it.
+  Clobber = 1;
+  std::string Error =
+      E.launch("wgmma_rs_trans", 1, 128, 8192, {&dA, &dV, &dD, &Clobber});
+  CHECK(Error.find("the A registers of thread 37 of the wgmma.mma_async "
+                   "issued at ") != std::string::npos);
+  CHECK(Error.find("changed before the wgmma.wait_group that retires it") !=
+        std::string::npos);
+}
+
 TEST_CASE("Emulator: wgmma reading st.shared data needs fence.proxy.async",
           "[emu]") {
   Emu &E = theEmulator();

@@ -123,7 +123,7 @@ struct KernelOutline {
 };
 
 KernelOutline outlineOf(const OpModel &Op, const KernelConfig &Config,
-                        const KernelPlan &Plan) {
+                        const KernelPlan &Plan, Arch Target) {
   KernelOutline O;
   KernelFacts F;
   switch (Op.Family) {
@@ -145,10 +145,16 @@ KernelOutline outlineOf(const OpModel &Op, const KernelConfig &Config,
     F = combineKernelFacts(combineShapeOf(Op, Config));
     break;
   case OpFamily::Attention:
-    O.Design = "FlashAttention-2's design: mma.sync m16n8k16, a cp.async "
-               "ring of " +
-               std::to_string(Config.Stages) + " K/V tiles";
-    F = attentionKernelFacts(attentionShapeOf(Op, Config));
+    O.Design = archInfo(Target).HasWgmmaTma
+                   ? "FlashAttention-3's structure: TMA into a ring of " +
+                         std::to_string(Config.Stages) +
+                         " K/V tiles, wgmma with P in registers, " +
+                         std::to_string(Config.BlockM / 64) +
+                         " consumer warpgroup(s)"
+                   : "FlashAttention-2's design: mma.sync m16n8k16, a "
+                     "cp.async ring of " +
+                         std::to_string(Config.Stages) + " K/V tiles";
+    F = attentionKernelFacts(attentionShapeOf(Op, Config, Target));
     break;
   }
   O.Threads = F.Threads;
@@ -337,7 +343,7 @@ int runCompile(const Args &A) {
       return emitText(Out, R.Ptx) ? ExitOk : ExitInputError;
     if (What == Emit::Cubin)
       return emitText(Out, R.Cubin) ? ExitOk : ExitInputError;
-    const KernelOutline Outline = outlineOf(*Op, *Config, Plan);
+    const KernelOutline Outline = outlineOf(*Op, *Config, Plan, Target);
     std::string Resources = describeResources(R, Plan, Outline);
     if (What == Emit::Resources && P.has("--json"))
       return emitText(Out,

@@ -36,8 +36,11 @@ void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &O,
     Tile.blockN = O.Config.BlockN;
     Tile.stages = O.Config.Stages;
     PM.addPass(mlir::kiln::createKilnTileAttention(Tile));
-    if (Until != Stage::Tiled)
-      PM.addPass(mlir::kiln::createKilnLowerAttentionToEmitC());
+    if (Until != Stage::Tiled) {
+      mlir::kiln::KilnLowerAttentionToEmitCOptions Lower;
+      Lower.wgmma = archInfo(O.Target).HasWgmmaTma;
+      PM.addPass(mlir::kiln::createKilnLowerAttentionToEmitC(Lower));
+    }
     return;
   }
   if (O.Family != OpFamily::Gemm) { // the token families

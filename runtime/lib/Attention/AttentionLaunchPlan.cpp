@@ -11,6 +11,37 @@ namespace {
 int64_t queryBlocks(const AttentionKernelShape &K, const AttentionSizes &Z) {
   return (Z.S + K.BlockM - 1) / K.BlockM;
 }
+
+unsigned threadsOf(const AttentionKernelShape &K) {
+  return unsigned(K.Tma ? attention::sm90_threads(int(K.BlockM))
+                        : attention::sm80_threads(int(K.BlockM)));
+}
+
+unsigned smemOf(const AttentionKernelShape &K) {
+  const int BM = int(K.BlockM), BN = int(K.BlockN), St = int(K.Stages),
+            D = int(K.HeadDim), DV = int(K.ValueDim);
+  return unsigned(K.Tma ? attention::sm90_smem_bytes(BM, BN, St, D, DV)
+                        : attention::sm80_smem_bytes(BM, BN, St, D, DV));
+}
+
+/// The 3D map over a [Heads, Rows, Dim] 16-bit tensor, boxes of 64 x
+/// BOX_ROWS x 1, 128B-swizzled (the sm_90a kernel's panels); rows past
+/// Rows of a head read as zeros.
+TensorMapSpec headMap(int64_t Heads, int64_t Rows, int64_t Dim,
+                      int64_t BoxRows) {
+  TensorMapSpec S;
+  S.DataType = CU_TENSOR_MAP_DATA_TYPE_UINT16; // bf16 or f16: raw bits
+  S.Rank = 3;
+  S.GlobalDim[0] = cuuint64_t(Dim);
+  S.GlobalDim[1] = cuuint64_t(Rows);
+  S.GlobalDim[2] = cuuint64_t(Heads);
+  S.GlobalStride[0] = cuuint64_t(Dim * 2);
+  S.GlobalStride[1] = cuuint64_t(Rows * Dim * 2);
+  S.BoxDim[0] = 64;
+  S.BoxDim[1] = cuuint32_t(BoxRows);
+  S.BoxDim[2] = 1;
+  return S;
+}
 } // namespace
 
 std::optional<std::string> attentionSizeProblem(const AttentionKernelShape &K,
@@ -41,19 +72,15 @@ LaunchDims attentionLaunchDims(const AttentionKernelShape &K,
                                const AttentionSizes &Z) {
   LaunchDims D;
   D.GridX = unsigned(queryBlocks(K, Z) * Z.H * Z.B);
-  D.BlockX = unsigned(attention::sm80_threads(int(K.BlockM)));
-  D.SmemBytes = unsigned(
-      attention::sm80_smem_bytes(int(K.BlockM), int(K.BlockN), int(K.Stages),
-                                 int(K.HeadDim), int(K.ValueDim)));
+  D.BlockX = threadsOf(K);
+  D.SmemBytes = smemOf(K);
   return D;
 }
 
 KernelFacts attentionKernelFacts(const AttentionKernelShape &K) {
   KernelFacts F;
-  F.Threads = unsigned(attention::sm80_threads(int(K.BlockM)));
-  F.SmemBytes = unsigned(
-      attention::sm80_smem_bytes(int(K.BlockM), int(K.BlockN), int(K.Stages),
-                                 int(K.HeadDim), int(K.ValueDim)));
+  F.Threads = threadsOf(K);
+  F.SmemBytes = smemOf(K);
   return F;
 }
 
@@ -63,11 +90,21 @@ void planAttentionLaunch(const AttentionKernelShape &K,
     throw std::invalid_argument(*Why);
   Out.clear();
   Out.Dims = attentionLaunchDims(K, A.Sizes);
-  for (CUdeviceptr P : {A.Q, A.K, A.V, A.O})
-    Out.Args.push_back(KernelArgument::pointer(P));
+  const AttentionSizes &Z = A.Sizes;
+  if (K.Tma) {
+    Out.Args.push_back(KernelArgument::tensorMap(
+        headMap(Z.B * Z.H, Z.S, K.HeadDim, K.BlockM), A.Q));
+    Out.Args.push_back(KernelArgument::tensorMap(
+        headMap(Z.B * Z.Hkv, Z.T, K.HeadDim, K.BlockN), A.K));
+    Out.Args.push_back(KernelArgument::tensorMap(
+        headMap(Z.B * Z.Hkv, Z.T, K.ValueDim, K.BlockN), A.V));
+  } else {
+    for (CUdeviceptr P : {A.Q, A.K, A.V})
+      Out.Args.push_back(KernelArgument::pointer(P));
+  }
+  Out.Args.push_back(KernelArgument::pointer(A.O));
   if (K.LseParam >= 0)
     Out.Args.push_back(KernelArgument::pointer(A.Lse));
-  const AttentionSizes &Z = A.Sizes;
   for (int64_t V : {Z.B, Z.H, Z.Hkv, Z.S, Z.T})
     Out.Args.push_back(KernelArgument::int32(int32_t(V)));
 }

@@ -1,10 +1,10 @@
 //===- kiln/arch/tma_sm90.cuh - TMA loads and stores -----------*- CUDA -*-===//
 //
-// 2D tiled TMA loads global->shared (sm_90) that signal an mbarrier with
-// complete_tx, the cluster-multicast form (one load lands at the same shared
-// offset in every CTA of CTA_MASK and signals each CTA's barrier at BAR's
-// offset), the tensor-map prefetch, and the generic->async proxy fence. DESC is
-// the generic address of a kiln::TmaDescriptor that lives in param
+// 2D and 3D tiled TMA loads global->shared (sm_90) that signal an mbarrier
+// with complete_tx, the cluster-multicast form (one load lands at the same
+// shared offset in every CTA of CTA_MASK and signals each CTA's barrier at
+// BAR's offset), the tensor-map prefetch, and the generic->async proxy fence.
+// DESC is the generic address of a kiln::TmaDescriptor that lives in param
 // (__grid_constant__), const or global memory. Coordinates are element indices,
 // innermost dimension first; boxes partly or wholly outside the tensor are
 // zero-filled and still count their full byte size toward complete_tx.
@@ -31,6 +31,17 @@ KILN_DEVICE void tma_load_2d(uint32_t dst, const TmaDescriptor *desc,
                "complete_tx::bytes"
                " [%0], [%1, {%3, %4}], [%2];" ::"r"(dst),
                "l"(desc), "r"(bar), "r"(c0), "r"(c1)
+               : "memory");
+}
+
+/// Load the box at (C0, C1, C2) of the 3D tensor map DESC (attention's Q,
+/// K and V: head dim, rows, batch x heads) into shared address DST.
+KILN_DEVICE void tma_load_3d(uint32_t dst, const TmaDescriptor *desc,
+                             uint32_t bar, int32_t c0, int32_t c1, int32_t c2) {
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes"
+               " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(dst),
+               "l"(desc), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
                : "memory");
 }
 

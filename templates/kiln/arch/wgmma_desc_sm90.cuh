@@ -1,11 +1,13 @@
 //===- kiln/arch/wgmma_desc_sm90.cuh - wgmma descriptors -------*- CUDA -*-===//
 //
 // Encoding of the 64-bit wgmma matrix descriptor (PTX ISA, "Matrix
-// Descriptor Format") for the one layout kiln uses: K-major operand tiles
-// with 128-byte rows in the 128B swizzle layout that TMA SWIZZLE_128B
-// writes. Also a host-callable model of the address the hardware derives
-// from a descriptor, which the host tests compare against the TMA write
-// pattern. Plain C++ (no PTX): compiles on the host.
+// Descriptor Format") for the layouts kiln uses, both in the 128B swizzle
+// layout that TMA SWIZZLE_128B writes: K-major operand tiles with 128-byte
+// rows, and MN-major 16-bit tiles (a B whose N index is contiguous: V for
+// attention's P.V) stored as panels of 64 N-elements by K rows. Also a
+// host-callable model of the address the hardware derives from a descriptor,
+// which the host tests compare against the TMA write pattern. Plain C++ (no
+// PTX): compiles on the host.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -28,6 +30,20 @@ namespace kiln::arch {
 /// TMA did when writing (see wgmma_k128b_address below).
 KILN_HD constexpr uint64_t wgmma_desc_k128b(uint32_t smem_addr) {
   return (uint64_t(1) << 62) | (uint64_t(1024 >> 4) << 32) |
+         uint64_t((smem_addr & 0x3FFFF) >> 4);
+}
+
+/// Descriptor of a 16-bit MN-major tile (wgmma's transposed B): K rows of
+/// 128 bytes (64 elements along N), 8-row x 128-byte swizzle atoms stacked
+/// along K (SBO 1024 B), and the next 64 elements of N LBO bytes further
+/// (a tile of R rows stored as panels: LBO = 128 R). CuTe's canonical
+/// MN-major SW128 layout, ((8, n), (8, k)) : ((1, LBO), (8, SBO)) in
+/// 16-byte units (tests/oracle checks it against make_gmma_desc). The
+/// k-th 16-row K slice (one k16 wgmma) starts 2048 k bytes further.
+KILN_HD constexpr uint64_t wgmma_desc_mn128b(uint32_t smem_addr,
+                                             uint32_t lbo_bytes) {
+  return (uint64_t(1) << 62) | (uint64_t(1024 >> 4) << 32) |
+         (uint64_t((lbo_bytes >> 4) & 0x3FFF) << 16) |
          uint64_t((smem_addr & 0x3FFFF) >> 4);
 }
 

@@ -1,7 +1,8 @@
 //===- kiln/attention/attention_plan.cuh - The kernel's limits -*- CUDA -*-===//
 //
-// The mma.sync attention kernel's launch constants
-// (kiln/attention/attention_sm80.cuh), host-compilable so that the
+// The attention kernels' launch constants (kiln/attention/attention_sm80
+// .cuh, mma.sync; kiln/attention/attention_sm90.cuh, wgmma),
+// host-compilable so that the
 // planner (compiler/lib/Target/Attention/), the runtime's launch plan
 // (runtime/lib/Attention/) and the kernel use the same numbers.
 //
@@ -31,6 +32,26 @@ KILN_HD constexpr int sm80_smem_bytes(int block_m, int block_n, int stages,
                                       int head_dim, int value_dim) {
   return kAlignSlack + 2 * block_m * head_dim +
          stages * 2 * block_n * (head_dim + value_dim);
+}
+
+/// The wgmma kernel's threads (kiln/attention/attention_sm90.cuh): a
+/// consumer warpgroup per 64 query rows and the producer warpgroup.
+KILN_HD constexpr int sm90_threads(int block_m) {
+  return (block_m / 64 + 1) * 128;
+}
+
+/// A head dim as the wgmma kernel stores it: whole 64-element panels.
+KILN_HD constexpr int sm90_panel_dim(int dim) { return (dim + 63) / 64 * 64; }
+
+/// Its dynamic shared memory: the Q tile and STAGES (K, V) tiles of 16-bit
+/// elements in 128-byte panels, the barriers (q_full, kv_full and kv_empty
+/// of each stage), and the alignment slack.
+KILN_HD constexpr int sm90_smem_bytes(int block_m, int block_n, int stages,
+                                      int head_dim, int value_dim) {
+  return kAlignSlack + 2 * block_m * sm90_panel_dim(head_dim) +
+         stages * 2 * block_n *
+             (sm90_panel_dim(head_dim) + sm90_panel_dim(value_dim)) +
+         8 * (1 + 2 * stages);
 }
 
 } // namespace kiln::attention

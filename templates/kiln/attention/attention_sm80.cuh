@@ -12,10 +12,9 @@
 //   O += P V       P rounded to the inputs' type stays in registers as the
 //                  A operand (an m16n8 accumulator pair is an m16k16 A
 //                  fragment), V read K-major with ldmatrix.trans.
-// The arithmetic is the interpreter's (compiler/lib/Interpreter/Attention/,
-// interpretAttention): masked scores are -inf, a row with no visible key
-// so far has no max (P and the correction are 0), and a row that sees no
-// key writes O = 0 and lse = -inf. It is not bit-identical to it: the
+// The mask, the softmax step, P's fragments and the final store are
+// kiln/attention/attention_common.cuh's, the interpreter's arithmetic. It
+// is not bit-identical to the interpreter: the
 // sums' order differs (the tensor cores' and the quads'), exp2f and logf
 // are the GPU's approximations, ptxas may fuse the correction's multiply
 // and subtract, and a key whose P is 0 still multiplies its V (an
@@ -32,8 +31,8 @@
 #include "kiln/arch/copy_sm80.cuh"
 #include "kiln/arch/mma_sm80.cuh"
 #include "kiln/arch/smem.cuh"
+#include "kiln/attention/attention_common.cuh"
 #include "kiln/attention/attention_plan.cuh"
-#include "kiln/numeric/convert.cuh"
 #include "kiln/tile/swizzle.cuh"
 
 namespace kiln::attention {
@@ -82,14 +81,6 @@ KILN_DEVICE void load_tile(uint32_t dst, const T *src, int32_t valid) {
   }
 }
 
-/// Whether query row S may see key T of a problem of SQ queries and SK keys.
-template <class Cfg>
-KILN_DEVICE bool visible(int32_t s, int32_t t, int32_t sq, int32_t sk) {
-  const int32_t diag = s + sk - sq;
-  return t < sk && (Cfg::kRight < 0 || t <= diag + Cfg::kRight) &&
-         (Cfg::kLeft < 0 || t >= diag - Cfg::kLeft);
-}
-
 /// The whole kernel body. Q [B, H, S, D], K [B, HKV, T, D], V [B, HKV, T,
 /// DV], O [B, H, S, DV] and lse [B, H, S] (may be null), row-major; one CTA
 /// per (query block, head, batch), the longest causal blocks first.
@@ -101,7 +92,6 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
                int32_t S, int32_t SK, float scale_log2, float scale) {
   constexpr int kBM = Cfg::kBM, kBN = Cfg::kBN, kD = Cfg::kD, kDV = Cfg::kDV;
   constexpr int kStages = Cfg::kStages, kThreads = Cfg::kThreads;
-  const float neg_inf = __int_as_float(int(0xff800000u));
 
   const int32_t blocks_m = (S + kBM - 1) / kBM;
   const int32_t mb = blocks_m - 1 - int32_t(blockIdx.x % uint32_t(blocks_m));
@@ -110,16 +100,8 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
   const int32_t hk = h / (H / HKV);
   const int32_t s0 = mb * kBM, s1 = s0 + kBM < S ? s0 + kBM : S;
 
-  // The keys some query of [s0, s1) may see: [lo, hi).
-  const int32_t off = SK - S;
-  int32_t lo = 0, hi = SK;
-  if (Cfg::kLeft >= 0 && s0 + off - Cfg::kLeft > 0)
-    lo = s0 + off - Cfg::kLeft;
-  if (Cfg::kRight >= 0 && s1 - 1 + off + Cfg::kRight + 1 < SK)
-    hi = s1 - 1 + off + Cfg::kRight + 1;
-  const int32_t first = hi > lo ? lo / kBN : 0;
-  const int32_t last = hi > lo ? (hi - 1) / kBN : -1;
-  const int32_t blocks = last - first + 1;
+  const KeyBlocks keys = key_blocks<Cfg>(s0, s1, S, SK);
+  const int32_t last = keys.last, blocks = keys.count;
 
   const T *qb = q + (int64_t(b) * H + h) * S * kD + int64_t(s0) * kD;
   const T *kb = k + (int64_t(b) * HKV + hk) * SK * kD;
@@ -167,7 +149,7 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
 #pragma unroll
     for (int r = 0; r < 4; ++r)
       acc_o[j][r] = 0.f;
-  float row_max[2] = {neg_inf, neg_inf}, row_sum[2] = {0.f, 0.f};
+  float row_max[2] = {neg_inf(), neg_inf()}, row_sum[2] = {0.f, 0.f};
   const int32_t my_row[2] = {s0 + row0 + lane / 4, s0 + row0 + lane / 4 + 8};
 
 #pragma unroll 1
@@ -213,60 +195,15 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
 
     // Masks: past the keys, and the window or causal edge where it crosses
     // the block (a block every query of the CTA sees whole skips them).
-    const bool whole =
-        t0 + kBN <= SK &&
-        (Cfg::kRight < 0 || t0 + kBN - 1 <= s0 + off + Cfg::kRight) &&
-        (Cfg::kLeft < 0 || t0 >= s0 + kBM - 1 + off - Cfg::kLeft);
-    if (!whole) {
-#pragma unroll
-      for (int j = 0; j < kBN / 8; ++j)
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-          if (!visible<Cfg>(my_row[r / 2], t0 + 8 * j + 2 * (lane % 4) + r % 2,
-                            S, SK))
-            acc_s[j][r] = neg_inf;
-    }
-
-    // The online softmax of the thread's two rows.
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      float m = neg_inf;
-#pragma unroll
-      for (int j = 0; j < kBN / 8; ++j)
-        m = fmaxf(m, fmaxf(acc_s[j][2 * half], acc_s[j][2 * half + 1]));
-      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
-      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
-      const float m_new = fmaxf(row_max[half], m);
-      const float m_scaled = m_new == neg_inf ? 0.f : m_new * scale_log2;
-      const float corr = row_max[half] == neg_inf
-                             ? 0.f
-                             : exp2f(row_max[half] * scale_log2 - m_scaled);
-      float sum = 0.f;
-#pragma unroll
-      for (int j = 0; j < kBN / 8; ++j)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          float &x = acc_s[j][2 * half + c];
-          x = x == neg_inf ? 0.f : exp2f(fmaf(x, scale_log2, -m_scaled));
-          sum += x;
-        }
-      row_sum[half] = row_sum[half] * corr + sum;
-#pragma unroll
-      for (int j = 0; j < kDV / 8; ++j) {
-        acc_o[j][2 * half] *= corr;
-        acc_o[j][2 * half + 1] *= corr;
-      }
-      row_max[half] = m_new;
-    }
+    mask_block<Cfg>(acc_s, whole_block<Cfg>(t0, s0, kBM, S, SK), my_row, t0, S,
+                    SK);
+    softmax_step(acc_s, acc_o, row_max, row_sum, scale_log2);
 
     // O += P V: P's accumulator pairs are the A fragments of 16 keys.
 #pragma unroll
     for (int kk = 0; kk < kBN / 16; ++kk) {
-      const uint32_t a[4] = {
-          pack2<T>(acc_s[2 * kk][0], acc_s[2 * kk][1]),
-          pack2<T>(acc_s[2 * kk][2], acc_s[2 * kk][3]),
-          pack2<T>(acc_s[2 * kk + 1][0], acc_s[2 * kk + 1][1]),
-          pack2<T>(acc_s[2 * kk + 1][2], acc_s[2 * kk + 1][3])};
+      uint32_t a[4];
+      p_fragment<T>(acc_s, kk, a);
 #pragma unroll
       for (int j = 0; j < kDV / 16; ++j) {
         uint32_t r[4];
@@ -281,26 +218,7 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
   arch::cp_async_wait<0>();
 
   // The quad's partial sums, then O / sum (0 for a row that saw no key).
-#pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    float l = row_sum[half];
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
-    const int32_t s = my_row[half];
-    if (s >= S)
-      continue;
-    const float inv = l > 0.f ? 1.f / l : 0.f;
-    TOut *orow = o + ((int64_t(b) * H + h) * S + s) * kDV + 2 * (lane % 4);
-#pragma unroll
-    for (int j = 0; j < kDV / 8; ++j) {
-      orow[8 * j] = from_float<TOut>(l > 0.f ? acc_o[j][2 * half] * inv : 0.f);
-      orow[8 * j + 1] =
-          from_float<TOut>(l > 0.f ? acc_o[j][2 * half + 1] * inv : 0.f);
-    }
-    if (lse != nullptr && lane % 4 == 0)
-      lse[(int64_t(b) * H + h) * S + s] =
-          l > 0.f ? row_max[half] * scale + logf(l) : neg_inf;
-  }
+  store_rows(o, lse, acc_o, row_sum, row_max, my_row, b, h, H, S, scale);
 }
 
 } // namespace kiln::attention

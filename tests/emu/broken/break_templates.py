@@ -243,14 +243,14 @@ BREAKS = {
                       "arch::cp_async_wait<S - 1>();"),
     # Attention (kiln/attention/attention_sm80.cuh): the online softmax
     # that does not rescale the running sum when the row max grows.
-    "attention-no-correction": ("kiln/attention/attention_sm80.cuh",
+    "attention-no-correction": ("kiln/attention/attention_common.cuh",
                                 "row_sum[half] = row_sum[half] * corr + sum;",
                                 "row_sum[half] = row_sum[half] + sum;"),
     # ... whose row max is the lane's own, not its quad's (the four lanes
     # that hold one row then scale their P differently).
-    "attention-lane-max": ("kiln/attention/attention_sm80.cuh",
-                           "      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));\n"
-                           "      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));\n",
+    "attention-lane-max": ("kiln/attention/attention_common.cuh",
+                           "    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));\n"
+                           "    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));\n",
                            ""),
     # ... that reads a K/V slot while its cp.async may be in flight.
     "attention-wait-short": ("kiln/attention/attention_sm80.cuh",
@@ -262,9 +262,31 @@ BREAKS = {
                              "      __syncthreads(); // everyone's; everyone finished block it - 1\n",
                              ""),
     # ... that takes a block crossing the causal edge as whole (no mask).
-    "attention-causal-whole": ("kiln/attention/attention_sm80.cuh",
-                               "(Cfg::kRight < 0 || t0 + kBN - 1 <= s0 + off + Cfg::kRight)",
+    "attention-causal-whole": ("kiln/attention/attention_common.cuh",
+                               "(Cfg::kRight < 0 || t0 + Cfg::kBN - 1 <= s0 + off + Cfg::kRight)",
                                "true"),
+    # The sm_90a attention kernel (kiln/attention/attention_sm90.cuh):
+    # a stage released before the P.V wgmma reading its V has retired.
+    "attention90-early-release": ("kiln/attention/attention_sm90.cuh",
+                                  "    arch::wgmma_wait<0>(); // P's registers and the stage are free\n"
+                                  "    if (threadIdx.x % 128 == 0)\n"
+                                  "      arch::mbar_arrive(kv_empty(slot));\n",
+                                  "    if (threadIdx.x % 128 == 0)\n"
+                                  "      arch::mbar_arrive(kv_empty(slot));\n"
+                                  "    arch::wgmma_wait<0>();\n"),
+    # ... V's panels read 64 rows apart instead of block_n.
+    "attention90-v-lbo": ("kiln/attention/attention_sm90.cuh",
+                          "arch::wgmma_desc_mn128b(v_tile + 2048u * uint32_t(kk), kBN * 128)",
+                          "arch::wgmma_desc_mn128b(v_tile + 2048u * uint32_t(kk), 64 * 128)"),
+    # ... a stage's barrier expecting K's bytes only.
+    "attention90-expect-tx": ("kiln/attention/attention_sm90.cuh",
+                              "arch::mbar_arrive_expect_tx(kv_full(slot), Cfg::kKBytes + Cfg::kVBytes);",
+                              "arch::mbar_arrive_expect_tx(kv_full(slot), Cfg::kKBytes);"),
+    # ... O rescaled by the threads and then accumulated into without a
+    # wgmma.fence.
+    "attention90-no-fence": ("kiln/attention/attention_sm90.cuh",
+                             "    arch::wgmma_fence(); // the threads rescaled O\n",
+                             ""),
     # For kiln tune's isolation (tests/lit/Emu/tune-isolation.test), breaks
     # that hit some configurations only: 64-row tiles write far out of
     # bounds (a fault), 64-column tiles spin forever (a hang that no

@@ -6,6 +6,7 @@
 // RUN: %kiln-opt %s | %kiln-opt | FileCheck %s --check-prefix=ROUND
 // RUN: %kiln-opt %s -kiln-tile-attention="block-m=128 block-n=64 stages=2" | FileCheck %s --check-prefix=TILED
 // RUN: %kiln-opt %s -kiln-tile-attention="block-m=64 block-n=32 stages=3" -kiln-lower-attention-to-emitc | FileCheck %s --check-prefix=EMITC
+// RUN: %kiln-opt %s -kiln-tile-attention="block-m=128 block-n=80 stages=2" -kiln-lower-attention-to-emitc=wgmma=1 | FileCheck %s --check-prefix=WGMMA
 // RUN: not %kiln-opt %s -kiln-lower-attention-to-emitc 2>&1 | FileCheck %s --check-prefix=UNTILED
 // RUN: not %kiln-opt %s -kiln-tile-attention="block-m=24" 2>&1 | FileCheck %s --check-prefix=BADTILE
 
@@ -18,6 +19,11 @@ func.func @attn(%q: memref<?x?x?x?xbf16>, %k: memref<?x?x?x?xbf16>, %v: memref<?
 
 // TILED: kiln.attention {{.*}}block_m = 128 : i64, block_n = 64 : i64{{.*}}stages = 2 : i64
 
+// The sm_90a kernel: Q, K and V by tensor maps, one CTA an SM.
+// WGMMA: emitc.include "kiln/attention/attention_sm90.cuh"
+// WGMMA: block_m=128 (queries per CTA, 64 per consumer warpgroup)
+// WGMMA: emitc.func @attn(%arg0: !emitc.opaque<"const __grid_constant__ kiln::TmaDescriptor">, %arg1: !emitc.opaque<"const __grid_constant__ kiln::TmaDescriptor">, %arg2: !emitc.opaque<"const __grid_constant__ kiln::TmaDescriptor">, %arg3: !emitc.opaque<"kiln::bf16* __restrict__">{{.*}}) attributes {specifiers = ["extern \22C\22", "__global__", "__launch_bounds__(384, 1)"]}
+// WGMMA: emitc.call_opaque "kiln::attention::attention_sm90"{{.*}}template_args = [#emitc.opaque<"kiln::attention::Sm90Config<128, 80, 2, 128, 64, -1, 0>">
 // EMITC: emitc.include "kiln/attention/attention_sm80.cuh"
 // EMITC: head dims 128/64, scale 0.125, keys seen before/after the diagonal -1/0
 // EMITC: emitc.func @attn({{.*}}) attributes {specifiers = ["extern \22C\22", "__global__", "__launch_bounds__(128)"]}

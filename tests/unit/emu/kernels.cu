@@ -73,9 +73,9 @@ extern "C" __global__ void cp_async_wgmma(const uint8_t *A, float *D,
                                           int fence) {
   const Aligned s = aligned_smem();
   const uint32_t row = threadIdx.x / 2, half = threadIdx.x % 2;
-  arch::cp_async_16(s.addr + tile::swizzle128((row / 8) * 1024 +
-                                              (row % 8) * 128 + half * 16),
-                    A + row * 32 + half * 16, true);
+  arch::cp_async_16(
+      s.addr + tile::swizzle128((row / 8) * 1024 + (row % 8) * 128 + half * 16),
+      A + row * 32 + half * 16, true);
   arch::cp_async_commit();
   arch::cp_async_wait<0>();
   if (fence)
@@ -135,8 +135,8 @@ extern "C" __global__ void wgmma_nonuniform(float *D) {
 // ldmatrix.x4 (A) and .x4 (B: rows 8..15 zero), one mma.sync m16n8k32
 // e4m3 (or m16n8k16 bf16 when IS_BF16), D [16][8] f32 stored by
 // tile::mma_acc_coord.
-extern "C" __global__ void mma_one(const uint8_t *A, const uint8_t *B,
-                                   float *D, int is_bf16) {
+extern "C" __global__ void mma_one(const uint8_t *A, const uint8_t *B, float *D,
+                                   int is_bf16) {
   const Aligned s = aligned_smem();
   const int lane = threadIdx.x;
   for (int i = lane; i < 16 * 32; i += 32) {
@@ -262,8 +262,8 @@ extern "C" __global__ void tma_box(const __grid_constant__ TmaDescriptor map,
 }
 
 // A TMA load whose destination is read before its barrier completes.
-extern "C" __global__ void tma_early_read(const __grid_constant__ TmaDescriptor map,
-                                         float *Out) {
+extern "C" __global__ void
+tma_early_read(const __grid_constant__ TmaDescriptor map, float *Out) {
   const uint32_t base = arch::dynamic_smem_aligned<1024>();
   const uint32_t bar = base + 16384;
   arch::mbar_init(bar, 1);
@@ -274,9 +274,9 @@ extern "C" __global__ void tma_early_read(const __grid_constant__ TmaDescriptor 
 
 // A TMA store of a box the threads wrote (byte i = 1 + i % 251), after the
 // proxy fence unless NO_FENCE, then the bulk group's wait unless NO_WAIT.
-extern "C" __global__ void tma_store_box(const __grid_constant__ TmaDescriptor map,
-                                         int c0, int c1, int bytes,
-                                         int no_fence, int no_wait) {
+extern "C" __global__ void
+tma_store_box(const __grid_constant__ TmaDescriptor map, int c0, int c1,
+              int bytes, int no_fence, int no_wait) {
   const uint32_t base = arch::dynamic_smem_aligned<1024>();
   for (int i = threadIdx.x * 4; i < bytes; i += blockDim.x * 4) {
     uint32_t w = 0;
@@ -371,9 +371,9 @@ extern "C" __global__ void warp_ops(int *Out) {
   int v = lane;
   for (int m = 16; m > 0; m /= 2)
     v += __shfl_xor_sync(0xffffffffu, v, m);
-  Out[lane] = v;                                     // 496 everywhere
-  Out[32 + lane] = __shfl_sync(0xffffffffu, lane * 3, 7); // 21
-  Out[64 + lane] = __shfl_down_sync(0xffffffffu, lane, 1); // lane+1, 31 last
+  Out[lane] = v;                                              // 496 everywhere
+  Out[32 + lane] = __shfl_sync(0xffffffffu, lane * 3, 7);     // 21
+  Out[64 + lane] = __shfl_down_sync(0xffffffffu, lane, 1);    // lane+1, 31 last
   Out[96 + lane] = int(__ballot_sync(0xffffffffu, lane % 2)); // 0xAAAAAAAA
   // Width 16, lane mask 16: lanes 16..31 read across the segment (PTX ISA
   // pseudo-code), lanes 0..15 keep their own value.
@@ -382,8 +382,7 @@ extern "C" __global__ void warp_ops(int *Out) {
 
 // A 2-CTA cluster: each CTA arrives on the other's barrier, then both
 // synchronize at the cluster barrier before leaving.
-extern "C" __global__ void __cluster_dims__(2, 1, 1)
-    cluster_pair(int *Out) {
+extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_pair(int *Out) {
   const uint32_t bar = arch::dynamic_smem_aligned<8>();
   const uint32_t rank = arch::cluster_ctarank();
   if (threadIdx.x == 0) {
@@ -414,6 +413,47 @@ extern "C" __global__ void conversions(const float *In, uint32_t *Out) {
   __builtin_memcpy(&Out[8 * i + 7], &f, 4);
 }
 
+// wgmma m64n128k16 bf16 with A from registers and B transposed (MN-major),
+// attention's P.V: A [64][16] bf16 (row-major) loaded into each thread's
+// four registers in the layout of kiln/arch/wgmma_sm90.cuh's mma_rs, and V
+// [16 keys][128] bf16 (row-major: N contiguous) written to shared memory as
+// TMA SWIZZLE_128B stores a [16 x 128] box in two 64-column panels (element
+// (k, n) at swizzle128(panel n / 64 of 16 x 128 bytes, row k, byte 2 (n %
+// 64))). D[t * 64 + r] gets thread t's accumulator register r. With CLOBBER
+// the thread changes a[0] after the MMA is issued, before its wait.
+extern "C" __global__ void wgmma_rs_trans(const uint16_t *A, const uint16_t *V,
+                                          float *D, int clobber) {
+  const Aligned s = aligned_smem();
+  constexpr int Keys = 16, Cols = 128, Panel = Keys * 128;
+  for (int i = threadIdx.x; i < Keys * Cols; i += 128) {
+    const int k = i / Cols, n = i % Cols;
+    const uint32_t off =
+        (n / 64) * Panel + tile::swizzle128(k * 128 + 2 * (n % 64));
+    reinterpret_cast<uint16_t *>(s.ptr + off)[0] = V[i];
+  }
+  arch::fence_proxy_async_shared();
+  __syncthreads();
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  uint32_t a[4];
+  for (int i = 0; i < 4; ++i) {
+    const int row = 16 * w + l / 4 + 8 * (i % 2),
+              col = 2 * (l % 4) + 8 * (i / 2);
+    a[i] = uint32_t(A[row * 16 + col]) | uint32_t(A[row * 16 + col + 1]) << 16;
+  }
+  float acc[64];
+  for (int r = 0; r < 64; ++r)
+    acc[r] = 0.f;
+  arch::wgmma_fence();
+  arch::Wgmma<128>::mma_rs<bf16, bf16, true>(
+      acc, a, arch::wgmma_desc_mn128b(s.addr, Panel), 0);
+  arch::wgmma_commit();
+  if (clobber && threadIdx.x == 37)
+    a[0] ^= 1;
+  arch::wgmma_wait<0>();
+  for (int r = 0; r < 64; ++r)
+    D[threadIdx.x * 64 + r] = acc[r];
+}
+
 KILN_EMU_ENTRY(cp_async_wgmma, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(wgmma_two_accumulators, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(wgmma_nonuniform, 0, 0, 0, 0, 0)
@@ -433,3 +473,4 @@ KILN_EMU_ENTRY(stack_overflow, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(warp_ops, 0, 0, 0, 0, 0)
 KILN_EMU_ENTRY(cluster_pair, 0, 2, 1, 1, 0)
 KILN_EMU_ENTRY(conversions, 0, 0, 0, 0, 0)
+KILN_EMU_ENTRY(wgmma_rs_trans, 0, 0, 0, 0, 0)

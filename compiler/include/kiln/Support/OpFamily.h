@@ -34,9 +34,8 @@ enum class OpFamily {
   /// O[b, h, s, e] = sum(t) softmax(t, C * sum(d) Q[b, h, s, d] *
   /// K[b, h / (H / HKV), t, d]) * V[b, h / (H / HKV), t, e]: softmax
   /// attention's forward pass (GQA/MQA, causal or windowed masks, an
-  /// optional log-sum-exp). Its kernel is FlashAttention-2's design on
-  /// mma.sync (the sm_90a and FP8 kernels do not exist yet:
-  /// attentionKernelProblem).
+  /// optional log-sum-exp). Its kernels: TMA + wgmma on sm_90a, mma.sync
+  /// elsewhere (no FP8 kernel yet: attentionKernelProblem).
   Attention,
 };
 

@@ -28,10 +28,9 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
                    Arch Target, std::string &Why) {
   const ArchInfo &Info = archInfo(Target);
   const bool Wgmma = Info.HasWgmmaTma;
-  if (Wgmma ? (C.BlockM != 64 && C.BlockM != 128 && C.BlockM != 192)
-            : (C.BlockM != 64 && C.BlockM != 128)) {
-    Why = Wgmma ? "block_m must be 64, 128 or 192 (64 query rows per "
-                  "consumer warpgroup)"
+  if (C.BlockM != 64 && C.BlockM != 128) {
+    Why = Wgmma ? "block_m must be 64 or 128 (64 query rows per consumer "
+                  "warpgroup, one or two)"
                 : "block_m must be 64 or 128 (16 query rows per warp)";
     return false;
   }
@@ -56,20 +55,27 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
           std::to_string(RegisterBudget);
     return false;
   }
-  if (F.SharedBytes > int64_t(Info.MaxSmemPerBlock)) {
+  // The kernels' alignment slack, and the wgmma kernel's barriers and head
+  // dims padded to 64-element panels (kiln/attention/attention_plan.cuh).
+  auto Panels = [](int64_t Dim) { return (Dim + 63) / 64 * 64; };
+  const int64_t Bytes = dtypeBits(In) / 8;
+  const int64_t Smem =
+      Wgmma ? 1024 +
+                  Bytes * (C.BlockM * Panels(A.HeadDim) +
+                           C.Stages * C.BlockN *
+                               (Panels(A.HeadDim) + Panels(A.ValueDim))) +
+                  8 * (1 + 2 * C.Stages)
+            : 1024 + F.SharedBytes;
+  if (Smem > int64_t(Info.MaxSmemPerBlock)) {
     Why = "Q and " + std::to_string(C.Stages) + " K/V stages need " +
-          std::to_string(F.SharedBytes) + " bytes of shared memory, over " +
+          std::to_string(Smem) + " bytes of shared memory, over " +
           std::to_string(Info.MaxSmemPerBlock);
     return false;
   }
   return true;
 }
 
-std::string attentionKernelProblem(DType In, Arch Target) {
-  if (archInfo(Target).HasWgmmaTma)
-    return "kiln has no " + std::string(archInfo(Target).Name) +
-           " (wgmma) attention kernel yet; the mma.sync kernel runs on "
-           "sm_80, sm_89, sm_100a and sm_120a (--arch)";
+std::string attentionKernelProblem(DType In, Arch) {
   if (In != DType::BF16 && In != DType::F16)
     return "kiln's attention kernel takes bf16 or f16 inputs; the " +
            std::string(dtypeName(In)) + " kernel is not built yet";

@@ -1,13 +1,14 @@
 //===- Layouts.h - PTX operand layouts, as functions ------------*- C++ -*-===//
 //
 // The index math of the instructions the emulator implements, written from
-// the PTX ISA and checked against CuTe (tests/unit/EmuLayoutOracleTest.cpp)
+// the PTX ISA and checked against CuTe (tests/oracle/CuteOracleTest.cpp)
 // and the ISA's worked examples (EmuLayoutTest.cpp):
 //  * the shared-memory swizzles (32B/64B/128B: address bits [4, 4+B) XOR
 //    bits [7, 7+B), applied to the absolute shared address);
 //  * the wgmma matrix descriptor and the address of each operand byte it
-//    describes (K-major, all four layouts);
-//  * the wgmma f32 accumulator and the mma.sync A/B/C fragments;
+//    describes (K-major, all four layouts; MN-major 16-bit, all four);
+//  * the wgmma f32 accumulator, its A from registers, and the mma.sync
+//    A/B/C fragments;
 //  * which row address and byte each ldmatrix lane reads.
 //
 //===----------------------------------------------------------------------===//
@@ -50,6 +51,17 @@ uint64_t encodeWgmmaDescriptor(const WgmmaDescriptor &D);
 ///            their 1024/512/256-byte boundary, which kiln never builds.
 uint32_t wgmmaOperandAddress(const WgmmaDescriptor &D, uint32_t R, uint32_t KB);
 
+/// Shared address of element K (< 16) of row Mn (the M or N index) of an
+/// MN-major (transposed) 16-bit operand described by D, the canonical
+/// layouts of CuTe's make_gmma_desc<Major::MN> in 16-byte units u of the
+/// MN index (8 elements each) and K rows:
+///   none:     start + u*SBO + (K%8)*16 + (K/8)*LBO
+///   swizzled (span W bytes, P = W/16 units a row):
+///             swizzle(start + (u%P)*16 + (u/P)*LBO + (K%8)*W + (K/8)*SBO)
+/// plus the element's byte in its unit, 2*(Mn%8).
+uint32_t wgmmaOperandAddressMN(const WgmmaDescriptor &D, uint32_t Mn,
+                               uint32_t K);
+
 /// A row/column coordinate in a fragment's tile.
 struct RowCol {
   uint32_t Row, Col;
@@ -57,6 +69,11 @@ struct RowCol {
 
 /// wgmma m64nN f32 accumulator: thread T (0..127) register Reg (< N/2).
 RowCol wgmmaAccumulator(uint32_t T, uint32_t Reg);
+
+/// wgmma's A from registers (m64nNk16 16-bit / m64nNk32 8-bit): thread T
+/// (0..127), register I (0..3), element E of it: (row m, k). Warp T/32
+/// holds rows 16 (T/32) .. +15 in mma.sync's A fragment (mmaAElement).
+RowCol wgmmaAElement(bool EightBit, uint32_t T, uint32_t I, uint32_t E);
 
 /// mma.sync m16n8k16 (16-bit) / m16n8k32 (8-bit) fragments, lane L:
 /// A register I (0..3), element E of it (2 halves or 4 bytes): (row m, k).

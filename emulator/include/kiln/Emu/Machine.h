@@ -110,6 +110,10 @@ struct WgmmaOp {
   float *Dst[128] = {};
   std::vector<float> Result;    ///< 64 x N, row-major
   std::vector<uint32_t> Chunks; ///< shared chunks it reads (reader counts)
+  /// A from registers: each thread's four, and their values at issue (they
+  /// may not change before the wait_group that retires the op).
+  const uint32_t *RegA[128] = {};
+  uint32_t RegAValues[128][4] = {};
   SourceLoc Loc{};
   bool Superseded = false; ///< a later op accumulates into the same registers
 };

@@ -40,9 +40,9 @@ CombineKernelShape combineShapeOf(const OpModel &Op,
                                   const KernelConfig &Config);
 
 /// The launch shape of an attention op (OpFamily::Attention) compiled with
-/// Config.
+/// Config for Target.
 AttentionKernelShape attentionShapeOf(const OpModel &Op,
-                                      const KernelConfig &Config);
+                                      const KernelConfig &Config, Arch Target);
 
 /// Why Op cannot take problem Size (with its hints' defaults), or nullopt:
 /// the rule of its family's kernels (kernelSizeProblem), before any is

@@ -26,6 +26,13 @@ KILN_DEVICE void tma_load_2d(uint32_t dst, const TmaDescriptor *desc,
   kiln_emu_api->TmaLoad(dst, desc, bar, coords, 2, 0, /*Multicast=*/0, L);
 }
 
+KILN_DEVICE void tma_load_3d(uint32_t dst, const TmaDescriptor *desc,
+                             uint32_t bar, int32_t c0, int32_t c1, int32_t c2,
+                             emu::SourceLoc L = KILN_EMU_HERE) {
+  const int32_t coords[3] = {c0, c1, c2};
+  kiln_emu_api->TmaLoad(dst, desc, bar, coords, 3, 0, /*Multicast=*/0, L);
+}
+
 KILN_DEVICE void tma_load_2d_multicast(uint32_t dst, const TmaDescriptor *desc,
                                        uint32_t bar, int32_t c0, int32_t c1,
                                        uint16_t cta_mask,

@@ -1,11 +1,12 @@
 //===- kiln/arch/wgmma_sm90.cuh (emulator) - Warpgroup MMA -----*- C++ -*-===//
 //
 // Emulated counterpart of templates/kiln/arch/wgmma_sm90.cuh: wgmma.fence,
-// commit_group, wait_group and Wgmma<N>::mma<TA, TB>, all warpgroup
-// collectives. The emulator decodes both shared-memory descriptors itself,
-// poisons the accumulator registers while a group is in flight and writes
-// the results only at the wait_group that retires it; shared memory an
-// in-flight wgmma reads may not be written until then.
+// commit_group, wait_group and Wgmma<N>::mma / mma_rs (A from registers;
+// B transposed for 16-bit types), all warpgroup collectives. The emulator
+// decodes both shared-memory descriptors itself, poisons the accumulator
+// registers while a group is in flight and writes the results only at the
+// wait_group that retires it; shared memory an in-flight wgmma reads may not be
+// written until then.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -33,19 +34,37 @@ KILN_DEVICE void fence_operand(float &r) {
   asm volatile("" : "+m"(r)::"memory");
 }
 
+namespace emu_detail {
+/// The operand types the real wgmma_sm90.cuh accepts, as compile errors.
+template <class TA, class TB, bool TransB> constexpr void check_wgmma_types() {
+  static_assert((is_fp8_v<TA> && is_fp8_v<TB>) ||
+                    (is_same_v<TA, bf16> && is_same_v<TB, bf16>) ||
+                    (is_same_v<TA, f16> && is_same_v<TB, f16>),
+                "kiln: wgmma operands must both be FP8, both bf16 or both "
+                "f16");
+  static_assert(!TransB || !is_fp8_v<TA>,
+                "kiln: wgmma transposes only bf16/f16 operands");
+}
+} // namespace emu_detail
+
 template <int N> struct Wgmma {
   static_assert(N % 8 == 0 && N >= 8 && N <= 256, "wgmma: N is 8..256, step 8");
-  template <class TA, class TB>
+  template <class TA, class TB, bool TransB = false>
   static KILN_DEVICE void mma(float (&d)[N / 2], uint64_t desc_a,
                               uint64_t desc_b, uint32_t scale_d,
                               emu::SourceLoc L = KILN_EMU_HERE) {
-    static_assert((is_fp8_v<TA> && is_fp8_v<TB>) ||
-                      (is_same_v<TA, bf16> && is_same_v<TB, bf16>) ||
-                      (is_same_v<TA, f16> && is_same_v<TB, f16>),
-                  "kiln: wgmma operands must both be FP8, both bf16 or both "
-                  "f16");
+    emu_detail::check_wgmma_types<TA, TB, TransB>();
     kiln_emu_api->WgmmaMma(N, emu_detail::elem<TA>(), emu_detail::elem<TB>(), d,
-                           desc_a, desc_b, scale_d, 1, 1, 0, 0, L);
+                           nullptr, desc_a, desc_b, scale_d, 1, 1, 0, TransB,
+                           L);
+  }
+  template <class TA, class TB, bool TransB = false>
+  static KILN_DEVICE void mma_rs(float (&d)[N / 2], const uint32_t (&a)[4],
+                                 uint64_t desc_b, uint32_t scale_d,
+                                 emu::SourceLoc L = KILN_EMU_HERE) {
+    emu_detail::check_wgmma_types<TA, TB, TransB>();
+    kiln_emu_api->WgmmaMma(N, emu_detail::elem<TA>(), emu_detail::elem<TB>(), d,
+                           a, 0, desc_b, scale_d, 1, 1, 0, TransB, L);
   }
 };
 

@@ -17,7 +17,7 @@
 
 namespace kiln::emu {
 
-inline constexpr uint32_t AbiVersion = 2;
+inline constexpr uint32_t AbiVersion = 3;
 
 struct Dim3 {
   uint32_t x, y, z;
@@ -129,9 +129,12 @@ struct Api {
 
   // Warpgroup MMA (sm_90a).
   void (*WgmmaFence)(SourceLoc);
-  void (*WgmmaMma)(uint32_t N, Elem A, Elem B, float *D, uint64_t DescA,
-                   uint64_t DescB, uint32_t ScaleD, int32_t ScaleA,
-                   int32_t ScaleB, uint32_t TransA, uint32_t TransB, SourceLoc);
+  /// A from the descriptor DescA, or (RegA not null) from this thread's
+  /// four A registers (DescA ignored).
+  void (*WgmmaMma)(uint32_t N, Elem A, Elem B, float *D, const uint32_t *RegA,
+                   uint64_t DescA, uint64_t DescB, uint32_t ScaleD,
+                   int32_t ScaleA, int32_t ScaleB, uint32_t TransA,
+                   uint32_t TransB, SourceLoc);
   void (*WgmmaCommit)(SourceLoc);
   void (*WgmmaWait)(uint32_t Pending, SourceLoc);
 

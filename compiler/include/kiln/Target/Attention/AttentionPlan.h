@@ -5,8 +5,9 @@
 // CTA), block_n (keys per step of the online softmax) and stages (K/V
 // tiles in flight). planAttention decides whether a tiling fits a target,
 // by the design the kernels are to have (docs/DSL.md, "Attention"):
-//  * sm_90a: 64 query rows per consumer warpgroup (block_m 64, 128 or 192:
-//    one to three consumers), block_n a multiple of 16 in [16, 256] (the
+//  * sm_90a: 64 query rows per consumer warpgroup (block_m 64 or 128: one
+//    or two consumers; FlashAttention-3's three, block_m 192, not yet),
+//    block_n a multiple of 16 in [16, 256] (wgmma's N for S = QK^T and the
 //    P.V wgmma's K steps), 2 to 4 stages;
 //  * other targets (mma.sync): 16 rows per warp (block_m 64 or 128),
 //    block_n 32, 64 or 128, 1 to 3 stages;
@@ -14,12 +15,12 @@
 //    (block_n / 2) and P in 16 bits (block_n / 4) within 200 of the 255 a
 //    thread may hold on sm_90a, within 160 for the mma.sync kernel (whose
 //    other registers, measured with ptxas, take about 95 more);
-//  * shared memory: the Q tile and `stages` K and V tiles within the
-//    target's opt-in limit.
-// The mma.sync kernel (templates/kiln/attention/attention_sm80.cuh) runs
-// the other targets' tilings; the sm_90a kernel does not exist yet
-// (attentionKernelProblem). The interpreter follows the tiling these rules
-// choose.
+//  * shared memory: the Q tile and `stages` K and V tiles, 1024 bytes of
+//    alignment slack and the wgmma kernel's barriers within the target's
+//    opt-in limit.
+// The wgmma kernel (templates/kiln/attention/attention_sm90.cuh) runs
+// sm_90a's tilings, the mma.sync kernel (attention_sm80.cuh) the other
+// targets'. The interpreter follows the tiling these rules choose.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TARGET_ATTENTION_ATTENTIONPLAN_H
@@ -47,8 +48,8 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
                    Arch Target, std::string &Why);
 
 /// Why no attention kernel of kiln's runs inputs of type In on Target, or
-/// "": the mma.sync kernel takes bf16 and f16 on every target without
-/// wgmma; the sm_90a (wgmma) and e4m3 kernels are not built yet.
+/// "": the wgmma kernel (sm_90a) and the mma.sync kernel (the others) take
+/// bf16 and f16; the e4m3 kernels are not built yet.
 std::string attentionKernelProblem(DType In, Arch Target);
 
 /// The tiling an op that leaves a knob undeclared gets: block_m 128,

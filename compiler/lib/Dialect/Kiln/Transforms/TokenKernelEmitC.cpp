@@ -23,13 +23,15 @@ void mlir::kiln::emitTokenKernel(OpBuilder &B, func::FuncOp F, Location Loc,
                                  const std::string &Banner,
                                  ArrayRef<Type> Params, int64_t Threads,
                                  StringRef Callee, ArrayAttr Args,
-                                 ArrayAttr TemplateArgs) {
+                                 ArrayAttr TemplateArgs, int64_t MinBlocks) {
   MLIRContext *Ctx = F.getContext();
   B.setInsertionPoint(F);
   B.create<emitc::VerbatimOp>(Loc, Banner);
   auto Kernel = B.create<emitc::FuncOp>(Loc, F.getSymName(),
                                         FunctionType::get(Ctx, Params, {}));
-  std::string Bounds = "__launch_bounds__(" + std::to_string(Threads) + ")";
+  std::string Bounds = "__launch_bounds__(" + std::to_string(Threads) +
+                       (MinBlocks ? ", " + std::to_string(MinBlocks) : "") +
+                       ")";
   Kernel.setSpecifiersAttr(
       B.getStrArrayAttr({"extern \"C\"", "__global__", Bounds}));
   Block *Entry = Kernel.addEntryBlock();

@@ -27,13 +27,15 @@ std::string elementCudaName(Value MemRef);
 Type pointerParamType(MLIRContext *Ctx, Value MemRef, bool Const);
 
 /// Replaces F by the kernel F's name: Banner (a verbatim comment), then
-/// `extern "C" __global__ __launch_bounds__(Threads) void name(Params...)`
-/// whose body calls Callee<TemplateArgs...>(Args...) (Args: the `args`
-/// attribute of emitc.call_opaque, operand indices and verbatim values).
+/// `extern "C" __global__ __launch_bounds__(Threads[, MinBlocks]) void
+/// name(Params...)` whose body calls Callee<TemplateArgs...>(Args...)
+/// (Args: the `args` attribute of emitc.call_opaque, operand indices and
+/// verbatim values). MinBlocks 1 gives a thread every register the CTA's
+/// share allows (a kernel that moves them with setmaxnreg needs it).
 void emitTokenKernel(OpBuilder &B, func::FuncOp F, Location Loc,
                      const std::string &Banner, ArrayRef<Type> Params,
                      int64_t Threads, StringRef Callee, ArrayAttr Args,
-                     ArrayAttr TemplateArgs);
+                     ArrayAttr TemplateArgs, int64_t MinBlocks = 0);
 
 /// The whole of a token family's lowering pass: every func.func of Module
 /// that holds one OpT with a block_m is replaced by its kernel (Lower(F,

@@ -2,9 +2,11 @@
 //-*-===//
 //
 // The attention family's host side of templates/kiln/attention/
-// attention_sm80.cuh: the kernel's launch shape, the sizes it takes, and
-// the whole launch as a KernelLaunchPlan (the ABI of
-// -kiln-lower-attention-to-emitc). Pure computation, no compiler types.
+// attention_sm80.cuh (mma.sync) and attention_sm90.cuh (TMA, wgmma): the
+// kernel's launch shape, the sizes it takes, and the whole launch as a
+// KernelLaunchPlan (the ABI of -kiln-lower-attention-to-emitc, with the
+// sm_90a kernel's 3D tensor maps of Q, K and V). Pure computation, no
+// compiler types.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RUNTIME_ATTENTION_ATTENTIONLAUNCHPLAN_H
@@ -25,6 +27,8 @@ struct AttentionKernelShape {
   int64_t HeadDim = 128, ValueDim = 128;        ///< D and DV.
   /// Parameter indices in the signature of V and the lse (-1: none).
   int64_t ValueParam = -1, LseParam = -1;
+  /// The sm_90a kernel: Q, K and V by tensor maps, a producer warpgroup.
+  bool Tma = false;
 };
 
 /// One attention problem's sizes.
@@ -40,7 +44,8 @@ std::optional<std::string> attentionSizeProblem(const AttentionKernelShape &K,
                                                 const AttentionSizes &Z);
 
 /// ceil(S / block_m) x H x B CTAs (flattened along x) of block_m * 2
-/// threads, with the Q tile and the K/V ring in dynamic shared memory.
+/// threads (the sm_90a kernel: a warpgroup per 64 queries and the
+/// producer's), with the Q tile and the K/V ring in dynamic shared memory.
 LaunchDims attentionLaunchDims(const AttentionKernelShape &K,
                                const AttentionSizes &Z);
 
@@ -53,8 +58,9 @@ struct AttentionLaunchArgs {
   AttentionSizes Sizes;
 };
 
-/// Fills Out with the launch of Args: (q, k, v, o, [lse,] B, H, HKV, S, T).
-/// Throws std::invalid_argument with attentionSizeProblem's sentence.
+/// Fills Out with the launch of Args: (q, k, v, o, [lse,] B, H, HKV, S, T),
+/// q, k and v as tensor maps for the sm_90a kernel. Throws
+/// std::invalid_argument with attentionSizeProblem's sentence.
 void planAttentionLaunch(const AttentionKernelShape &K,
                          const AttentionLaunchArgs &Args,
                          KernelLaunchPlan &Out);

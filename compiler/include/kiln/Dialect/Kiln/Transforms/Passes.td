@@ -143,11 +143,18 @@ def KilnLowerAttentionToEmitC : Pass<"kiln-lower-attention-to-emitc",
     Every func.func that holds one tiled kiln.attention becomes an
     `extern "C" __global__` kernel that calls
     kiln::attention::attention_sm80 (templates/kiln/attention/
-    attention_sm80.cuh). Its parameters, the attention family's ABI: (const
-    T* q, const T* k, const T* v, Out* o, [float* lse,] int32_t B, int32_t
-    H, int32_t HKV, int32_t S, int32_t T); the scale and window are
+    attention_sm80.cuh, mma.sync) or, with `wgmma`, attention_sm90
+    (attention_sm90.cuh, TMA and wgmma). Its parameters, the attention
+    family's ABI: (const T* q, const T* k, const T* v, Out* o, [float*
+    lse,] int32_t B, int32_t H, int32_t HKV, int32_t S, int32_t T), with
+    `wgmma` the tensor maps of q, k and v in their place (`const
+    __grid_constant__ kiln::TmaDescriptor`); the scale and window are
     constants of the kernel.
   }];
+  let options = [
+    Option<"wgmma", "wgmma", "bool", "false",
+           "lower to the sm_90a kernel (TMA, wgmma)">
+  ];
   let dependentDialects = ["::mlir::emitc::EmitCDialect"];
 }
 

@@ -1,0 +1,166 @@
+//===- kiln/attention/attention_common.cuh - Both kernels' math -*- CUDA
+//-*-===//
+//
+// What the mma.sync (attention_sm80.cuh) and wgmma (attention_sm90.cuh)
+// attention kernels share, in the register layout both MMAs give the
+// scores: each thread holds two rows (r and r + 8 of its warp's 16) and, in
+// n8 block j, the columns 8j + 2 (lane % 4) + {0, 1} (s[j][0..1] of row r,
+// s[j][2..3] of row r + 8; the wgmma m64nN accumulator is the same,
+// flattened). The mask (visible), the keys a query block may see
+// (KeyBlocks), whether a key block needs the mask at all (whole_block),
+// one step of the online softmax (softmax_step), P as the A fragment of
+// P.V (p_fragment), and the final O and lse (store_rows). The arithmetic
+// is the interpreter's (compiler/lib/Interpreter/Attention/,
+// interpretAttention): masked scores are -inf, a row with no visible key so
+// far has no max (P and the correction are 0), and a row that sees no key
+// writes O = 0 and lse = -inf.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kiln/numeric/convert.cuh"
+
+namespace kiln::attention {
+
+KILN_DEVICE float neg_inf() { return __int_as_float(int(0xff800000u)); }
+
+/// Whether query row S may see key T of a problem of SQ queries and SK keys.
+template <class Cfg>
+KILN_DEVICE bool visible(int32_t s, int32_t t, int32_t sq, int32_t sk) {
+  const int32_t diag = s + sk - sq;
+  return t < sk && (Cfg::kRight < 0 || t <= diag + Cfg::kRight) &&
+         (Cfg::kLeft < 0 || t >= diag - Cfg::kLeft);
+}
+
+/// The key blocks of kBN keys some query of [s0, s1) may see: first ..
+/// last, `count` of them (0: none).
+struct KeyBlocks {
+  int32_t first, last, count;
+};
+template <class Cfg>
+KILN_DEVICE KeyBlocks key_blocks(int32_t s0, int32_t s1, int32_t sq,
+                                 int32_t sk) {
+  const int32_t off = sk - sq;
+  int32_t lo = 0, hi = sk;
+  if (Cfg::kLeft >= 0 && s0 + off - Cfg::kLeft > 0)
+    lo = s0 + off - Cfg::kLeft;
+  if (Cfg::kRight >= 0 && s1 - 1 + off + Cfg::kRight + 1 < sk)
+    hi = s1 - 1 + off + Cfg::kRight + 1;
+  KeyBlocks k;
+  k.first = hi > lo ? lo / Cfg::kBN : 0;
+  k.last = hi > lo ? (hi - 1) / Cfg::kBN : -1;
+  k.count = k.last - k.first + 1;
+  return k;
+}
+
+/// Whether every query of [s0, s0 + rows) sees all the keys [t0, t0 + kBN)
+/// (then the block needs no mask).
+template <class Cfg>
+KILN_DEVICE bool whole_block(int32_t t0, int32_t s0, int32_t rows, int32_t sq,
+                             int32_t sk) {
+  const int32_t off = sk - sq;
+  return t0 + Cfg::kBN <= sk &&
+         (Cfg::kRight < 0 || t0 + Cfg::kBN - 1 <= s0 + off + Cfg::kRight) &&
+         (Cfg::kLeft < 0 || t0 >= s0 + rows - 1 + off - Cfg::kLeft);
+}
+
+/// Masks the thread's scores of the key block at T0 (rows ROW[0..1]) unless
+/// the block is whole.
+template <class Cfg, int NS>
+KILN_DEVICE void mask_block(float (&s)[NS][4], bool whole,
+                            const int32_t (&row)[2], int32_t t0, int32_t sq,
+                            int32_t sk) {
+  if (whole)
+    return;
+  const int lane = int(threadIdx.x) % 32;
+#pragma unroll
+  for (int j = 0; j < NS; ++j)
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      if (!visible<Cfg>(row[r / 2], t0 + 8 * j + 2 * (lane % 4) + r % 2, sq,
+                        sk))
+        s[j][r] = neg_inf();
+}
+
+/// One block of the online softmax for the thread's two rows: the block's
+/// row max over the quad (shuffles), S replaced by P = exp2(S scale_log2 -
+/// max scale_log2), the running sum and O rescaled by the correction.
+template <int NS, int NO>
+KILN_DEVICE void softmax_step(float (&s)[NS][4], float (&o)[NO][4],
+                              float (&row_max)[2], float (&row_sum)[2],
+                              float scale_log2) {
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    float m = neg_inf();
+#pragma unroll
+    for (int j = 0; j < NS; ++j)
+      m = fmaxf(m, fmaxf(s[j][2 * half], s[j][2 * half + 1]));
+    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+    const float m_new = fmaxf(row_max[half], m);
+    const float m_scaled = m_new == neg_inf() ? 0.f : m_new * scale_log2;
+    const float corr = row_max[half] == neg_inf()
+                           ? 0.f
+                           : exp2f(row_max[half] * scale_log2 - m_scaled);
+    float sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < NS; ++j)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        float &x = s[j][2 * half + c];
+        x = x == neg_inf() ? 0.f : exp2f(fmaf(x, scale_log2, -m_scaled));
+        sum += x;
+      }
+    row_sum[half] = row_sum[half] * corr + sum;
+#pragma unroll
+    for (int j = 0; j < NO; ++j) {
+      o[j][2 * half] *= corr;
+      o[j][2 * half + 1] *= corr;
+    }
+    row_max[half] = m_new;
+  }
+}
+
+/// Keys [16 kk, 16 kk + 16) of P, rounded to T, as the A fragment of an
+/// m16 x k16 MMA (an accumulator pair of n8 blocks is one).
+template <class T, int NS>
+KILN_DEVICE void p_fragment(const float (&s)[NS][4], int kk, uint32_t (&a)[4]) {
+  a[0] = pack2<T>(s[2 * kk][0], s[2 * kk][1]);
+  a[1] = pack2<T>(s[2 * kk][2], s[2 * kk][3]);
+  a[2] = pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+  a[3] = pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+}
+
+/// The thread's two rows ROW[0..1] (of S) of O = acc / sum, 0 where the row
+/// saw no key, and their lse (LSE may be null), for (batch B, head H_) of
+/// H heads, O [.., S, NO * 8].
+template <int NO, class TOut>
+KILN_DEVICE void store_rows(TOut *__restrict__ o, float *__restrict__ lse,
+                            const float (&acc)[NO][4], float (&row_sum)[2],
+                            const float (&row_max)[2], const int32_t (&row)[2],
+                            int32_t b, int32_t h, int32_t H, int32_t S,
+                            float scale) {
+  const int lane = int(threadIdx.x) % 32;
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    float l = row_sum[half];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    const int32_t s = row[half];
+    if (s >= S)
+      continue;
+    const float inv = l > 0.f ? 1.f / l : 0.f;
+    TOut *orow = o + ((int64_t(b) * H + h) * S + s) * (NO * 8) + 2 * (lane % 4);
+#pragma unroll
+    for (int j = 0; j < NO; ++j) {
+      orow[8 * j] = from_float<TOut>(l > 0.f ? acc[j][2 * half] * inv : 0.f);
+      orow[8 * j + 1] =
+          from_float<TOut>(l > 0.f ? acc[j][2 * half + 1] * inv : 0.f);
+    }
+    if (lse != nullptr && lane % 4 == 0)
+      lse[(int64_t(b) * H + h) * S + s] =
+          l > 0.f ? row_max[half] * scale + logf(l) : neg_inf();
+  }
+}
+
+} // namespace kiln::attention
