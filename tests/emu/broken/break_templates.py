@@ -63,8 +63,8 @@ BREAKS = {
     # The wgmma descriptor's stride byte offset: 512 instead of the 1024
     # bytes between 8-row swizzle atoms.
     "wrong-sbo": ("kiln/arch/wgmma_desc_sm90.cuh",
-                  "(uint64_t(1024 >> 4) << 32)",
-                  "(uint64_t(512 >> 4) << 32)"),
+                  "(uint64_t(1024 >> 4) << 32) |\n         uint64_t((smem_addr",
+                  "(uint64_t(512 >> 4) << 32) |\n         uint64_t((smem_addr"),
     # A stage handed back to the producer right after its wgmma was issued,
     # before wgmma.wait_group retired it.
     "early-release": ("kiln/gemm/mainloop_sm90_tma_wgmma.cuh",

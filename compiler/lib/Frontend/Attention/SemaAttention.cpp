@@ -284,17 +284,24 @@ private:
   }
 
   /// K [B, HKV, T, D] read as K[b, HK, t, d].
+  /// Whether parameter P (WHAT: "the keys") has the queries' type.
+  bool checkInType(int P, const std::string &What) {
+    if (param(P).Type == InType)
+      return true;
+    return fail(declRange(P), What + " must have the queries' type, " +
+                                  std::string(dtypeName(InType)) + "; '" +
+                                  S.describeParam(P) + "' does not");
+  }
+
   bool checkKeys(const Expr &E) {
     const std::string Usage = E.Name + "[" + BIdx + ", " + HIdx + " / (" +
                               A.HSym + " / HKV), " + TIdx + ", " + DIdx + "]";
     int P = inputTensor(E, "the keys", Usage);
     if (P < 0)
       return false;
+    if (!checkInType(P, "the keys"))
+      return false;
     const TensorParam &K = param(P);
-    if (K.Type != InType)
-      return fail(declRange(P), "the keys must have the queries' type, " +
-                                    std::string(dtypeName(InType)) + "; '" +
-                                    S.describeParam(P) + "' does not");
     if (K.Shape.size() != 4 || K.Shape[0].Sym != A.BSym ||
         !symDim(K.Shape[0]) || !symDim(K.Shape[1]) || !symDim(K.Shape[2]) ||
         !K.Shape[3].Sym.empty() || K.Shape[3].Constant != A.HeadDim)
@@ -335,11 +342,9 @@ private:
     int P = inputTensor(E, "the values", Usage);
     if (P < 0)
       return false;
+    if (!checkInType(P, "the values"))
+      return false;
     const TensorParam &V = param(P);
-    if (V.Type != InType)
-      return fail(declRange(P), "the values must have the queries' type, " +
-                                    std::string(dtypeName(InType)) + "; '" +
-                                    S.describeParam(P) + "' does not");
     if (V.Shape.size() != 4 || V.Shape[0].Sym != A.BSym ||
         !symDim(V.Shape[0]) || V.Shape[1].Sym != A.HkvSym ||
         V.Shape[2].Sym != A.TSym || V.Shape[1].Divisor != 1 ||

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Interpreter/Attention.h"
+#include "kiln/Support/AttentionScale.h"
 
 #include "kiln/Interpreter/Numeric.h"
 
@@ -15,8 +16,6 @@
 namespace kiln {
 
 namespace {
-
-constexpr double Log2e = 1.4426950408889634;
 
 /// The extents of an attention op's tensors.
 struct Dims {
@@ -93,7 +92,7 @@ void interpretAttention(const OpModel &Op, const KernelConfig &Config,
   const DType In = Params[size_t(Op.A)].Type;
   HostTensor &O = Params[size_t(Op.D)];
   HostTensor *Lse = A.Lse >= 0 ? &Params[size_t(A.Lse)] : nullptr;
-  const float ScaleLog2 = float(A.Scale * Log2e);
+  const float ScaleLog2 = attentionScaleLog2(A.Scale);
   const float NegInf = -std::numeric_limits<float>::infinity();
   const int64_t BM = Config.BlockM, BN = Config.BlockN;
   std::vector<float> X(static_cast<size_t>(BN)), P(static_cast<size_t>(BN)),

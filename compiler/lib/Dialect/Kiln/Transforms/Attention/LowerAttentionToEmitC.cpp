@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "../TokenKernelEmitC.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Support/AttentionScale.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -67,7 +68,7 @@ void lowerKernel(func::FuncOp F, AttentionOp Op, bool Wgmma) {
     Params.push_back(I32);
   }
   const double Scale = Op.getScale().convertToDouble();
-  const float ScaleLog2 = float(Scale * 1.4426950408889634);
+  const float ScaleLog2 = ::kiln::attentionScaleLog2(Scale);
   Args.push_back(emitc::OpaqueAttr::get(Ctx, floatLiteral(ScaleLog2)));
   Args.push_back(emitc::OpaqueAttr::get(Ctx, floatLiteral(float(Scale))));
   char ScaleText[32];
