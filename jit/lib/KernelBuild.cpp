@@ -198,8 +198,10 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   if (Op.Attention && archInfo(R.Target).HasWgmmaTma) {
     Plan.ConsumerWarpgroups = R.Config.BlockM / 64;
     Plan.Threads = 128 * (Plan.ConsumerWarpgroups + 1);
-    Plan.ProducerRegs = 40;
-    Plan.ConsumerRegs = Plan.ConsumerWarpgroups == 2 ? 232 : 240;
+    Plan.ProducerRegs = Plan.ConsumerWarpgroups == 3 ? 24 : 40;
+    Plan.ConsumerRegs = Plan.ConsumerWarpgroups == 3   ? 160
+                        : Plan.ConsumerWarpgroups == 2 ? 232
+                                                       : 240;
   }
   if ((Gemm || Op.Attention) && C.Resources)
     if (std::string Budget =

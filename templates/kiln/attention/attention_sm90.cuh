@@ -2,7 +2,7 @@
 //
 // The attention family's forward kernel for sm_90a, FlashAttention-3's
 // structure: a CTA takes BlockM queries of one (batch, head), 64 per
-// consumer warpgroup (one or two), and a producer warpgroup whose first
+// consumer warpgroup (one to three), and a producer warpgroup whose first
 // thread streams the tiles with TMA:
 //   Q          once, ceil(D / 64) boxes of [BlockM rows x 64 elements]
 //              (128B swizzle: 128-byte panels), signalled on q_full;
@@ -22,8 +22,8 @@
 // the boxes' rows past S or T, so no block reads another head's keys.
 // setmaxnreg moves registers from the producer to the consumers.
 // Not yet FlashAttention-3's: the softmax of one block does not overlap
-// the P.V of the previous one, and the two consumers do not ping-pong on
-// named barriers; both need the stage to be released later.
+// the P.V of the previous one, and the consumers do not ping-pong on named
+// barriers; both need the stage to be released later.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -38,13 +38,14 @@
 
 namespace kiln::attention {
 
-/// One compiled tiling: BlockM 64 or 128 (consumer warpgroups of 64 rows),
-/// BlockN a multiple of 16 up to 256; Left / Right as Sm80Config's.
+/// One compiled tiling: BlockM 64, 128 or 192 (one to three consumer
+/// warpgroups of 64 rows), BlockN a multiple of 16 up to 256; Left / Right
+/// as Sm80Config's.
 template <int BlockM, int BlockN, int Stages, int HeadDim, int ValueDim,
           int Left, int Right>
 struct Sm90Config {
-  static_assert(BlockM == 64 || BlockM == 128,
-                "one or two consumer warpgroups of 64 query rows");
+  static_assert(BlockM == 64 || BlockM == 128 || BlockM == 192,
+                "one to three consumer warpgroups of 64 query rows");
   static_assert(BlockN % 16 == 0 && BlockN >= 16 && BlockN <= 256,
                 "block_n is a multiple of 16 up to 256 (wgmma's N)");
   static_assert(HeadDim % 16 == 0 && ValueDim % 16 == 0 && ValueDim <= 256,
@@ -60,8 +61,12 @@ struct Sm90Config {
   static constexpr int kLeft = Left, kRight = Right;
   static constexpr int kConsumers = BlockM / 64;
   static constexpr int kThreads = sm90_threads(BlockM);
-  static constexpr int kProducerRegs = 40;
-  static constexpr int kConsumerRegs = kConsumers == 2 ? 232 : 240;
+  /// setmaxnreg's budgets: the producer's and each consumer's, within the
+  /// 64K registers of the CTA (ptxas starts each thread at 240, 168 or 128).
+  static constexpr int kProducerRegs = kConsumers == 3 ? 24 : 40;
+  static constexpr int kConsumerRegs = kConsumers == 3   ? 160
+                                       : kConsumers == 2 ? 232
+                                                         : 240;
   static constexpr uint32_t kQBytes = 2u * BlockM * kDP;
   static constexpr uint32_t kKBytes = 2u * BlockN * kDP;
   static constexpr uint32_t kVBytes = 2u * BlockN * kDVP;

@@ -4,14 +4,19 @@
 namespace kiln {
 
 namespace {
-/// Of the 255 registers a thread may hold, what O, S and P may take: on
-/// sm_90a 200 (FlashAttention-3's consumers, setmaxnreg 240); for the
-/// mma.sync kernel 160, measured: its addresses, masks and fragments take
-/// about 95 more at head dims of 128 and above (ptxas: D = 128 with
-/// block_n 128 uses 254 registers; D = 256 with block_n 64, estimated 176,
-/// spills 328 bytes), so 160 is the most that does not spill.
-constexpr int64_t WgmmaRegisterBudget = 200;
+/// What O, S and P may take of a thread's registers, measured with ptxas
+/// (tests/nvrtc's space tests): the mma.sync kernel's addresses, masks and
+/// fragments take about 95 more at head dims of 128 and above (D = 128
+/// with block_n 128 uses 254 registers; D = 256 with block_n 64, estimated
+/// 176, spills 328 bytes), so 160 of 255; the wgmma kernel's consumers
+/// about 36 more than the estimate, of setmaxnreg's 240, 232 or 160 for
+/// one, two or three consumers (three at D = 128: block_n 80, estimated
+/// 124, does not spill, block_n 96, 136, does).
 constexpr int64_t MmaSyncRegisterBudget = 160;
+int64_t wgmmaRegisterBudget(int64_t BlockM) {
+  const int64_t Consumers = BlockM / 64;
+  return (Consumers == 3 ? 160 : Consumers == 2 ? 232 : 240) - 36;
+}
 } // namespace
 
 AttentionFootprint attentionFootprint(const AttentionSpec &A, DType In,
@@ -28,9 +33,10 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
                    Arch Target, std::string &Why) {
   const ArchInfo &Info = archInfo(Target);
   const bool Wgmma = Info.HasWgmmaTma;
-  if (C.BlockM != 64 && C.BlockM != 128) {
-    Why = Wgmma ? "block_m must be 64 or 128 (64 query rows per consumer "
-                  "warpgroup, one or two)"
+  if (Wgmma ? (C.BlockM != 64 && C.BlockM != 128 && C.BlockM != 192)
+            : (C.BlockM != 64 && C.BlockM != 128)) {
+    Why = Wgmma ? "block_m must be 64, 128 or 192 (64 query rows per "
+                  "consumer warpgroup, one to three)"
                 : "block_m must be 64 or 128 (16 query rows per warp)";
     return false;
   }
@@ -48,7 +54,7 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
   }
   const AttentionFootprint F = attentionFootprint(A, In, C);
   const int64_t RegisterBudget =
-      Wgmma ? WgmmaRegisterBudget : MmaSyncRegisterBudget;
+      Wgmma ? wgmmaRegisterBudget(C.BlockM) : MmaSyncRegisterBudget;
   if (F.Registers > RegisterBudget) {
     Why = "O, the scores and P need about " + std::to_string(F.Registers) +
           " registers a thread (DV / 2 + block_n * 3 / 4), over " +

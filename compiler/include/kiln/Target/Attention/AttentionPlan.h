@@ -5,16 +5,17 @@
 // CTA), block_n (keys per step of the online softmax) and stages (K/V
 // tiles in flight). planAttention decides whether a tiling fits a target,
 // by the design the kernels are to have (docs/DSL.md, "Attention"):
-//  * sm_90a: 64 query rows per consumer warpgroup (block_m 64 or 128: one
-//    or two consumers; FlashAttention-3's three, block_m 192, not yet),
+//  * sm_90a: 64 query rows per consumer warpgroup (block_m 64, 128 or 192:
+//    one to three consumers),
 //    block_n a multiple of 16 in [16, 256] (wgmma's N for S = QK^T and the
 //    P.V wgmma's K steps), 2 to 4 stages;
 //  * other targets (mma.sync): 16 rows per warp (block_m 64 or 128),
 //    block_n 32, 64 or 128, 1 to 3 stages;
 //  * registers per consumer thread: the O accumulator (DV / 2), the scores
-//    (block_n / 2) and P in 16 bits (block_n / 4) within 200 of the 255 a
-//    thread may hold on sm_90a, within 160 for the mma.sync kernel (whose
-//    other registers, measured with ptxas, take about 95 more);
+//    (block_n / 2) and P in 16 bits (block_n / 4) within what the kernel's
+//    other registers leave, measured with ptxas: 160 for the mma.sync
+//    kernel, setmaxnreg's 240 / 232 / 160 less 36 for the wgmma kernel's
+//    one / two / three consumers;
 //  * shared memory: the Q tile and `stages` K and V tiles, 1024 bytes of
 //    alignment slack and the wgmma kernel's barriers within the target's
 //    opt-in limit.
