@@ -347,7 +347,8 @@ TEST_CASE("attention cost model: FlashAttention-3's anchor and tiles",
   };
   const ProblemSize Long = size(2, 32, 32, 8192, 8192);
   // D = 128, non-causal, long: tensor-bound at the sustained 75% of the
-  // dense BF16 peak, on FlashAttention-3's 128 x 176 tile.
+  // dense BF16 peak times the share FA3 keeps without the pipelining kiln's
+  // kernel lacks, on FlashAttention-3's 128 x 176 tile.
   OpModel D128 = Op("", 128);
   std::optional<KernelConfig> Best =
       tuner::attentionModelBestConfig(D128, Arch::SM90a, Long, H200);
@@ -356,9 +357,11 @@ TEST_CASE("attention cost model: FlashAttention-3's anchor and tiles",
   const tuner::AttentionCost C = tuner::predictAttentionCost(
       tuner::attentionProblem(D128, Long), *Best, H200);
   REQUIRE(C.Valid);
-  CHECK(C.tflops() <= tuner::AttentionTensorFraction * H200.PeakTflopsBf16);
-  CHECK(C.tflops() >
-        0.95 * tuner::AttentionTensorFraction * H200.PeakTflopsBf16);
+  const double Sustained = tuner::AttentionTensorFraction *
+                           tuner::KilnWgmmaPipelineFraction *
+                           H200.PeakTflopsBf16;
+  CHECK(C.tflops() <= Sustained);
+  CHECK(C.tflops() > 0.95 * Sustained);
   // D = 256: FlashAttention-3's 128 x 80.
   OpModel D256 = Op("", 256);
   Best = tuner::attentionModelBestConfig(D256, Arch::SM90a, Long, H200);
@@ -374,13 +377,14 @@ TEST_CASE("attention cost model: FlashAttention-3's anchor and tiles",
   CHECK(CC.UsefulFlops == Approx(C.UsefulFlops / 2).epsilon(1e-3));
   CHECK(CC.Seconds < 0.6 * C.Seconds);
   CHECK(CC.tflops() < C.tflops());
-  // D = 64 is bound by the softmax's exp2 and fp32 work, not the MMAs.
+  // D = 64 has twice the softmax work per FLOP: bound by its exp2 and
+  // fp32 work, below D = 128's rate.
   OpModel D64 = Op("", 64);
   Best = tuner::attentionModelBestConfig(D64, Arch::SM90a, Long, H200);
   REQUIRE(Best);
-  CHECK(tuner::predictAttentionCost(tuner::attentionProblem(D64, Long), *Best,
-                                    H200)
-            .tflops() < 0.9 * C.tflops());
+  const tuner::AttentionCost C64 = tuner::predictAttentionCost(
+      tuner::attentionProblem(D64, Long), *Best, H200);
+  CHECK(C64.tflops() < C.tflops());
   // One consumer warpgroup (block_m 64) does not overlap the two.
   KernelConfig One = tiling(64, 176);
   CHECK(tuner::predictAttentionCost(tuner::attentionProblem(D128, Long), One,

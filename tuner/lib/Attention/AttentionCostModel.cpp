@@ -75,8 +75,10 @@ AttentionCost predictAttentionCost(const AttentionProblem &P,
   const bool Overlap = archInfo(Device.Target).HasWgmmaTma && C.BlockM >= 128;
   const double Clock = Device.SmClockGHz * 1e9;
   // Clocks of one SM per computed pair.
-  const double Tensor =
-      2.0 * double(P.D + P.DV) / (Peak * AttentionTensorFraction);
+  const double Fraction =
+      AttentionTensorFraction *
+      (archInfo(Device.Target).HasWgmmaTma ? KilnWgmmaPipelineFraction : 1.0);
+  const double Tensor = 2.0 * double(P.D + P.DV) / (Peak * Fraction);
   // Besides the pair's own, each key block rescales the row's DV outputs.
   const double Softmax =
       1.0 / Exp2PerClk +

@@ -18,9 +18,11 @@
 // the time is the larger of that and the memory traffic (Q, O, lse once;
 // K and V once from DRAM and once per query tile from L2), plus a launch.
 // Trust: the sustained fraction is FlashAttention-3's published 75% of the
-// BF16 peak on H100 (hdim 128/256, long sequences, non-causal); nothing
-// else is calibrated, and no kiln attention kernel has run, so the model
-// ranks tilings and sizes, and its absolute figures are estimates.
+// BF16 peak on H100 (hdim 128/256, long sequences, non-causal), times, on
+// sm_90a, its ablation's share without the softmax/GEMM pipelining kiln's
+// kernel lacks (582 / 661); nothing else is calibrated, and no kiln
+// attention kernel has run on a GPU, so the model ranks tilings and sizes,
+// and its absolute figures are estimates.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TUNER_ATTENTION_ATTENTIONCOSTMODEL_H
@@ -41,6 +43,11 @@ namespace kiln::tuner {
 /// The share of the dense BF16/F16 tensor peak attention's MMAs sustain
 /// (FlashAttention-3 on H100: ~740 of 989 TFLOP/s).
 constexpr double AttentionTensorFraction = 0.75;
+/// kiln's sm_90a kernel has FlashAttention-3's warp specialization but not
+/// its pipelining of one block's softmax with the GEMMs: FlashAttention-3's
+/// ablation without it (the paper's Table 2: H100, hdim 128, 8k tokens,
+/// non-causal) reaches 582 of its 661 TFLOP/s.
+constexpr double KilnWgmmaPipelineFraction = 582.0 / 661.0;
 
 struct AttentionProblem {
   int64_t B = 0, H = 0, Hkv = 0, S = 0, T = 0, D = 0, DV = 0;
