@@ -267,7 +267,16 @@ void wgmmaFence(SourceLoc L) {
   requireWholeGroup(T, "wgmma.fence", L);
   WarpGroup &G = *T.G;
   rendezvous(G.Coll, 128, T.Linear % 128, 0, "wgmma.fence", L, true, nullptr,
-             [&] { G.FencedSinceMma = G.EverFenced = true; });
+             [&] {
+               G.FencedSinceMma = G.EverFenced = true;
+               ++G.Fences;
+             });
+}
+
+void fenceOperand(const uint32_t *Reg, SourceLoc) {
+  instructionEntry();
+  Thread &T = self();
+  T.FencedA[Reg] = {*Reg, T.G ? T.G->Fences : 0};
 }
 
 void wgmmaMma(uint32_t N, Elem TA, Elem TB, float *D, const uint32_t *RegA,
@@ -285,6 +294,27 @@ void wgmmaMma(uint32_t N, Elem TA, Elem TB, float *D, const uint32_t *RegA,
             std::string(Op) + " on " + Ln.device().Arch +
                 ", which has no "
                 "wgmma");
+  // PTX: A's registers must be written before the wgmma.fence that orders
+  // them for the MMA. The emulator cannot see register writes, so kiln's
+  // rule is CUTLASS's: each A register passes through fence_operand, then
+  // wgmma.fence, then the wgmma, unchanged in between.
+  for (uint32_t I = 0; RegA && I < 4; ++I) {
+    auto It = T.FencedA.find(&RegA[I]);
+    const char *Why = It == T.FencedA.end()
+                          ? "was never passed to fence_operand"
+                      : It->second.second >= G.Fences
+                          ? "was fenced after the last wgmma.fence"
+                      : It->second.first != RegA[I]
+                          ? "changed after fence_operand and the wgmma.fence"
+                          : nullptr;
+    if (Why)
+      faultAt(FaultKind::IllegalInstruction, L,
+              std::string(Op) + ": A register " + std::to_string(I) +
+                  " of thread " + std::to_string(T.Linear % 128) + " " + Why +
+                  " (PTX: registers written after wgmma.fence are undefined; "
+                  "fence_operand each A register, then wgmma.fence, then "
+                  "the wgmma)");
+  }
   WgmmaArgs Mine{D,      RegA,   DescA,  DescB,  N,  ScaleD,
                  ScaleA, ScaleB, TransA, TransB, TA, TB};
   rendezvous(G.Coll, 128, T.Linear % 128, 0, Op, L, true, &Mine, [&] {

@@ -17,7 +17,7 @@ const Api &emulatorApi() {
       api::wgmmaFence,      api::wgmmaMma,      api::wgmmaCommit,
       api::wgmmaWait,       api::clusterArrive, api::clusterWait,
       api::setMaxNReg,      api::convertBits,   api::tmaStore,
-      api::bulkCommit,      api::bulkWait,
+      api::bulkCommit,      api::bulkWait,      api::fenceOperand,
   };
   return Table;
 }

@@ -76,6 +76,7 @@ void prepareCta(Cta &C, Cluster &Cl, Worker &W, uint32_t Rank, Dim3 Id) {
     Gp.Open.clear();
     Gp.InFlight.clear();
     Gp.FencedSinceMma = Gp.EverFenced = false;
+    Gp.Fences = 0;
     Gp.Regs = L.regsPerThread();
     Gp.RetiredSets.clear();
   }

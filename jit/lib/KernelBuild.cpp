@@ -144,8 +144,6 @@ std::string familyConfigProblem(const OpModel &Op, const KernelConfig &Config,
   std::string Why;
   if (Op.Family == OpFamily::Attention) {
     const DType In = Op.Params[size_t(Op.A)].Type;
-    if (std::string No = attentionKernelProblem(In, Target); !No.empty())
-      return No;
     if (!planAttention(*Op.Attention, In, Config, Target, Why))
       return attentionConfigString(Config) + " cannot run on " +
              std::string(archInfo(Target).Name) + ": " + Why;
@@ -196,12 +194,12 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   // or the kernel is undefined (or hangs in setmaxnreg.inc). The sm_90a
   // attention kernel's budgets are the GEMM's (attention_sm90.cuh).
   if (Op.Attention && archInfo(R.Target).HasWgmmaTma) {
-    Plan.ConsumerWarpgroups = R.Config.BlockM / 64;
-    Plan.Threads = 128 * (Plan.ConsumerWarpgroups + 1);
-    Plan.ProducerRegs = Plan.ConsumerWarpgroups == 3 ? 24 : 40;
-    Plan.ConsumerRegs = Plan.ConsumerWarpgroups == 3   ? 160
-                        : Plan.ConsumerWarpgroups == 2 ? 232
-                                                       : 240;
+    const AttentionRegisterSplit Split =
+        attentionRegisterSplit(R.Config.BlockM);
+    Plan.ConsumerWarpgroups = Split.Consumers;
+    Plan.Threads = 128 * (Split.Consumers + 1);
+    Plan.ProducerRegs = Split.ProducerRegs;
+    Plan.ConsumerRegs = Split.ConsumerRegs;
   }
   if ((Gemm || Op.Attention) && C.Resources)
     if (std::string Budget =

@@ -182,8 +182,7 @@ TEST_CASE("attention: the planner's limits", "[attention]") {
   std::string Why;
   // FlashAttention-3's tiling for D = 128: 128 x 176 on sm_90a.
   CHECK(planAttention(A, DType::BF16, tiling(128, 176), Arch::SM90a, Why));
-  CHECK(attentionFootprint(A, DType::BF16, tiling(128, 176)).Registers ==
-        64 + 88 + 44);
+  CHECK(attentionFootprint(A, tiling(128, 176)).Registers == 64 + 88 + 44);
   CHECK_FALSE(
       planAttention(A, DType::BF16, tiling(128, 192), Arch::SM90a, Why));
   CHECK(Why.find("registers") != std::string::npos);

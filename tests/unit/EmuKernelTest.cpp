@@ -183,6 +183,12 @@ TEST_CASE("Emulator: wgmma with A from registers and a transposed B", "[emu]") {
                    "issued at ") != std::string::npos);
   CHECK(Error.find("changed before the wgmma.wait_group that retires it") !=
         std::string::npos);
+  // ... nor between the wgmma.fence and the MMA (kiln's rule, as CUTLASS's:
+  // fence_operand, wgmma.fence, the MMA).
+  Clobber = 2;
+  Error = E.launch("wgmma_rs_trans", 1, 128, 8192, {&dA, &dV, &dD, &Clobber});
+  CHECK(Error.find("wgmma.mma_async: A register 1 of thread 70 changed after "
+                   "fence_operand and the wgmma.fence") != std::string::npos);
 }
 
 TEST_CASE("Emulator: wgmma reading st.shared data needs fence.proxy.async",

@@ -43,6 +43,12 @@ KILN_DEVICE void fence_operand(float &r) {
   asm volatile("" : "+f"(r)::"memory");
 }
 
+/// The same for a register-A operand (Wgmma<N>::mma_rs): fence each of
+/// them after writing it, then wgmma_fence, then the MMA.
+KILN_DEVICE void fence_operand(uint32_t &r) {
+  asm volatile("" : "+r"(r)::"memory");
+}
+
 /// m64nNk(32 bytes) MMA, D (+)= A * B^T.
 ///  * mma<TA, TB, TransB>: A and B in shared memory, A K-major; B K-major,
 ///    or (TransB, bf16/f16 only) MN-major: B's N index contiguous

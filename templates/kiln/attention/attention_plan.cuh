@@ -40,6 +40,18 @@ KILN_HD constexpr int sm90_threads(int block_m) {
   return (block_m / 64 + 1) * 128;
 }
 
+/// The wgmma kernel's setmaxnreg budgets for BLOCK_M / 64 consumer
+/// warpgroups: ptxas starts every thread at 240, 168 or 128 registers
+/// (__launch_bounds__(threads, 1)); the producer gives up all but 40 (24
+/// with three consumers) and each consumer rises to what the CTA's 64K
+/// then allow.
+KILN_HD constexpr int sm90_producer_regs(int block_m) {
+  return block_m / 64 == 3 ? 24 : 40;
+}
+KILN_HD constexpr int sm90_consumer_regs(int block_m) {
+  return block_m / 64 == 3 ? 160 : block_m / 64 == 2 ? 232 : 240;
+}
+
 /// A head dim as the wgmma kernel stores it: whole 64-element panels.
 KILN_HD constexpr int sm90_panel_dim(int dim) { return (dim + 63) / 64 * 64; }
 

@@ -61,18 +61,24 @@ struct Sm90Config {
   static constexpr int kLeft = Left, kRight = Right;
   static constexpr int kConsumers = BlockM / 64;
   static constexpr int kThreads = sm90_threads(BlockM);
-  /// setmaxnreg's budgets: the producer's and each consumer's, within the
-  /// 64K registers of the CTA (ptxas starts each thread at 240, 168 or 128).
-  static constexpr int kProducerRegs = kConsumers == 3 ? 24 : 40;
-  static constexpr int kConsumerRegs = kConsumers == 3   ? 160
-                                       : kConsumers == 2 ? 232
-                                                         : 240;
+  static constexpr int kProducerRegs = sm90_producer_regs(BlockM);
+  static constexpr int kConsumerRegs = sm90_consumer_regs(BlockM);
   static constexpr uint32_t kQBytes = 2u * BlockM * kDP;
   static constexpr uint32_t kKBytes = 2u * BlockN * kDP;
   static constexpr uint32_t kVBytes = 2u * BlockN * kDVP;
   static constexpr int kSmemBytes =
       sm90_smem_bytes(BlockM, BlockN, Stages, HeadDim, ValueDim);
 };
+
+/// Keeps the compiler from moving the accumulators' reads and writes
+/// across a wgmma fence or wait (kiln/arch/wgmma_sm90.cuh, fence_operand).
+template <int N> KILN_DEVICE void fence_accumulators(float (&acc)[N][4]) {
+#pragma unroll
+  for (int j = 0; j < N; ++j)
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      arch::fence_operand(acc[j][r]);
+}
 
 /// The kernel body. The tensor maps are 3D, 128B-swizzled, boxes of 64
 /// elements: TMA_Q over Q [B H, S, D] with kBM rows, TMA_K and TMA_V over K
@@ -183,6 +189,7 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
     // S = Q K^T: 16 elements of D a step, 32 bytes into a 128-byte panel.
     float acc_s[kBN / 8][4];
     auto flat_s = reinterpret_cast<float(*)[kBN / 2]>(&acc_s[0][0]);
+    fence_accumulators(acc_o); // O's registers stay out of the S batch
     arch::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < kD / 16; ++kk) {
@@ -194,6 +201,7 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
     }
     arch::wgmma_commit();
     arch::wgmma_wait<0>();
+    fence_accumulators(acc_s);
 
     mask_block<Cfg>(acc_s, whole_block<Cfg>(t0, rows0, 64, S, SK), my_row, t0,
                     S, SK);
@@ -202,9 +210,15 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
     // O += P V: 16 keys a step, V's rows 2048 bytes apart in every panel.
     uint32_t a[kBN / 16][4];
 #pragma unroll
-    for (int kk = 0; kk < kBN / 16; ++kk)
+    for (int kk = 0; kk < kBN / 16; ++kk) {
       p_fragment<T>(acc_s, kk, a[kk]);
-    arch::wgmma_fence(); // the threads rescaled O
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        arch::fence_operand(a[kk][i]);
+    }
+    // The threads rescaled O and wrote P: both before the fence (PTX).
+    fence_accumulators(acc_o);
+    arch::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < kBN / 16; ++kk)
       arch::Wgmma<kDV>::template mma_rs<T, T, true>(
@@ -213,6 +227,7 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
           1u);
     arch::wgmma_commit();
     arch::wgmma_wait<0>(); // P's registers and the stage are free
+    fence_accumulators(acc_o);
     if (threadIdx.x % 128 == 0)
       arch::mbar_arrive(kv_empty(slot));
   }

@@ -269,11 +269,13 @@ BREAKS = {
     # a stage released before the P.V wgmma reading its V has retired.
     "attention90-early-release": ("kiln/attention/attention_sm90.cuh",
                                   "    arch::wgmma_wait<0>(); // P's registers and the stage are free\n"
+                                  "    fence_accumulators(acc_o);\n"
                                   "    if (threadIdx.x % 128 == 0)\n"
                                   "      arch::mbar_arrive(kv_empty(slot));\n",
                                   "    if (threadIdx.x % 128 == 0)\n"
                                   "      arch::mbar_arrive(kv_empty(slot));\n"
-                                  "    arch::wgmma_wait<0>();\n"),
+                                  "    arch::wgmma_wait<0>();\n"
+                                  "    fence_accumulators(acc_o);\n"),
     # ... V's panels read 64 rows apart instead of block_n.
     "attention90-v-lbo": ("kiln/attention/attention_sm90.cuh",
                           "arch::wgmma_desc_mn128b(v_tile + 2048u * uint32_t(kk), kBN * 128)",
@@ -282,11 +284,11 @@ BREAKS = {
     "attention90-expect-tx": ("kiln/attention/attention_sm90.cuh",
                               "arch::mbar_arrive_expect_tx(kv_full(slot), Cfg::kKBytes + Cfg::kVBytes);",
                               "arch::mbar_arrive_expect_tx(kv_full(slot), Cfg::kKBytes);"),
-    # ... O rescaled by the threads and then accumulated into without a
-    # wgmma.fence.
+    # ... P written and O rescaled by the threads, then the P.V wgmma
+    # without a wgmma.fence.
     "attention90-no-fence": ("kiln/attention/attention_sm90.cuh",
-                             "    arch::wgmma_fence(); // the threads rescaled O\n",
-                             ""),
+                             "    fence_accumulators(acc_o);\n    arch::wgmma_fence();\n",
+                             "    fence_accumulators(acc_o);\n"),
     # For kiln tune's isolation (tests/lit/Emu/tune-isolation.test), breaks
     # that hit some configurations only: 64-row tiles write far out of
     # bounds (a fault), 64-column tiles spin forever (a hang that no

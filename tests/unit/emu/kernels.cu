@@ -419,8 +419,10 @@ extern "C" __global__ void conversions(const float *In, uint32_t *Out) {
 // [16 keys][128] bf16 (row-major: N contiguous) written to shared memory as
 // TMA SWIZZLE_128B stores a [16 x 128] box in two 64-column panels (element
 // (k, n) at swizzle128(panel n / 64 of 16 x 128 bytes, row k, byte 2 (n %
-// 64))). D[t * 64 + r] gets thread t's accumulator register r. With CLOBBER
-// the thread changes a[0] after the MMA is issued, before its wait.
+// 64))). D[t * 64 + r] gets thread t's accumulator register r. Each A
+// register passes through fence_operand before the wgmma.fence; with
+// CLOBBER 1 a thread changes a[0] after the MMA is issued, before its
+// wait, with CLOBBER 2 one changes a[1] between the fence and the MMA.
 extern "C" __global__ void wgmma_rs_trans(const uint16_t *A, const uint16_t *V,
                                           float *D, int clobber) {
   const Aligned s = aligned_smem();
@@ -439,15 +441,18 @@ extern "C" __global__ void wgmma_rs_trans(const uint16_t *A, const uint16_t *V,
     const int row = 16 * w + l / 4 + 8 * (i % 2),
               col = 2 * (l % 4) + 8 * (i / 2);
     a[i] = uint32_t(A[row * 16 + col]) | uint32_t(A[row * 16 + col + 1]) << 16;
+    arch::fence_operand(a[i]);
   }
   float acc[64];
   for (int r = 0; r < 64; ++r)
     acc[r] = 0.f;
   arch::wgmma_fence();
+  if (clobber == 2 && threadIdx.x == 70) // written after the fence
+    a[1] ^= 1;
   arch::Wgmma<128>::mma_rs<bf16, bf16, true>(
       acc, a, arch::wgmma_desc_mn128b(s.addr, Panel), 0);
   arch::wgmma_commit();
-  if (clobber && threadIdx.x == 37)
+  if (clobber == 1 && threadIdx.x == 37)
     a[0] ^= 1;
   arch::wgmma_wait<0>();
   for (int r = 0; r < 64; ++r)

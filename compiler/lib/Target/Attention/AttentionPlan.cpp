@@ -1,6 +1,8 @@
 //===- AttentionPlan.cpp - Which attention tilings a target can run -------===//
 #include "kiln/Target/Attention/AttentionPlan.h"
 
+#include "kiln/attention/attention_plan.cuh"
+
 namespace kiln {
 
 namespace {
@@ -14,23 +16,24 @@ namespace {
 /// 124, does not spill, block_n 96, 136, does).
 constexpr int64_t MmaSyncRegisterBudget = 160;
 int64_t wgmmaRegisterBudget(int64_t BlockM) {
-  const int64_t Consumers = BlockM / 64;
-  return (Consumers == 3 ? 160 : Consumers == 2 ? 232 : 240) - 36;
+  return attention::sm90_consumer_regs(int(BlockM)) - 36;
 }
 } // namespace
 
-AttentionFootprint attentionFootprint(const AttentionSpec &A, DType In,
+AttentionFootprint attentionFootprint(const AttentionSpec &A,
                                       const KernelConfig &C) {
   AttentionFootprint F;
   F.Registers = A.ValueDim / 2 + C.BlockN / 2 + C.BlockN / 4;
-  const int64_t Bytes = dtypeBits(In) / 8;
-  F.SharedBytes = C.BlockM * A.HeadDim * Bytes +
-                  C.Stages * C.BlockN * (A.HeadDim + A.ValueDim) * Bytes;
   return F;
 }
 
 bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
                    Arch Target, std::string &Why) {
+  // The shared memory below is the 16-bit kernels'.
+  if (std::string No = attentionKernelProblem(In, Target); !No.empty()) {
+    Why = No;
+    return false;
+  }
   const ArchInfo &Info = archInfo(Target);
   const bool Wgmma = Info.HasWgmmaTma;
   if (Wgmma ? (C.BlockM != 64 && C.BlockM != 128 && C.BlockM != 192)
@@ -52,7 +55,7 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
           std::to_string(MaxStages) + "]";
     return false;
   }
-  const AttentionFootprint F = attentionFootprint(A, In, C);
+  const AttentionFootprint F = attentionFootprint(A, C);
   const int64_t RegisterBudget =
       Wgmma ? wgmmaRegisterBudget(C.BlockM) : MmaSyncRegisterBudget;
   if (F.Registers > RegisterBudget) {
@@ -61,17 +64,12 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
           std::to_string(RegisterBudget);
     return false;
   }
-  // The kernels' alignment slack, and the wgmma kernel's barriers and head
-  // dims padded to 64-element panels (kiln/attention/attention_plan.cuh).
-  auto Panels = [](int64_t Dim) { return (Dim + 63) / 64 * 64; };
-  const int64_t Bytes = dtypeBits(In) / 8;
-  const int64_t Smem =
-      Wgmma ? 1024 +
-                  Bytes * (C.BlockM * Panels(A.HeadDim) +
-                           C.Stages * C.BlockN *
-                               (Panels(A.HeadDim) + Panels(A.ValueDim))) +
-                  8 * (1 + 2 * C.Stages)
-            : 1024 + F.SharedBytes;
+  // The kernels' own count: the alignment slack, and the wgmma kernel's
+  // barriers and head dims padded to 64-element panels.
+  const int BM = int(C.BlockM), BN = int(C.BlockN), St = int(C.Stages),
+            D = int(A.HeadDim), DV = int(A.ValueDim);
+  const int64_t Smem = Wgmma ? attention::sm90_smem_bytes(BM, BN, St, D, DV)
+                             : attention::sm80_smem_bytes(BM, BN, St, D, DV);
   if (Smem > int64_t(Info.MaxSmemPerBlock)) {
     Why = "Q and " + std::to_string(C.Stages) + " K/V stages need " +
           std::to_string(Smem) + " bytes of shared memory, over " +
@@ -79,6 +77,14 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
     return false;
   }
   return true;
+}
+
+AttentionRegisterSplit attentionRegisterSplit(int64_t BlockM) {
+  AttentionRegisterSplit R;
+  R.Consumers = BlockM / 64;
+  R.ProducerRegs = attention::sm90_producer_regs(int(BlockM));
+  R.ConsumerRegs = attention::sm90_consumer_regs(int(BlockM));
+  return R;
 }
 
 std::string attentionKernelProblem(DType In, Arch) {

@@ -65,6 +65,7 @@ void wgmmaFence(SourceLoc L);
 void wgmmaMma(uint32_t N, Elem A, Elem B, float *D, const uint32_t *RegA,
               uint64_t DescA, uint64_t DescB, uint32_t ScaleD, int32_t ScaleA,
               int32_t ScaleB, uint32_t TransA, uint32_t TransB, SourceLoc L);
+void fenceOperand(const uint32_t *Reg, SourceLoc L);
 void wgmmaCommit(SourceLoc L);
 void wgmmaWait(uint32_t Pending, SourceLoc L);
 uint32_t convertBits(Cvt Op, uint32_t A, uint32_t B);

@@ -74,6 +74,9 @@ struct Thread {
   std::deque<std::vector<uint32_t>> StoreGroups; ///< bulk groups, oldest first
   uint32_t FenceEpoch = 1;      ///< fence.proxy.async count, from 1
   uint32_t ClusterArrivals = 0; ///< barrier.cluster.arrive count
+  /// fence_operand's registers of wgmma A operands: the value fenced and
+  /// the warpgroup's wgmma.fence count then.
+  std::unordered_map<const uint32_t *, std::pair<uint32_t, uint64_t>> FencedA;
 };
 
 /// A warp or warpgroup instruction waiting for all its participants.
@@ -127,7 +130,8 @@ struct WarpGroup {
   std::deque<std::vector<std::unique_ptr<WgmmaOp>>> InFlight;
   bool FencedSinceMma = false;
   bool EverFenced = false;
-  uint32_t Regs = 0; ///< setmaxnreg budget per thread
+  uint64_t Fences = 0; ///< wgmma.fence count (register-A operands' order)
+  uint32_t Regs = 0;   ///< setmaxnreg budget per thread
   /// The values each retirement wrote into a set of accumulator registers
   /// (keyed by thread 0's array; all 128 threads' values), to notice
   /// registers the threads changed without a wgmma.fence.

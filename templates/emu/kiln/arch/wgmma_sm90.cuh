@@ -34,6 +34,13 @@ KILN_DEVICE void fence_operand(float &r) {
   asm volatile("" : "+m"(r)::"memory");
 }
 
+/// Records the register-A operand's value: the emulator requires each A
+/// register fenced, then wgmma.fence, then the MMA, unchanged in between.
+KILN_DEVICE void fence_operand(uint32_t &r, emu::SourceLoc L = KILN_EMU_HERE) {
+  asm volatile("" : "+m"(r)::"memory");
+  kiln_emu_api->FenceOperand(&r, L);
+}
+
 namespace emu_detail {
 /// The operand types the real wgmma_sm90.cuh accepts, as compile errors.
 template <class TA, class TB, bool TransB> constexpr void check_wgmma_types() {

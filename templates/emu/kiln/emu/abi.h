@@ -152,6 +152,10 @@ struct Api {
   void (*BulkCommit)(SourceLoc);
   /// cp.async.bulk.wait_group[.read] Pending.
   void (*BulkWait)(uint32_t Pending, int ReadOnly, SourceLoc);
+
+  /// fence_operand on a wgmma A register of this thread: its value now,
+  /// which a register-A wgmma after the next wgmma.fence requires.
+  void (*FenceOperand)(const uint32_t *Reg, SourceLoc);
 };
 
 } // namespace kiln::emu

@@ -37,16 +37,22 @@ namespace kiln {
 
 /// The estimates planAttention applies.
 struct AttentionFootprint {
-  int64_t Registers = 0;   ///< Per consumer thread, for O, S and P.
-  int64_t SharedBytes = 0; ///< Q and the K/V ring.
+  int64_t Registers = 0; ///< Per consumer thread, for O, S and P.
 };
-AttentionFootprint attentionFootprint(const AttentionSpec &A, DType In,
+AttentionFootprint attentionFootprint(const AttentionSpec &A,
                                       const KernelConfig &C);
 
 /// Whether C's block_m, block_n and stages fit Target; Why says what does
 /// not (a sentence).
 bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
                    Arch Target, std::string &Why);
+
+/// The sm_90a kernel's setmaxnreg budgets for a block_m
+/// (kiln/attention/attention_plan.cuh).
+struct AttentionRegisterSplit {
+  int64_t Consumers = 0, ProducerRegs = 0, ConsumerRegs = 0;
+};
+AttentionRegisterSplit attentionRegisterSplit(int64_t BlockM);
 
 /// Why no attention kernel of kiln's runs inputs of type In on Target, or
 /// "": the wgmma kernel (sm_90a) and the mma.sync kernel (the others) take
