@@ -3,7 +3,7 @@
 # (B x S = 16k tokens, H = 32, or GQA 64/8; D = 64/128/256; S from 512 to
 # 16k; causal and not; BF16) on a target's nominal device: for each, the
 # tiling the model picks and its predicted time and TFLOP/s. Predictions,
-# not measurements: no kiln attention kernel has run (docs/COST_MODEL.md,
+# not measurements: no kiln attention kernel has run on a GPU (docs/COST_MODEL.md,
 # "Attention"). Usage: bash bench/attention_model_table.sh [ARCH] (sm_90a).
 set -euo pipefail
 cd "$(dirname "$0")/.."
