@@ -6,7 +6,8 @@
 // scores: each thread holds two rows (r and r + 8 of its warp's 16) and, in
 // n8 block j, the columns 8j + 2 (lane % 4) + {0, 1} (s[j][0..1] of row r,
 // s[j][2..3] of row r + 8; the wgmma m64nN accumulator is the same,
-// flattened). The mask (visible), the keys a query block may see
+// flattened). The CTA's query tile (query_tile), zeroed accumulators
+// (zero), the mask (visible), the keys a query block may see
 // (KeyBlocks), whether a key block needs the mask at all (whole_block),
 // one step of the online softmax (softmax_step), P as the A fragment of
 // P.V (p_fragment), and the final O and lse (store_rows). The arithmetic
@@ -30,6 +31,34 @@ KILN_DEVICE bool visible(int32_t s, int32_t t, int32_t sq, int32_t sk) {
   const int32_t diag = s + sk - sq;
   return t < sk && (Cfg::kRight < 0 || t <= diag + Cfg::kRight) &&
          (Cfg::kLeft < 0 || t >= diag - Cfg::kLeft);
+}
+
+/// This CTA's work: query rows [s0, s1) of head h (key head hk) of batch b.
+/// The grid flattens (query block, head, batch) along x, the last query
+/// blocks (the longest causal ones) first.
+struct QueryTile {
+  int32_t b, h, hk, s0, s1;
+};
+template <class Cfg>
+KILN_DEVICE QueryTile query_tile(int32_t H, int32_t HKV, int32_t S) {
+  const int32_t blocks_m = (S + Cfg::kBM - 1) / Cfg::kBM;
+  const int32_t mb = blocks_m - 1 - int32_t(blockIdx.x % uint32_t(blocks_m));
+  QueryTile t;
+  t.h = int32_t(blockIdx.x / uint32_t(blocks_m) % uint32_t(H));
+  t.b = int32_t(blockIdx.x / uint32_t(blocks_m) / uint32_t(H));
+  t.hk = t.h / (H / HKV);
+  t.s0 = mb * Cfg::kBM;
+  t.s1 = t.s0 + Cfg::kBM < S ? t.s0 + Cfg::kBM : S;
+  return t;
+}
+
+/// Zeroes an accumulator of N n8 blocks.
+template <int N> KILN_DEVICE void zero(float (&acc)[N][4]) {
+#pragma unroll
+  for (int j = 0; j < N; ++j)
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      acc[j][r] = 0.f;
 }
 
 /// The key blocks of kBN keys some query of [s0, s1) may see: first ..

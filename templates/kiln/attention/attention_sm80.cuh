@@ -93,12 +93,9 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
   constexpr int kBM = Cfg::kBM, kBN = Cfg::kBN, kD = Cfg::kD, kDV = Cfg::kDV;
   constexpr int kStages = Cfg::kStages, kThreads = Cfg::kThreads;
 
-  const int32_t blocks_m = (S + kBM - 1) / kBM;
-  const int32_t mb = blocks_m - 1 - int32_t(blockIdx.x % uint32_t(blocks_m));
-  const int32_t h = int32_t(blockIdx.x / uint32_t(blocks_m) % uint32_t(H));
-  const int32_t b = int32_t(blockIdx.x / uint32_t(blocks_m) / uint32_t(H));
-  const int32_t hk = h / (H / HKV);
-  const int32_t s0 = mb * kBM, s1 = s0 + kBM < S ? s0 + kBM : S;
+  const QueryTile tile = query_tile<Cfg>(H, HKV, S);
+  const int32_t b = tile.b, h = tile.h, hk = tile.hk, s0 = tile.s0,
+                s1 = tile.s1;
 
   const KeyBlocks keys = key_blocks<Cfg>(s0, s1, S, SK);
   const int32_t last = keys.last, blocks = keys.count;
@@ -144,11 +141,7 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
   const int v_row = 8 * ((lane / 8) % 2) + lane % 8, v_col = 8 * (lane / 16);
 
   float acc_o[kDV / 8][4];
-#pragma unroll
-  for (int j = 0; j < kDV / 8; ++j)
-#pragma unroll
-    for (int r = 0; r < 4; ++r)
-      acc_o[j][r] = 0.f;
+  zero(acc_o);
   float row_max[2] = {neg_inf(), neg_inf()}, row_sum[2] = {0.f, 0.f};
   const int32_t my_row[2] = {s0 + row0 + lane / 4, s0 + row0 + lane / 4 + 8};
 
@@ -173,11 +166,7 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
 
     // S = Q K^T for the warp's 16 rows and the block's kBN keys.
     float acc_s[kBN / 8][4];
-#pragma unroll
-    for (int j = 0; j < kBN / 8; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r)
-        acc_s[j][r] = 0.f;
+    zero(acc_s);
 #pragma unroll 1
     for (int kk = 0; kk < kD / 16; ++kk) {
       uint32_t a[4];

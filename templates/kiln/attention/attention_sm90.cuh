@@ -99,12 +99,9 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
 #elif defined(__CUDA_ARCH__)
   constexpr int kBM = Cfg::kBM, kBN = Cfg::kBN, kD = Cfg::kD, kDV = Cfg::kDV;
   constexpr int kStages = Cfg::kStages;
-  const int32_t blocks_m = (S + kBM - 1) / kBM;
-  const int32_t mb = blocks_m - 1 - int32_t(blockIdx.x % uint32_t(blocks_m));
-  const int32_t h = int32_t(blockIdx.x / uint32_t(blocks_m) % uint32_t(H));
-  const int32_t b = int32_t(blockIdx.x / uint32_t(blocks_m) / uint32_t(H));
-  const int32_t hk = h / (H / HKV);
-  const int32_t s0 = mb * kBM, s1 = s0 + kBM < S ? s0 + kBM : S;
+  const QueryTile tile = query_tile<Cfg>(H, HKV, S);
+  const int32_t b = tile.b, h = tile.h, hk = tile.hk, s0 = tile.s0,
+                s1 = tile.s1;
   const KeyBlocks keys = key_blocks<Cfg>(s0, s1, S, SK);
   const int32_t last = keys.last, blocks = keys.count;
 
@@ -165,11 +162,7 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
   const int32_t my_row[2] = {rows0 + 16 * warp + lane / 4,
                              rows0 + 16 * warp + lane / 4 + 8};
   float acc_o[kDV / 8][4];
-#pragma unroll
-  for (int j = 0; j < kDV / 8; ++j)
-#pragma unroll
-    for (int r = 0; r < 4; ++r)
-      acc_o[j][r] = 0.f;
+  zero(acc_o);
   float row_max[2] = {neg_inf(), neg_inf()}, row_sum[2] = {0.f, 0.f};
   // The wgmma accumulators are the [j][4] arrays, flattened.
   auto flat_o = reinterpret_cast<float(*)[kDV / 2]>(&acc_o[0][0]);
