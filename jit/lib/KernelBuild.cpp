@@ -126,7 +126,9 @@ CombineKernelShape combineShapeOf(const OpModel &Op,
 AttentionKernelShape attentionShapeOf(const OpModel &Op,
                                       const KernelConfig &Config, Arch Target) {
   AttentionKernelShape Shape;
-  Shape.Tma = archInfo(Target).HasWgmmaTma;
+  const DType In = Op.Params[size_t(Op.A)].Type;
+  Shape.Tma = attentionUsesWgmma(In, Target);
+  Shape.ElementBytes = In == DType::F8E4M3 ? 1 : 2;
   Shape.BlockM = Config.BlockM;
   Shape.BlockN = Config.BlockN;
   Shape.Stages = Config.Stages;
@@ -134,6 +136,9 @@ AttentionKernelShape attentionShapeOf(const OpModel &Op,
   Shape.ValueDim = Op.Attention->ValueDim;
   Shape.ValueParam = Op.Attention->V;
   Shape.LseParam = Op.Attention->Lse;
+  Shape.ScoreDescaleParams[0] = Op.Attention->ScoreDescale[0];
+  Shape.ScoreDescaleParams[1] = Op.Attention->ScoreDescale[1];
+  Shape.ValueDescaleParam = Op.Attention->ValueDescale;
   return Shape;
 }
 
@@ -193,7 +198,8 @@ KernelBuildResult buildKernel(const OpModel &Op, const KernelBuildRequest &R) {
   // The setmaxnreg budget the kernel assumes must fit what ptxas allocated,
   // or the kernel is undefined (or hangs in setmaxnreg.inc). The sm_90a
   // attention kernel's budgets are the GEMM's (attention_sm90.cuh).
-  if (Op.Attention && archInfo(R.Target).HasWgmmaTma) {
+  if (Op.Attention &&
+      attentionUsesWgmma(Op.Params[size_t(Op.A)].Type, R.Target)) {
     const AttentionRegisterSplit Split =
         attentionRegisterSplit(R.Config.BlockM);
     Plan.ConsumerWarpgroups = Split.Consumers;

@@ -89,8 +89,16 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
       const AttentionKernelShape &A = K.Attention;
       OS << "attention block_m " << A.BlockM << " block_n " << A.BlockN
          << " stages " << A.Stages << " d " << A.HeadDim << " dv " << A.ValueDim
-         << " v " << A.ValueParam << " lse " << A.LseParam
-         << (A.Tma ? " tma 1" : "") << '\n';
+         << " v " << A.ValueParam << " lse " << A.LseParam;
+      if (A.ElementBytes != 2)
+        OS << " elem " << A.ElementBytes;
+      const char *DescaleKeys[] = {"sd0", "sd1", "vd"};
+      const int64_t Descales[] = {A.ScoreDescaleParams[0],
+                                  A.ScoreDescaleParams[1], A.ValueDescaleParam};
+      for (int I = 0; I < 3; ++I)
+        if (Descales[I] >= 0)
+          OS << ' ' << DescaleKeys[I] << ' ' << Descales[I];
+      OS << (A.Tma ? " tma 1" : "") << '\n';
     } else if (K.Family == OpFamily::Combine) {
       const CombineKernelShape &C = K.Combine;
       OS << "combine block_m " << C.BlockTokens << " weights " << C.WeightsParam
@@ -305,14 +313,14 @@ void readCombineShape(ManifestReader &R, CompiledKernel &K) {
   Sh.PosParam = R.integer(W[6], 0, Last);
 }
 
-/// "attention block_m M block_n N stages S d D dv DV v P lse P [tma 1]": an
-/// attention kernel's launch shape (AttentionKernelShape; lse -1: none;
-/// "tma 1" for the sm_90a kernel).
+/// "attention block_m M block_n N stages S d D dv DV v P lse P [elem 1]
+/// [sd0 P] [sd1 P] [vd P] [tma 1]": an attention kernel's launch shape
+/// (AttentionKernelShape; lse -1: none; elem 1 for FP8 inputs; the
+/// descales' parameters where the op has them; "tma 1" for the sm_90a
+/// kernel). Earlier bundles' lines have no optional field but tma.
 void readAttentionShape(ManifestReader &R, CompiledKernel &K) {
   std::vector<std::string> W = R.expect("attention");
-  if (W.size() == 17 && W[15] == "tma" && W[16] == "1")
-    K.Attention.Tma = true;
-  else
+  if (W.size() < 15 || W.size() % 2 == 0)
     R.count(W, 15);
   const char *Keys[] = {"block_m", "block_n", "stages", "d", "dv", "v", "lse"};
   for (size_t I = 0; I < 7; ++I)
@@ -328,6 +336,29 @@ void readAttentionShape(ManifestReader &R, CompiledKernel &K) {
   Sh.ValueDim = R.integer(W[10], 16, 256);
   Sh.ValueParam = R.integer(W[12], 0, Last);
   Sh.LseParam = R.integer(W[14], -1, Last);
+  // The optional fields, each at most once, in this order.
+  const char *Optional[] = {"elem", "sd0", "sd1", "vd", "tma"};
+  size_t Next = 0;
+  for (size_t I = 15; I + 1 < W.size(); I += 2) {
+    size_t Key = Next;
+    while (Key < 5 && W[I] != Optional[Key])
+      ++Key;
+    if (Key == 5)
+      R.fail("unexpected '" + W[I] +
+             "' in 'attention' (the optional fields are elem, sd0, sd1, vd "
+             "and tma, in that order)");
+    Next = Key + 1;
+    if (Key == 0)
+      Sh.ElementBytes = R.integer(W[I + 1], 1, 2);
+    else if (Key == 1)
+      Sh.ScoreDescaleParams[0] = R.integer(W[I + 1], 0, Last);
+    else if (Key == 2)
+      Sh.ScoreDescaleParams[1] = R.integer(W[I + 1], 0, Last);
+    else if (Key == 3)
+      Sh.ValueDescaleParam = R.integer(W[I + 1], 0, Last);
+    else
+      Sh.Tma = R.integer(W[I + 1], 1, 1) == 1;
+  }
   if (Sh.BlockM % 16 != 0)
     R.fail("'attention' block_m must be a multiple of 16 (one warp's rows)");
 }

@@ -13,6 +13,7 @@
 #include "kiln/Runtime/Attention/AttentionArguments.h"
 #include "kiln/Runtime/Bundle.h"
 #include "kiln/Runtime/FamilyLaunch.h"
+#include "kiln/Runtime/Sha256.h"
 #include "kiln/Target/Attention/AttentionPlan.h"
 #include "kiln/Target/TuningSpace.h"
 
@@ -119,6 +120,19 @@ TEST_CASE("attention's launch: grid, threads, shared memory and ABI",
   CHECK(Plan.Args[4].Pointer == 5);
   CHECK(Plan.Args[7].Int == 1);
   CHECK(Plan.Args[8].Int == 77);
+  // The descales it has follow the lse: (.., lse, sd1, vd, B, ..).
+  AttentionKernelShape Scaled = K;
+  Scaled.ScoreDescaleParams[1] = 6;
+  Scaled.ValueDescaleParam = 7;
+  A.ScoreDescale[1] = 0x60, A.ValueDescale = 0x70;
+  planAttentionLaunch(Scaled, A, Plan);
+  REQUIRE(Plan.Args.size() == 12);
+  CHECK((Plan.Args[5].Pointer == 0x60 && Plan.Args[6].Pointer == 0x70));
+  CHECK(Plan.Args[7].Int == 2); // B
+  // FP8's tiles take one byte an element.
+  AttentionKernelShape Fp8 = K;
+  Fp8.ElementBytes = 1;
+  CHECK(attentionKernelFacts(Fp8).SmemBytes == 1024 + 64 * 128 + 2 * 64 * 256);
   A.Sizes.Hkv = 3;
   CHECK_THROWS_AS(planAttentionLaunch(K, A, Plan), std::invalid_argument);
 }
@@ -175,6 +189,22 @@ TEST_CASE("attention bundles keep their launch shape", "[attention][launch]") {
   const std::string TmaText = serializeBundle({Tma});
   CHECK(TmaText.find(" lse 4 tma 1\n") != std::string::npos);
   CHECK(parseBundle(TmaText, "b.kbundle")[0].Attention.Tma);
+  // FP8's one-byte elements and the descales' parameters, in their order.
+  CompiledKernel Fp8 = K;
+  Fp8.Attention.ElementBytes = 1;
+  Fp8.Attention.ScoreDescaleParams[1] = 3;
+  Fp8.Attention.ValueDescaleParam = 0;
+  const std::string Fp8Text = serializeBundle({Fp8});
+  CHECK(Fp8Text.find(" lse 4 elem 1 sd1 3 vd 0\n") != std::string::npos);
+  const AttentionKernelShape F = parseBundle(Fp8Text, "b.kbundle")[0].Attention;
+  CHECK((F.ElementBytes == 1 && F.ScoreDescaleParams[0] == -1 &&
+         F.ScoreDescaleParams[1] == 3 && F.ValueDescaleParam == 0));
+  // Out of order (behind a valid digest).
+  std::string Swapped = Fp8Text.substr(0, Fp8Text.size() - 72);
+  Swapped.replace(Swapped.find("elem 1 sd1 3"), 12, "sd1 3 elem 1");
+  Swapped += "digest " + sha256Hex(Swapped) + "\n";
+  CHECK_THROWS_WITH(parseBundle(Swapped, "b.kbundle"),
+                    Catch::Contains("unexpected 'elem' in 'attention'"));
   // A bundle whose line cannot be the kernel's is refused.
   CompiledKernel Odd = K;
   Odd.Attention.BlockM = 100;
@@ -191,7 +221,10 @@ TEST_CASE("which targets have an attention kernel", "[attention][launch]") {
        {Arch::SM80, Arch::SM89, Arch::SM90a, Arch::SM100a, Arch::SM120a}) {
     CHECK(attentionKernelProblem(DType::BF16, A).empty());
     CHECK(attentionKernelProblem(DType::F16, A).empty());
-    CHECK(attentionKernelProblem(DType::F8E4M3, A).find("bf16 or f16") !=
+    // e4m3 wherever there are FP8 tensor cores (sm_89 on).
+    CHECK(attentionKernelProblem(DType::F8E4M3, A).empty() ==
+          (A != Arch::SM80));
+    CHECK(attentionKernelProblem(DType::F8E5M2, A).find("not f8e5m2") !=
           std::string::npos);
   }
 }

@@ -117,9 +117,9 @@ TEST_CASE("attention: the other forms sema accepts", "[attention]") {
 
 TEST_CASE("attention: sema's errors", "[attention]") {
   // Each is about the first mistake, with its place.
-  CHECK(firstError(attnSource("", "f8e4m3"))
-            .find("must be bf16 or f16 (FP8 attention is not built yet)") !=
-        std::string::npos);
+  CHECK(firstError(attnSource("", "f8e5m2"))
+            .find("must be bf16, f16 or f8e4m3 (FlashAttention-3's FP8 "
+                  "format)") != std::string::npos);
   CHECK(firstError(attnSource("", "bf16", "h"))
             .find("'K' has HKV heads; read head 'h / (H / HKV)'") !=
         std::string::npos);
@@ -182,7 +182,10 @@ TEST_CASE("attention: the planner's limits", "[attention]") {
   std::string Why;
   // FlashAttention-3's tiling for D = 128: 128 x 176 on sm_90a.
   CHECK(planAttention(A, DType::BF16, tiling(128, 176), Arch::SM90a, Why));
-  CHECK(attentionFootprint(A, tiling(128, 176)).Registers == 64 + 88 + 44);
+  CHECK(attentionFootprint(A, DType::BF16, tiling(128, 176)).Registers ==
+        64 + 88 + 44);
+  CHECK(attentionFootprint(A, DType::F8E4M3, tiling(128, 128)).Registers ==
+        64 + 64 + 16);
   CHECK_FALSE(
       planAttention(A, DType::BF16, tiling(128, 192), Arch::SM90a, Why));
   CHECK(Why.find("registers") != std::string::npos);

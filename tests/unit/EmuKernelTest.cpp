@@ -563,17 +563,21 @@ TEST_CASE("Emulator: trap and stack overflow end the launch, not kiln",
                  Catch::Contains("stack overflow"));
 }
 
-TEST_CASE("Emulator: shuffles and votes", "[emu]") {
+TEST_CASE("Emulator: shuffles, votes and __byte_perm", "[emu]") {
   Emu &E = theEmulator();
-  CUdeviceptr dO = E.alloc(160 * 4);
+  CUdeviceptr dO = E.alloc(192 * 4);
   REQUIRE(E.launch("warp_ops", 1, 32, 0, {&dO}) == "");
-  std::vector<int> O = E.download<int>(dO, 160);
+  std::vector<int> O = E.download<int>(dO, 192);
+  // CUDA's __byte_perm(x, y, s) (libdevice's __nv_byte_perm): byte n is
+  // byte s<4n+2:4n> of {y, x}, the selector's fourth bit ignored.
+  const uint32_t Perm[4] = {0x66442200u, 0x77553311u, 0x33221100u, 0x11003322u};
   for (int L = 0; L < 32; ++L) {
     CHECK(O[size_t(L)] == 496);
     CHECK(O[size_t(32 + L)] == 21);
     CHECK(O[size_t(64 + L)] == (L < 31 ? L + 1 : 31));
     CHECK(uint32_t(O[size_t(96 + L)]) == 0xAAAAAAAAu);
     CHECK(O[size_t(128 + L)] == (L < 16 ? L : L - 16));
+    CHECK(uint32_t(O[size_t(160 + L)]) == Perm[L % 4]);
   }
 }
 

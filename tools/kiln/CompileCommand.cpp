@@ -20,6 +20,7 @@
 #include "kiln/Runtime/CompileCache.h"
 #include "kiln/Runtime/FamilyLaunch.h"
 #include "kiln/Runtime/NvrtcCompiler.h"
+#include "kiln/Target/Attention/AttentionPlan.h"
 #include "kiln/Target/TuningSpace.h"
 
 #include <cstdio>
@@ -145,14 +146,17 @@ KernelOutline outlineOf(const OpModel &Op, const KernelConfig &Config,
     F = combineKernelFacts(combineShapeOf(Op, Config));
     break;
   case OpFamily::Attention:
-    O.Design = archInfo(Target).HasWgmmaTma
+    O.Design = attentionUsesWgmma(Op.Params[size_t(Op.A)].Type, Target)
                    ? "FlashAttention-3's structure: TMA into a ring of " +
                          std::to_string(Config.Stages) +
                          " K/V tiles, wgmma with P in registers, " +
                          std::to_string(Config.BlockM / 64) +
                          " consumer warpgroup(s)"
-                   : "FlashAttention-2's design: mma.sync m16n8k16, a "
-                     "cp.async ring of " +
+                   : std::string("FlashAttention-2's design: mma.sync ") +
+                         (Op.Params[size_t(Op.A)].Type == DType::F8E4M3
+                              ? "m16n8k32 (e4m3)"
+                              : "m16n8k16") +
+                         ", a cp.async ring of " +
                          std::to_string(Config.Stages) + " K/V tiles";
     F = attentionKernelFacts(attentionShapeOf(Op, Config, Target));
     break;

@@ -54,12 +54,14 @@ std::string comparisonJson(const Comparison &C) {
          ", \"worst_ratio\": " + jsonNumber(C.WorstRatio) + "}";
 }
 
-std::string comparisonText(const Comparison &C, const std::string &What) {
+std::string comparisonText(const Comparison &C, const std::string &What,
+                           const std::string &Beyond = "") {
   std::ostringstream OS;
   OS << (C.Pass ? "PASS" : "FAIL") << "  " << What << ": " << C.Failures
      << " of " << C.Checked
      << " outside |out - ref| <= " << textNumber(C.Tol.Atol) << " + "
-     << textNumber(C.Tol.Rtol) << " |ref| (" << C.NonFinite
+     << textNumber(C.Tol.Rtol) << " |ref|"
+     << (Beyond.empty() ? "" : " (" + Beyond + ")") << " (" << C.NonFinite
      << " not finite), max |out - ref| " << textNumber(C.MaxAbs);
   return OS.str();
 }
@@ -151,8 +153,10 @@ void report(const AttentionRunRequest &Req, const OpModel &Op,
   if (C) {
     std::cout << "check   "
               << comparisonText(
-                     C->O, std::string(dtypeName(Params[size_t(Op.D)].Type)) +
-                               std::string(" O"));
+                     C->O,
+                     std::string(dtypeName(Params[size_t(Op.D)].Type)) +
+                         std::string(" O"),
+                     C->OTermsBeyond);
     if (C->O.Worst >= 0)
       std::cout << "; worst "
                 << elementName(Op, Params[size_t(Op.D)].Shape, C->O.Worst)

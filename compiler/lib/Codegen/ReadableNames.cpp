@@ -55,13 +55,16 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
       Names.push_back(Fresh(Sym));
     return Names;
   }
-  if (Op.Attention) { // (q, k, v, o, [lse,] B, H, HKV, S, T)
+  if (Op.Attention) { // (q, k, v, o, [lse,] [sd0,] [sd1,] [vd,] B, H, HKV,
+                      // S, T)
     const AttentionSpec &At = *Op.Attention;
     std::vector<std::string> Names;
     for (int I : {Op.A, Op.B, At.V, Op.D})
       Names.push_back(Op.Params[size_t(I)].Name);
-    if (At.Lse >= 0)
-      Names.push_back(Op.Params[size_t(At.Lse)].Name);
+    for (int I :
+         {At.Lse, At.ScoreDescale[0], At.ScoreDescale[1], At.ValueDescale})
+      if (I >= 0)
+        Names.push_back(Op.Params[size_t(I)].Name);
     for (const std::string &Sym :
          {At.BSym, At.HSym, At.HkvSym, At.SSym, At.TSym})
       Names.push_back(Fresh(Sym));

@@ -100,7 +100,18 @@ void fillRandom(HostTensor &T, std::mt19937_64 &Rng) {
     T.set(0, 1.0);
 }
 
+void fillDescale(HostTensor &T, std::mt19937_64 &Rng) {
+  std::uniform_real_distribution<double> Dist(0.25, 2.0);
+  for (int64_t I = 0; I < T.numElements(); ++I)
+    T.set(I, Dist(Rng));
+}
+
 namespace {
+
+bool isAttentionDescale(const AttentionSpec &A, int P) {
+  return P == A.ScoreDescale[0] || P == A.ScoreDescale[1] ||
+         P == A.ValueDescale;
+}
 
 const char *lawName(RowRouting::Kind K) {
   switch (K) {
@@ -361,6 +372,8 @@ bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
     else if (Op.Group && int(I) == Op.Group->Param)
       fillGroupedIndex(Params.back(), Shapes[size_t(Op.B)][0], Op.Group->Align,
                        Routing, Rng);
+    else if (Op.Attention && isAttentionDescale(*Op.Attention, int(I)))
+      fillDescale(Params.back(), Rng);
     else if (!Op.Params[I].IsOutput)
       fillRandom(Params.back(), Rng);
   }

@@ -51,7 +51,9 @@ AttentionArgumentPlanner::AttentionArgumentPlanner(
       IndexO(paramIndex(Sig, ParamRole::D)) {
   const int64_t Count = int64_t(Sig.Params.size());
   if (IndexQ < 0 || IndexK < 0 || IndexO < 0 || Shape.ValueParam < 0 ||
-      Shape.ValueParam >= Count || Shape.LseParam >= Count)
+      Shape.ValueParam >= Count || Shape.LseParam >= Count ||
+      Shape.ScoreDescaleParams[0] >= Count ||
+      Shape.ScoreDescaleParams[1] >= Count || Shape.ValueDescaleParam >= Count)
     throw std::invalid_argument(Sig.OpName +
                                 ": the signature lacks attention's Q, K, V "
                                 "or O");
@@ -66,6 +68,11 @@ void AttentionArgumentPlanner::plan(const TensorArg *Args,
   L.V = Args[Shape.ValueParam].Data;
   L.O = Args[IndexO].Data;
   L.Lse = Shape.LseParam >= 0 ? Args[Shape.LseParam].Data : 0;
+  for (int I = 0; I < 2; ++I)
+    if (Shape.ScoreDescaleParams[I] >= 0)
+      L.ScoreDescale[I] = Args[Shape.ScoreDescaleParams[I]].Data;
+  if (Shape.ValueDescaleParam >= 0)
+    L.ValueDescale = Args[Shape.ValueDescaleParam].Data;
   L.Sizes = attentionSizes(Sig, Size);
   planAttentionLaunch(Shape, L, Out);
 }

@@ -21,7 +21,8 @@ unsigned smemOf(const AttentionKernelShape &K) {
   const int BM = int(K.BlockM), BN = int(K.BlockN), St = int(K.Stages),
             D = int(K.HeadDim), DV = int(K.ValueDim);
   return unsigned(K.Tma ? attention::sm90_smem_bytes(BM, BN, St, D, DV)
-                        : attention::sm80_smem_bytes(BM, BN, St, D, DV));
+                        : attention::sm80_smem_bytes(BM, BN, St, D, DV,
+                                                     int(K.ElementBytes)));
 }
 
 /// The 3D map over a [Heads, Rows, Dim] 16-bit tensor, boxes of 64 x
@@ -105,6 +106,13 @@ void planAttentionLaunch(const AttentionKernelShape &K,
   Out.Args.push_back(KernelArgument::pointer(A.O));
   if (K.LseParam >= 0)
     Out.Args.push_back(KernelArgument::pointer(A.Lse));
+  const int64_t Descales[3] = {K.ScoreDescaleParams[0], K.ScoreDescaleParams[1],
+                               K.ValueDescaleParam};
+  const CUdeviceptr DescalePtrs[3] = {A.ScoreDescale[0], A.ScoreDescale[1],
+                                      A.ValueDescale};
+  for (int I = 0; I < 3; ++I)
+    if (Descales[I] >= 0)
+      Out.Args.push_back(KernelArgument::pointer(DescalePtrs[I]));
   for (int64_t V : {Z.B, Z.H, Z.Hkv, Z.S, Z.T})
     Out.Args.push_back(KernelArgument::int32(int32_t(V)));
 }

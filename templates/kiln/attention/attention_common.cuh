@@ -10,7 +10,8 @@
 // (zero), the mask (visible), the keys a query block may see
 // (KeyBlocks), whether a key block needs the mask at all (whole_block),
 // one step of the online softmax (softmax_step), P as the A fragment of
-// P.V (p_fragment), and the final O and lse (store_rows). The arithmetic
+// P.V (p_fragment, p_fragment_fp8), the descales (descale_at), and the
+// final O and lse (store_rows). The arithmetic
 // is the interpreter's (compiler/lib/Interpreter/Attention/,
 // interpretAttention): masked scores are -inf, a row with no visible key so
 // far has no max (P and the correction are 0), and a row that sees no key
@@ -19,11 +20,18 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kiln/attention/attention_plan.cuh"
 #include "kiln/numeric/convert.cuh"
 
 namespace kiln::attention {
 
 KILN_DEVICE float neg_inf() { return __int_as_float(int(0xff800000u)); }
+
+/// A per-(batch, key head) descale of [B, HKV] floats, 1 without one.
+KILN_DEVICE float descale_at(const float *__restrict__ d, int32_t b, int32_t hk,
+                             int32_t HKV) {
+  return d != nullptr ? d[int64_t(b) * HKV + hk] : 1.f;
+}
 
 /// Whether query row S may see key T of a problem of SQ queries and SK keys.
 template <class Cfg>
@@ -113,8 +121,9 @@ KILN_DEVICE void mask_block(float (&s)[NS][4], bool whole,
 
 /// One block of the online softmax for the thread's two rows: the block's
 /// row max over the quad (shuffles), S replaced by P = exp2(S scale_log2 -
-/// max scale_log2), the running sum and O rescaled by the correction.
-template <int NS, int NO>
+/// (max scale_log2 - PExp)) (PExp: FP8's kFp8PExponent, else 0), the
+/// running sum and O rescaled by the correction.
+template <int PExp = 0, int NS, int NO>
 KILN_DEVICE void softmax_step(float (&s)[NS][4], float (&o)[NO][4],
                               float (&row_max)[2], float (&row_sum)[2],
                               float scale_log2) {
@@ -131,13 +140,14 @@ KILN_DEVICE void softmax_step(float (&s)[NS][4], float (&o)[NO][4],
     const float corr = row_max[half] == neg_inf()
                            ? 0.f
                            : exp2f(row_max[half] * scale_log2 - m_scaled);
+    const float p_shift = m_scaled - float(PExp);
     float sum = 0.f;
 #pragma unroll
     for (int j = 0; j < NS; ++j)
 #pragma unroll
       for (int c = 0; c < 2; ++c) {
         float &x = s[j][2 * half + c];
-        x = x == neg_inf() ? 0.f : exp2f(fmaf(x, scale_log2, -m_scaled));
+        x = x == neg_inf() ? 0.f : exp2f(fmaf(x, scale_log2, -p_shift));
         sum += x;
       }
     row_sum[half] = row_sum[half] * corr + sum;
@@ -160,15 +170,46 @@ KILN_DEVICE void p_fragment(const float (&s)[NS][4], int kk, uint32_t (&a)[4]) {
   a[3] = pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
 }
 
-/// The thread's two rows ROW[0..1] (of S) of O = acc / sum, 0 where the row
-/// saw no key, and their lse (LSE may be null), for (batch B, head H_) of
-/// H heads, O [.., S, NO * 8].
-template <int NO, class TOut>
+/// Keys [32 c, 32 c + 32) of P, rounded to e4m3, as the A fragment of an
+/// m16 x k32 MMA. The thread's scores are keys 8j + 2 (lane % 4) + {0, 1}
+/// of blocks j = 4c .. 4c + 3, A's K bytes are 4 (lane % 4) + {0..3} (+16):
+/// A's K position 16q + 4 (lane % 4) + i holds key 16q + 8 (i / 2) +
+/// 2 (lane % 4) + i % 2 (fp8_value_fragment permutes V's rows the same).
+template <int NS>
+KILN_DEVICE void p_fragment_fp8(const float (&s)[NS][4], int c,
+                                uint32_t (&a)[4]) {
+  auto pack4 = [](float x0, float x1, float x2, float x3) {
+    return uint32_t(pack2<f8e4m3>(x0, x1)) | uint32_t(pack2<f8e4m3>(x2, x3))
+                                                 << 16;
+  };
+#pragma unroll
+  for (int q = 0; q < 2; ++q)
+#pragma unroll
+    for (int half = 0; half < 2; ++half)
+      a[2 * q + half] = pack4(
+          s[4 * c + 2 * q][2 * half], s[4 * c + 2 * q][2 * half + 1],
+          s[4 * c + 2 * q + 1][2 * half], s[4 * c + 2 * q + 1][2 * half + 1]);
+}
+
+/// O's column of the thread's accumulator element [j][2 half + c]: 8j +
+/// 2 (lane % 4) + c, or with FP8's P.V (Fp8Cols: block 2i + p holds
+/// columns 16i + 2n + p) 16 (j / 2) + 4 (lane % 4) + 2c + j % 2.
+template <bool Fp8Cols> KILN_DEVICE int out_column(int j, int c, int lane) {
+  return Fp8Cols ? 16 * (j / 2) + 4 * (lane % 4) + 2 * c + j % 2
+                 : 8 * j + 2 * (lane % 4) + c;
+}
+
+/// The thread's two rows ROW[0..1] (of S) of O = acc * v_descale / sum, 0
+/// where the row saw no key, and their lse (LSE may be null; less
+/// LSE_OFFSET, FP8's kFp8PExponent ln 2), for (batch B, head H_) of H
+/// heads, O [.., S, NO * 8], columns as out_column<Fp8Cols> says.
+template <bool Fp8Cols = false, int NO, class TOut>
 KILN_DEVICE void store_rows(TOut *__restrict__ o, float *__restrict__ lse,
                             const float (&acc)[NO][4], float (&row_sum)[2],
                             const float (&row_max)[2], const int32_t (&row)[2],
                             int32_t b, int32_t h, int32_t H, int32_t S,
-                            float scale) {
+                            float scale, float v_descale = 1.f,
+                            float lse_offset = 0.f) {
   const int lane = int(threadIdx.x) % 32;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -178,17 +219,17 @@ KILN_DEVICE void store_rows(TOut *__restrict__ o, float *__restrict__ lse,
     const int32_t s = row[half];
     if (s >= S)
       continue;
-    const float inv = l > 0.f ? 1.f / l : 0.f;
-    TOut *orow = o + ((int64_t(b) * H + h) * S + s) * (NO * 8) + 2 * (lane % 4);
+    const float inv = l > 0.f ? v_descale / l : 0.f;
+    TOut *orow = o + ((int64_t(b) * H + h) * S + s) * (NO * 8);
 #pragma unroll
-    for (int j = 0; j < NO; ++j) {
-      orow[8 * j] = from_float<TOut>(l > 0.f ? acc[j][2 * half] * inv : 0.f);
-      orow[8 * j + 1] =
-          from_float<TOut>(l > 0.f ? acc[j][2 * half + 1] * inv : 0.f);
-    }
+    for (int j = 0; j < NO; ++j)
+#pragma unroll
+      for (int c = 0; c < 2; ++c)
+        orow[out_column<Fp8Cols>(j, c, lane)] =
+            from_float<TOut>(l > 0.f ? acc[j][2 * half + c] * inv : 0.f);
     if (lse != nullptr && lane % 4 == 0)
       lse[(int64_t(b) * H + h) * S + s] =
-          l > 0.f ? row_max[half] * scale + logf(l) : neg_inf();
+          l > 0.f ? row_max[half] * scale + logf(l) - lse_offset : neg_inf();
   }
 }
 

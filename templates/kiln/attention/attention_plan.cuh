@@ -15,23 +15,38 @@ namespace kiln::attention {
 
 /// Query rows of one warp (one m16 tile of mma.sync).
 inline constexpr int kRowsPerWarp = 16;
-/// Elements of one shared-memory panel row: tiles are stored as panels of
-/// rows x 64 bytes (16-bit elements), each with the 128-byte XOR swizzle.
-inline constexpr int kPanelElems = 32;
+/// Bytes of one shared-memory panel row: the mma.sync kernel's tiles are
+/// panels of rows x 64 bytes (32 16-bit or 64 FP8 elements), each with the
+/// 128-byte XOR swizzle.
+inline constexpr int kPanelBytes = 64;
 /// Slack for aligning the dynamic shared memory to the swizzle's 1024 bytes.
 inline constexpr int kAlignSlack = 1024;
+
+/// FP8's P is 2^kFp8PExponent times the softmax's weights, so that weights
+/// down to 2^-14 are normal e4m3 values (kiln/Support/AttentionScale.h,
+/// AttentionFp8PExponent, says why and has the same number).
+inline constexpr int kFp8PExponent = 8;
 
 /// Threads of one CTA: one warp per 16 query rows.
 KILN_HD constexpr int sm80_threads(int block_m) {
   return block_m / kRowsPerWarp * 32;
 }
 
+/// A row of DIM elements of ELEM_BYTES in the mma.sync kernel's tiles:
+/// whole 64-byte panels (FP8's D = 96 leaves half a panel unused).
+KILN_HD constexpr int sm80_row_bytes(int dim, int elem_bytes) {
+  return (dim * elem_bytes + kPanelBytes - 1) / kPanelBytes * kPanelBytes;
+}
+
 /// Dynamic shared memory of one CTA: the Q tile and STAGES (K, V) tiles of
-/// 16-bit elements, plus the alignment slack.
+/// ELEM_BYTES elements (2, or 1 for FP8), plus the alignment slack.
 KILN_HD constexpr int sm80_smem_bytes(int block_m, int block_n, int stages,
-                                      int head_dim, int value_dim) {
-  return kAlignSlack + 2 * block_m * head_dim +
-         stages * 2 * block_n * (head_dim + value_dim);
+                                      int head_dim, int value_dim,
+                                      int elem_bytes = 2) {
+  return kAlignSlack + block_m * sm80_row_bytes(head_dim, elem_bytes) +
+         stages * block_n *
+             (sm80_row_bytes(head_dim, elem_bytes) +
+              sm80_row_bytes(value_dim, elem_bytes));
 }
 
 /// The wgmma kernel's threads (kiln/attention/attention_sm90.cuh): a

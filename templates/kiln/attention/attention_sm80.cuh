@@ -1,6 +1,7 @@
 //===- kiln/attention/attention_sm80.cuh - mma.sync attention --*- CUDA -*-===//
 //
-// The attention family's forward kernel for every target, FlashAttention-2's
+// The attention family's forward kernel for every target but sm_90a's
+// 16-bit inputs (attention_sm90.cuh), FlashAttention-2's
 // design: a CTA takes BlockM queries of one (batch, head) and walks the
 // keys it may see in BlockN blocks, last block first, through a Stages-deep
 // ring of (K, V) tiles filled with cp.async (zero-filled past T). Each warp
@@ -12,6 +13,16 @@
 //   O += P V       P rounded to the inputs' type stays in registers as the
 //                  A operand (an m16n8 accumulator pair is an m16k16 A
 //                  fragment), V read K-major with ldmatrix.trans.
+// FP8 (e4m3, sm_89 and later): the same with 32 keys (bytes) per MMA
+// (m16n8k32). P is 2^8 times the weights before its e4m3 rounding
+// (kFp8PExponent). Four of P's accumulator blocks are one A fragment if the
+// MMA's K positions are read as a permutation of the 32 keys
+// (p_fragment_fp8); ldmatrix.trans of V's 16-bit pairs and a byte
+// permutation give B fragments over the same key order, for O columns
+// 16i + 2n (one block) and 16i + 2n + 1 (the next): no shuffle, no
+// transpose pass.
+// The optional descales (f32 [B, HKV]) multiply the scale (Q's and K's)
+// and O (V's) once per CTA.
 // The mask, the softmax step, P's fragments and the final store are
 // kiln/attention/attention_common.cuh's, the interpreter's arithmetic. It
 // is not bit-identical to the interpreter: the
@@ -23,7 +34,8 @@
 //
 // Shared tiles are panels of rows x 64 bytes (kiln/attention/attention_plan
 // .cuh), each swizzled with kiln/tile/swizzle.cuh's 128-byte XOR, so the
-// ldmatrix phases (8 rows x 16 bytes) and cp.async rows are conflict-free.
+// ldmatrix phases (8 rows x 16 bytes) and cp.async rows are conflict-free;
+// every offset below is in bytes.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -38,64 +50,101 @@
 namespace kiln::attention {
 
 /// One compiled tiling. Left / Right: the keys a query sees before and
-/// after its diagonal (-1: unbounded), bottom-right aligned.
+/// after its diagonal (-1: unbounded), bottom-right aligned. ElemBytes: 2
+/// (bf16, f16) or 1 (e4m3).
 template <int BlockM, int BlockN, int Stages, int HeadDim, int ValueDim,
-          int Left, int Right>
+          int Left, int Right, int ElemBytes = 2>
 struct Sm80Config {
   static_assert(BlockM % kRowsPerWarp == 0, "16 query rows per warp");
-  static_assert(BlockN % 16 == 0, "P.V steps 16 keys");
-  static_assert(HeadDim % kPanelElems == 0 && ValueDim % kPanelElems == 0,
-                "head dims are whole 64-byte panels");
+  static_assert(BlockN % (32 / ElemBytes) == 0,
+                "P.V steps 32 bytes of keys (16 keys, or 32 in FP8)");
+  static_assert(HeadDim * ElemBytes % 32 == 0 && ValueDim % 16 == 0,
+                "head dims are whole 32-byte MMA steps, DV whole 16 columns");
+  static_assert(ElemBytes == 1 || ElemBytes == 2, "16-bit or FP8 elements");
   static_assert(Stages >= 1, "at least one (K, V) stage");
   static constexpr int kBM = BlockM, kBN = BlockN, kStages = Stages;
   static constexpr int kD = HeadDim, kDV = ValueDim;
   static constexpr int kLeft = Left, kRight = Right;
+  static constexpr int kElemBytes = ElemBytes;
   static constexpr int kThreads = sm80_threads(BlockM);
   static constexpr int kSmemBytes =
-      sm80_smem_bytes(BlockM, BlockN, Stages, HeadDim, ValueDim);
-  static constexpr uint32_t kQBytes = 2u * BlockM * HeadDim;
-  static constexpr uint32_t kKBytes = 2u * BlockN * HeadDim;
-  static constexpr uint32_t kVBytes = 2u * BlockN * ValueDim;
+      sm80_smem_bytes(BlockM, BlockN, Stages, HeadDim, ValueDim, ElemBytes);
+  static constexpr uint32_t kQBytes =
+      uint32_t(BlockM * sm80_row_bytes(HeadDim, ElemBytes));
+  static constexpr uint32_t kKBytes =
+      uint32_t(BlockN * sm80_row_bytes(HeadDim, ElemBytes));
+  static constexpr uint32_t kVBytes =
+      uint32_t(BlockN * sm80_row_bytes(ValueDim, ElemBytes));
 };
 
-/// Swizzled offset of element column COL (a multiple of 8) of row ROW in a
-/// tile of ROWS rows stored as 64-byte panels.
+/// Swizzled offset of byte COL (a multiple of 16) of row ROW in a tile of
+/// ROWS rows stored as 64-byte panels.
 KILN_DEVICE uint32_t panel_offset(int rows, int row, int col) {
-  return uint32_t(col / kPanelElems) * uint32_t(rows) * 64u +
-         tile::swizzled_chunk(uint32_t(row), uint32_t(col % kPanelElems / 8),
+  return uint32_t(col / kPanelBytes) * uint32_t(rows) * uint32_t(kPanelBytes) +
+         tile::swizzled_chunk(uint32_t(row), uint32_t(col % kPanelBytes / 16),
                               64u);
 }
 
-/// Copies rows [0, ROWS) x DIM elements starting at SRC (ROW_STRIDE elements
+/// Copies rows [0, ROWS) x DIM elements starting at SRC (DIM elements
 /// apart) into the panel tile at DST; rows at or past VALID are zero-filled
 /// (their source is not read).
 template <int Rows, int Dim, int Threads, class T>
 KILN_DEVICE void load_tile(uint32_t dst, const T *src, int32_t valid) {
-  constexpr int kChunks = Dim / 8; // 16-byte chunks of a row
+  constexpr int kPer = 16 / int(sizeof(T)); // elements of a 16-byte chunk
+  constexpr int kChunks = Dim / kPer;       // chunks of a row
 #pragma unroll 1
   for (int i = int(threadIdx.x); i < Rows * kChunks; i += Threads) {
     const int r = i / kChunks, c = i % kChunks;
     const bool ok = r < valid;
-    arch::cp_async_16(dst + panel_offset(Rows, r, 8 * c),
-                      ok ? src + int64_t(r) * Dim + 8 * c : src, ok);
+    arch::cp_async_16(dst + panel_offset(Rows, r, 16 * c),
+                      ok ? src + int64_t(r) * Dim + kPer * c : src, ok);
+  }
+}
+
+/// The B fragments of V for keys [32 c, 32 c + 32) in p_fragment_fp8's
+/// order and O columns [16 i, 16 i + 16) of an FP8 V tile: ldmatrix.trans
+/// of 16-bit pairs gives lane (g, t) = (lane / 4, lane % 4) bytes (key 2t,
+/// cols 2g, 2g + 1) and (key 2t + 1, same) of each 8-key matrix; bytes 0, 2
+/// of two matrices are column 2g's keys (even), bytes 1, 3 column 2g + 1's
+/// (odd).
+template <int Rows>
+KILN_DEVICE void fp8_value_fragment(uint32_t v_tile, int c, int i, int lane,
+                                    uint32_t (&even)[2], uint32_t (&odd)[2]) {
+  uint32_t r[4];
+  arch::ldmatrix_x4_trans(r,
+                          v_tile + panel_offset(Rows, 32 * c + lane, 16 * i));
+#pragma unroll
+  for (int q = 0; q < 2; ++q) {
+    even[q] = __byte_perm(r[2 * q], r[2 * q + 1], 0x6420);
+    odd[q] = __byte_perm(r[2 * q], r[2 * q + 1], 0x7531);
   }
 }
 
 /// The whole kernel body. Q [B, H, S, D], K [B, HKV, T, D], V [B, HKV, T,
-/// DV], O [B, H, S, DV] and lse [B, H, S] (may be null), row-major; one CTA
-/// per (query block, head, batch), the longest causal blocks first.
+/// DV], O [B, H, S, DV] and lse [B, H, S] (may be null), row-major; the
+/// descales SD0 and SD1 (the scores') and VD (V's) [B, HKV] may be null. One
+/// CTA per (query block, head, batch), the longest causal blocks first.
 template <class Cfg, class T, class TOut>
 KILN_DEVICE void
 attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
                const T *__restrict__ v, TOut *__restrict__ o,
-               float *__restrict__ lse, int32_t B, int32_t H, int32_t HKV,
-               int32_t S, int32_t SK, float scale_log2, float scale) {
+               float *__restrict__ lse, const float *__restrict__ sd0,
+               const float *__restrict__ sd1, const float *__restrict__ vd,
+               int32_t B, int32_t H, int32_t HKV, int32_t S, int32_t SK,
+               float scale_log2, float scale) {
   constexpr int kBM = Cfg::kBM, kBN = Cfg::kBN, kD = Cfg::kD, kDV = Cfg::kDV;
   constexpr int kStages = Cfg::kStages, kThreads = Cfg::kThreads;
+  constexpr bool kFp8 = Cfg::kElemBytes == 1;
+  constexpr int kE = Cfg::kElemBytes;
+  static_assert(int(sizeof(T)) == kE, "the config's element size is T's");
 
   const QueryTile tile = query_tile<Cfg>(H, HKV, S);
   const int32_t b = tile.b, h = tile.h, hk = tile.hk, s0 = tile.s0,
                 s1 = tile.s1;
+  const float score_descale =
+      descale_at(sd0, b, hk, HKV) * descale_at(sd1, b, hk, HKV);
+  scale_log2 *= score_descale;
+  scale *= score_descale;
 
   const KeyBlocks keys = key_blocks<Cfg>(s0, s1, S, SK);
   const int32_t last = keys.last, blocks = keys.count;
@@ -133,12 +182,12 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
 
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const int row0 = warp * kRowsPerWarp; // the warp's first row in the tile
-  // ldmatrix sources (kiln/tile/fragment.cuh): A and .trans V lanes -> row
-  // lane % 16, 8-column half lane / 16; K lanes -> row 8 * (lane / 16) +
-  // lane % 8, half (lane / 8) % 2.
-  const int a_row = row0 + lane % 16, a_col = 8 * (lane / 16);
-  const int k_row = 8 * (lane / 16) + lane % 8, k_col = 8 * ((lane / 8) % 2);
-  const int v_row = 8 * ((lane / 8) % 2) + lane % 8, v_col = 8 * (lane / 16);
+  // ldmatrix sources (kiln/tile/fragment.cuh), byte columns: A and .trans V
+  // lanes -> row lane % 16, 16-byte half lane / 16; K lanes -> row
+  // 8 * (lane / 16) + lane % 8, half (lane / 8) % 2.
+  const int a_row = row0 + lane % 16, a_col = 16 * (lane / 16);
+  const int k_row = 8 * (lane / 16) + lane % 8, k_col = 16 * ((lane / 8) % 2);
+  const int v_row = 8 * ((lane / 8) % 2) + lane % 8, v_col = 16 * (lane / 16);
 
   float acc_o[kDV / 8][4];
   zero(acc_o);
@@ -164,18 +213,19 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
     const uint32_t v_tile = v_ring + (it % kStages) * Cfg::kVBytes;
     const int32_t t0 = (last - it) * kBN;
 
-    // S = Q K^T for the warp's 16 rows and the block's kBN keys.
+    // S = Q K^T for the warp's 16 rows and the block's kBN keys, 32 bytes
+    // of the head dim a step.
     float acc_s[kBN / 8][4];
     zero(acc_s);
 #pragma unroll 1
-    for (int kk = 0; kk < kD / 16; ++kk) {
+    for (int kk = 0; kk < kD * kE / 32; ++kk) {
       uint32_t a[4];
-      arch::ldmatrix_x4(a, q_tile + panel_offset(kBM, a_row, 16 * kk + a_col));
+      arch::ldmatrix_x4(a, q_tile + panel_offset(kBM, a_row, 32 * kk + a_col));
 #pragma unroll
       for (int j = 0; j < kBN / 16; ++j) {
         uint32_t r[4];
         arch::ldmatrix_x4(
-            r, k_tile + panel_offset(kBN, 16 * j + k_row, 16 * kk + k_col));
+            r, k_tile + panel_offset(kBN, 16 * j + k_row, 32 * kk + k_col));
         const uint32_t b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
         arch::mma_16x8x32B<T, T>(acc_s[2 * j], a, b0);
         arch::mma_16x8x32B<T, T>(acc_s[2 * j + 1], a, b1);
@@ -186,28 +236,47 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
     // the block (a block every query of the CTA sees whole skips them).
     mask_block<Cfg>(acc_s, whole_block<Cfg>(t0, s0, kBM, S, SK), my_row, t0, S,
                     SK);
-    softmax_step(acc_s, acc_o, row_max, row_sum, scale_log2);
+    softmax_step<kFp8 ? kFp8PExponent : 0>(acc_s, acc_o, row_max, row_sum,
+                                           scale_log2);
 
-    // O += P V: P's accumulator pairs are the A fragments of 16 keys.
+    if constexpr (kFp8) {
+      // O += P V, 32 keys a step in p_fragment_fp8's order.
 #pragma unroll
-    for (int kk = 0; kk < kBN / 16; ++kk) {
-      uint32_t a[4];
-      p_fragment<T>(acc_s, kk, a);
+      for (int c = 0; c < kBN / 32; ++c) {
+        uint32_t a[4];
+        p_fragment_fp8(acc_s, c, a);
 #pragma unroll
-      for (int j = 0; j < kDV / 16; ++j) {
-        uint32_t r[4];
-        arch::ldmatrix_x4_trans(
-            r, v_tile + panel_offset(kBN, 16 * kk + v_row, 16 * j + v_col));
-        const uint32_t b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
-        arch::mma_16x8x32B<T, T>(acc_o[2 * j], a, b0);
-        arch::mma_16x8x32B<T, T>(acc_o[2 * j + 1], a, b1);
+        for (int i = 0; i < kDV / 16; ++i) {
+          uint32_t even[2], odd[2];
+          fp8_value_fragment<kBN>(v_tile, c, i, lane, even, odd);
+          arch::mma_16x8x32B<T, T>(acc_o[2 * i], a, even);
+          arch::mma_16x8x32B<T, T>(acc_o[2 * i + 1], a, odd);
+        }
+      }
+    } else {
+      // O += P V: P's accumulator pairs are the A fragments of 16 keys.
+#pragma unroll
+      for (int kk = 0; kk < kBN / 16; ++kk) {
+        uint32_t a[4];
+        p_fragment<T>(acc_s, kk, a);
+#pragma unroll
+        for (int j = 0; j < kDV / 16; ++j) {
+          uint32_t r[4];
+          arch::ldmatrix_x4_trans(
+              r, v_tile + panel_offset(kBN, 16 * kk + v_row, 32 * j + v_col));
+          const uint32_t b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
+          arch::mma_16x8x32B<T, T>(acc_o[2 * j], a, b0);
+          arch::mma_16x8x32B<T, T>(acc_o[2 * j + 1], a, b1);
+        }
       }
     }
   }
   arch::cp_async_wait<0>();
 
   // The quad's partial sums, then O / sum (0 for a row that saw no key).
-  store_rows(o, lse, acc_o, row_sum, row_max, my_row, b, h, H, S, scale);
+  store_rows<kFp8>(o, lse, acc_o, row_sum, row_max, my_row, b, h, H, S, scale,
+                   descale_at(vd, b, hk, HKV),
+                   kFp8 ? float(kFp8PExponent) * 0.6931471805599453f : 0.f);
 }
 
 } // namespace kiln::attention

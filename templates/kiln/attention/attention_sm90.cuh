@@ -82,14 +82,17 @@ template <int N> KILN_DEVICE void fence_accumulators(float (&acc)[N][4]) {
 
 /// The kernel body. The tensor maps are 3D, 128B-swizzled, boxes of 64
 /// elements: TMA_Q over Q [B H, S, D] with kBM rows, TMA_K and TMA_V over K
-/// [B HKV, T, D] and V [B HKV, T, DV] with kBN rows. O [B, H, S, DV] and
-/// lse [B, H, S] (may be null) as attention_sm80's; the same grid.
+/// [B HKV, T, D] and V [B HKV, T, DV] with kBN rows. O [B, H, S, DV], lse
+/// [B, H, S] and the descales SD0, SD1, VD [B, HKV] (may be null) as
+/// attention_sm80's; the same grid.
 template <class Cfg, class T, class TOut>
 KILN_DEVICE void
 attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
                const TmaDescriptor &tma_v, TOut *__restrict__ o,
-               float *__restrict__ lse, int32_t B, int32_t H, int32_t HKV,
-               int32_t S, int32_t SK, float scale_log2, float scale) {
+               float *__restrict__ lse, const float *__restrict__ sd0,
+               const float *__restrict__ sd1, const float *__restrict__ vd,
+               int32_t B, int32_t H, int32_t HKV, int32_t S, int32_t SK,
+               float scale_log2, float scale) {
 #if defined(__CUDA_ARCH__) && !KILN_HAS_SM90A && KILN_ARCH != 900
   static_assert(dependent_false<Cfg>,
                 "kiln::attention::attention_sm90 needs -arch=sm_90a (wgmma, "
@@ -157,6 +160,10 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
   }
 
   arch::setmaxnreg_inc<Cfg::kConsumerRegs>();
+  const float score_descale =
+      descale_at(sd0, b, hk, HKV) * descale_at(sd1, b, hk, HKV);
+  scale_log2 *= score_descale;
+  scale *= score_descale;
   const int warp = int(threadIdx.x) % 128 / 32, lane = int(threadIdx.x) % 32;
   const int32_t rows0 = s0 + 64 * wg; // the warpgroup's first query
   const int32_t my_row[2] = {rows0 + 16 * warp + lane / 4,
@@ -225,7 +232,8 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
       arch::mbar_arrive(kv_empty(slot));
   }
 
-  store_rows(o, lse, acc_o, row_sum, row_max, my_row, b, h, H, S, scale);
+  store_rows(o, lse, acc_o, row_sum, row_max, my_row, b, h, H, S, scale,
+             descale_at(vd, b, hk, HKV));
 #endif
 }
 

@@ -265,6 +265,24 @@ BREAKS = {
     "attention-causal-whole": ("kiln/attention/attention_common.cuh",
                                "(Cfg::kRight < 0 || t0 + Cfg::kBN - 1 <= s0 + off + Cfg::kRight)",
                                "true"),
+    # FP8 (the mma.sync kernel's e4m3 path): V's byte permutation that
+    # gives each B fragment the other column of its pair ...
+    "attention-fp8-value-columns": ("kiln/attention/attention_sm80.cuh",
+                                    "    even[q] = __byte_perm(r[2 * q], r[2 * q + 1], 0x6420);\n"
+                                    "    odd[q] = __byte_perm(r[2 * q], r[2 * q + 1], 0x7531);\n",
+                                    "    even[q] = __byte_perm(r[2 * q], r[2 * q + 1], 0x7531);\n"
+                                    "    odd[q] = __byte_perm(r[2 * q], r[2 * q + 1], 0x6420);\n"),
+    # ... and P's A fragment with its two 8-key blocks the other way round
+    # (its keys no longer in V's order).
+    "attention-fp8-p-keys": ("kiln/attention/attention_common.cuh",
+                             "      a[2 * q + half] = pack4(s[4 * c + 2 * q][2 * half],\n"
+                             "                              s[4 * c + 2 * q][2 * half + 1],\n"
+                             "                              s[4 * c + 2 * q + 1][2 * half],\n"
+                             "                              s[4 * c + 2 * q + 1][2 * half + 1]);\n",
+                             "      a[2 * q + half] = pack4(s[4 * c + 2 * q + 1][2 * half],\n"
+                             "                              s[4 * c + 2 * q + 1][2 * half + 1],\n"
+                             "                              s[4 * c + 2 * q][2 * half],\n"
+                             "                              s[4 * c + 2 * q][2 * half + 1]);\n"),
     # The sm_90a attention kernel (kiln/attention/attention_sm90.cuh):
     # a stage released before the P.V wgmma reading its V has retired.
     "attention90-early-release": ("kiln/attention/attention_sm90.cuh",

@@ -4,8 +4,8 @@
 // clang-format off
 #include "kiln/attention/attention_sm90.cuh"
 extern "C" __global__ __launch_bounds__(384, 1) void attn(const __grid_constant__ kiln::TmaDescriptor Q, const __grid_constant__ kiln::TmaDescriptor K, const __grid_constant__ kiln::TmaDescriptor V, kiln::bf16* __restrict__ O, float* __restrict__ lse, int32_t B, int32_t H, int32_t HKV, int32_t S, int32_t T) {
-  kiln::attention::attention_sm90<kiln::attention::Sm90Config<128, 176, 2, 128, 128, -1, 0>, kiln::bf16, kiln::bf16>(Q, K, V, O, lse, B, H, HKV, S, T, 0x1.0527dcp-3f, 0x1.6a09e6p-4f);
+  kiln::attention::attention_sm90<kiln::attention::Sm90Config<128, 176, 2, 128, 128, -1, 0>, kiln::bf16, kiln::bf16>(Q, K, V, O, lse, nullptr, nullptr, nullptr, B, H, HKV, S, T, 0x1.0527dcp-3f, 0x1.6a09e6p-4f);
 }
 extern "C" __global__ __launch_bounds__(256, 1) void attn2(const __grid_constant__ kiln::TmaDescriptor Q, const __grid_constant__ kiln::TmaDescriptor K, const __grid_constant__ kiln::TmaDescriptor V, float* __restrict__ O, float* __restrict__ lse, int32_t B, int32_t H, int32_t HKV, int32_t S, int32_t T) {
-  kiln::attention::attention_sm90<kiln::attention::Sm90Config<64, 64, 3, 96, 96, 40, 7>, kiln::f16, float>(Q, K, V, O, lse, B, H, HKV, S, T, 0x1.715476p-3f, 0x1p-3f);
+  kiln::attention::attention_sm90<kiln::attention::Sm90Config<64, 64, 3, 96, 96, 40, 7>, kiln::f16, float>(Q, K, V, O, lse, nullptr, nullptr, nullptr, B, H, HKV, S, T, 0x1.715476p-3f, 0x1p-3f);
 }

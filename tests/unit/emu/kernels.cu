@@ -378,6 +378,9 @@ extern "C" __global__ void warp_ops(int *Out) {
   // Width 16, lane mask 16: lanes 16..31 read across the segment (PTX ISA
   // pseudo-code), lanes 0..15 keep their own value.
   Out[128 + lane] = __shfl_xor_sync(0xffffffffu, lane, 16, 16);
+  // __byte_perm (FP8 attention's V fragments): one selector a lane.
+  const unsigned sel[4] = {0x6420u, 0x7531u, 0x3210u, 0x98bau};
+  Out[160 + lane] = int(__byte_perm(0x33221100u, 0x77665544u, sel[lane % 4]));
 }
 
 // A 2-CTA cluster: each CTA arrives on the other's barrier, then both

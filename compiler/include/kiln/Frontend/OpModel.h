@@ -295,6 +295,12 @@ struct CombineSpec {
 struct AttentionSpec {
   int V = -1;   ///< Into OpModel::Params.
   int Lse = -1; ///< The log-sum-exp output; -1: none.
+  /// Per-(batch, key head) f32 descales [B, HKV] (FP8 inputs' dequantizing
+  /// factors, FlashAttention-3's q/k/v_descale): up to two multiplying the
+  /// scores (Q's and K's, in the order written) and one multiplying V;
+  /// -1: none. Into OpModel::Params.
+  int ScoreDescale[2] = {-1, -1};
+  int ValueDescale = -1;
   std::string BSym, HSym, HkvSym, SSym, TSym;
   int64_t HeadDim = 0, ValueDim = 0; ///< D and DV.
   double Scale = 1;                  ///< C, folded into the scores.

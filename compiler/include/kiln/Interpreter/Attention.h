@@ -4,6 +4,10 @@
 // (OpFamily::Attention, AttentionSpec).
 //
 // interpretAttention is the arithmetic the attention kernels are to follow
+// (with descales: C log2 e and C times the scores' two descales, in fp32,
+// and O's 1 / l times V's descale; FP8 inputs: P = exp2(x C log2 e - (m'
+// C log2 e - 8)), 2^8 times the weights, rounded to e4m3, and lse less
+// 8 ln 2)
 // (the online softmax of FlashAttention, in the order of Config's tiles):
 // for each query row, key blocks of block_n from the last one that the
 // mask lets a row of its block_m-query tile see down to the first, skipping
@@ -17,7 +21,10 @@
 //
 // referenceAttention is plain softmax attention in float64.
 // checkAttention judges O (and lse) against it: per element, |o - ref| <=
-// Atol + Rtol |ref| with Rtol one ulp of O's type and Atol 2^-8 max |V|
+// Atol |vd| + Rtol |ref| (+ 2^-4 sum(t) w |v| |vd| / sum(t) w with FP8
+// inputs, whose P the kernels round to e4m3: 3 mantissa bits move each
+// weight by up to 2^-4 of itself; vd the row's V descale, 1 without) with
+// Rtol one ulp of O's type and Atol 2^-8 max |V|
 // (P's rounding to bf16 moves each weight by at most 2^-8 of itself, and
 // the weights of a row sum to 1: the worst case, which random data stays
 // far inside; the bound does not shrink with O, so over very long rows,
@@ -61,6 +68,10 @@ struct AttentionReference {
   std::vector<double> Lse;   ///< [B, H, S]; -inf where a row sees no key
   std::vector<bool> Empty;   ///< [B, H, S]: a computed row that sees no key
   std::vector<bool> Checked; ///< [B, H, S]: the rows computed
+  /// [B, H, S, DV]: sum(t) w |v| |vd| / sum(t) w, the weights' rounding's
+  /// scale.
+  std::vector<double> OAbs;
+  std::vector<double> RowScale; ///< [B, H, S]: |V's descale| (1 without)
 };
 /// Every row when B H S T (D + DV) <= MaxWork, else every k-th row of the
 /// flattened [B, H, S] (k the smallest that keeps within MaxWork) and the
@@ -71,6 +82,8 @@ referenceAttention(const OpModel &Op, const std::vector<HostTensor> &Params,
 
 struct AttentionComparison {
   Comparison O;
+  /// What O's tolerance adds per element to Tol's (text; "" for none).
+  std::string OTermsBeyond;
   std::optional<Comparison> Lse; ///< With a log-sum-exp output.
   int64_t EmptyRows = 0;         ///< Rows that see no key.
   int64_t EmptyRowFailures = 0;  ///< Of them, not exactly 0 / -inf.

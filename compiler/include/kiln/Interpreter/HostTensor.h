@@ -49,6 +49,9 @@ bool paramShapes(const OpModel &Op, const ProblemSize &Sizes,
 /// never all zero: scalars (per-tensor scales) uniform in [0.5, 2), other
 /// tensors uniform in [-2, 2) rounded to the type.
 void fillRandom(HostTensor &T, std::mt19937_64 &Rng);
+/// Uniform in [0.25, 2]: an attention descale (quantizing factors are
+/// positive).
+void fillDescale(HostTensor &T, std::mt19937_64 &Rng);
 
 /// How a grouped GEMM's rows are spread over its experts (the token
 /// distribution a router produced), for its seeded index tensor:

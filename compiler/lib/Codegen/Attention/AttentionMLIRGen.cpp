@@ -2,7 +2,7 @@
 //
 // The attention family's op-level MLIR: one func.func over the op's
 // tensors (TensorFunction) holding one kiln.attention with the spec's head
-// dims, scale and window.
+// dims, scale, window and descales.
 //
 //===----------------------------------------------------------------------===//
 #include "AttentionMLIRGen.h"
@@ -20,9 +20,11 @@ OwningOpRef<ModuleOp> generateAttentionModule(MLIRContext &Ctx,
   const AttentionSpec &A = *Op.Attention;
   TensorFunction F(Ctx, Op, FileName);
   OpBuilder &B = F.B;
+  auto Optional = [&](int P) { return P >= 0 ? F.arg(P) : Value(); };
   B.create<mlir::kiln::AttentionOp>(
       F.loc(A.Loc), F.arg(Op.A), F.arg(Op.B), F.arg(A.V), F.arg(Op.D),
-      A.Lse >= 0 ? F.arg(A.Lse) : Value(), B.getI64IntegerAttr(A.HeadDim),
+      Optional(A.Lse), Optional(A.ScoreDescale[0]), Optional(A.ScoreDescale[1]),
+      Optional(A.ValueDescale), B.getI64IntegerAttr(A.HeadDim),
       B.getI64IntegerAttr(A.ValueDim), B.getF64FloatAttr(A.Scale),
       B.getI64IntegerAttr(A.Left), B.getI64IntegerAttr(A.Right), IntegerAttr(),
       IntegerAttr(), IntegerAttr());

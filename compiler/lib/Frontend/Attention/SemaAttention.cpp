@@ -131,7 +131,8 @@ private:
     return true;
   }
 
-  /// sum(t) softmax(t, SCORES[, lse]) * V[b, HK, t, e], either factor first.
+  /// sum(t) softmax(t, SCORES[, lse]) * V[b, HK, t, e] [* vd[b, HK]], the
+  /// factors in any order.
   bool checkSum(const Expr &R) {
     if (R.K != Kind::Sum || R.Args.size() != 1 || !isMul(*R.Args[0]))
       return fail(R.Range, "an attention op's right-hand side is one sum over "
@@ -143,64 +144,176 @@ private:
         return fail(R.NameRange, "the keys' index '" + TIdx +
                                      "' is already an index of the output");
     const Expr &Prod = *R.Args[0];
-    const bool CallFirst = Prod.Args[0]->K == Kind::Call;
-    const Expr &Call = *Prod.Args[CallFirst ? 0 : 1];
-    const Expr &Val = *Prod.Args[CallFirst ? 1 : 0];
-    if (Call.K != Kind::Call || Call.Name != "softmax")
+    std::vector<const Expr *> Factors;
+    flattenProduct(Prod, Factors);
+    const Expr *Call = nullptr, *Val = nullptr, *Descale = nullptr;
+    for (const Expr *F : Factors) {
+      const Expr **Slot = F->K == Kind::Call ? &Call
+                          : F->K == Kind::Subscript && F->Args.size() == 2
+                              ? &Descale
+                              : &Val;
+      if (*Slot)
+        return fail(F->Range, Slot == &Descale
+                                  ? "the values have one descale, '" +
+                                        exprToString(**Slot) + "'"
+                                  : "the sum over '" + TIdx +
+                                        "' multiplies softmax(" + TIdx +
+                                        ", ...) by V (and optionally V's "
+                                        "descale), like '" +
+                                        form() + "'");
+      *Slot = F;
+    }
+    if (!Call || Call->Name != "softmax" || !Val)
       return fail(Prod.Range, "the sum over '" + TIdx +
                                   "' multiplies softmax(" + TIdx +
                                   ", ...) by V, like '" + form() + "'");
-    if (Call.Args.size() < 2 || Call.Args.size() > 3 ||
-        !isName(*Call.Args[0], TIdx))
-      return fail(Call.Range, "softmax takes the keys' index, the scores and "
-                              "optionally the log-sum-exp output: 'softmax(" +
-                                  TIdx + ", x)' or 'softmax(" + TIdx +
-                                  ", x, lse)'");
-    A.Loc = Call.Loc;
-    if (!checkScores(*Call.Args[1]) || !checkValues(Val))
+    if (Call->Args.size() < 2 || Call->Args.size() > 3 ||
+        !isName(*Call->Args[0], TIdx))
+      return fail(Call->Range, "softmax takes the keys' index, the scores and "
+                               "optionally the log-sum-exp output: 'softmax(" +
+                                   TIdx + ", x)' or 'softmax(" + TIdx +
+                                   ", x, lse)'");
+    A.Loc = Call->Loc;
+    if (!checkScores(*Call->Args[1]) || !checkValues(*Val))
       return false;
-    if (Call.Args.size() == 3 && !checkLse(*Call.Args[2]))
+    if (Descale && (A.ValueDescale = checkDescale(*Descale, "V's descale")) < 0)
+      return false;
+    if (Call->Args.size() == 3 && !checkLse(*Call->Args[2]))
       return false;
     return true;
   }
 
-  /// [C *] sum(d) Q[b, h, s, d] * K[b, HK, t, d] (C a positive literal,
-  /// on either side; the factors in either order).
+  /// The factors of a product tree, left to right.
+  static void flattenProduct(const Expr &E, std::vector<const Expr *> &Out) {
+    if (isMul(E)) {
+      flattenProduct(*E.Args[0], Out);
+      flattenProduct(*E.Args[1], Out);
+    } else {
+      Out.push_back(&E);
+    }
+  }
+
+  /// [C *] [descales *] sum(d) Q[b, h, s, d] * K[b, HK, t, d] [* descales]
+  /// (C a positive literal and up to two descales [b, HK], each inside the
+  /// sum or out; the factors in any order).
   bool checkScores(const Expr &X) {
-    const Expr *Sum = &X;
-    if (isMul(X) && (isLiteral(*X.Args[0]) || isLiteral(*X.Args[1]))) {
-      const bool LitFirst = isLiteral(*X.Args[0]);
-      const Expr &C = *X.Args[LitFirst ? 0 : 1];
-      A.Scale = literalValue(C);
+    std::vector<const Expr *> Factors;
+    flattenProduct(X, Factors);
+    const Expr *Sum = nullptr;
+    std::vector<const Expr *> Descales;
+    const std::string Form =
+        "the scores are a scale times one sum over the head "
+        "dimension, 'C * sum(d) Q[b, h, s, d] * K[b, h / (H / HKV), " +
+        TIdx + ", d]'";
+    bool HasScale = false;
+    // The scale constant, outside the sum over d or in it.
+    auto takeScale = [&](const Expr &F) {
+      if (HasScale)
+        return fail(F.Range, "the scores have one scale constant");
+      HasScale = true;
+      A.Scale = literalValue(F);
       // Above 2^10, the exp2 of fp32 scores times the scale loses its
       // range (the max's rounding error alone overflows).
       if (!(A.Scale > 0) || !(A.Scale <= 1024))
-        return fail(C.Range, "the softmax scale must be a positive number "
+        return fail(F.Range, "the softmax scale must be a positive number "
                              "at most 1024, like 0.125 (1 / sqrt(64))");
-      Sum = X.Args[LitFirst ? 1 : 0].get();
+      return true;
+    };
+    for (const Expr *F : Factors) {
+      if (isLiteral(*F)) {
+        if (!takeScale(*F))
+          return false;
+      } else if (F->K == Kind::Sum && !Sum) {
+        Sum = F;
+      } else if (F->K == Kind::Subscript && F->Args.size() == 2) {
+        Descales.push_back(F);
+      } else {
+        return fail(X.Range, Form);
+      }
     }
-    if (Sum->K != Kind::Sum || Sum->Args.size() != 1 || !isMul(*Sum->Args[0]))
-      return fail(
-          X.Range,
-          "the scores are a scale times one sum over the head "
-          "dimension, 'C * sum(d) Q[b, h, s, d] * K[b, h / (H / HKV), " +
-              TIdx + ", d]'");
+    if (!Sum || Sum->Args.size() != 1 || !isMul(*Sum->Args[0]))
+      return fail(X.Range, Form);
     DIdx = Sum->Name;
     for (const std::string *I : {&BIdx, &HIdx, &SIdx, &EIdx, &TIdx})
       if (*I == DIdx)
         return fail(Sum->NameRange, "the head dimension's index '" + DIdx +
                                         "' is already used by the statement");
-    const Expr &P = *Sum->Args[0];
-    // Q is the factor indexed by the query.
-    const bool QFirst = P.Args[0]->K == Kind::Subscript &&
-                        P.Args[0]->Args.size() == 4 &&
-                        isName(*P.Args[0]->Args[2], SIdx);
-    if (!checkQuery(*P.Args[QFirst ? 0 : 1]))
+    std::vector<const Expr *> Inner;
+    flattenProduct(*Sum->Args[0], Inner);
+    const Expr *Query = nullptr, *Keys = nullptr;
+    for (const Expr *F : Inner) {
+      if (F->K == Kind::Subscript && F->Args.size() == 2) {
+        Descales.push_back(F);
+        continue;
+      }
+      if (isLiteral(*F)) {
+        if (!takeScale(*F))
+          return false;
+        continue;
+      }
+      // Q is the factor indexed by the query.
+      const bool IsQuery = F->K == Kind::Subscript && F->Args.size() == 4 &&
+                           isName(*F->Args[2], SIdx);
+      const Expr **Slot = IsQuery ? &Query : &Keys;
+      if (*Slot)
+        return fail(F->Range, Form);
+      *Slot = F;
+    }
+    if (!Query || !Keys)
+      return fail(Sum->Range, Form);
+    if (!checkQuery(*Query) || !checkKeys(*Keys))
       return false;
-    return checkKeys(*P.Args[QFirst ? 1 : 0]);
+    if (Descales.size() > 2)
+      return fail(Descales[2]->Range,
+                  "the scores have at most two descales (Q's and K's)");
+    for (size_t I = 0; I < Descales.size(); ++I)
+      if ((A.ScoreDescale[I] = checkDescale(*Descales[I], "a score descale")) <
+          0)
+        return false;
+    return true;
   }
 
-  /// A bf16 or f16 input read as a subscript; its index into Params.
+  /// An f32 input [B, HKV] read as NAME[b, HK] with K's head index: a
+  /// per-(batch, key head) descale (WHAT names its role); its index into
+  /// Params, or -1.
+  int checkDescale(const Expr &E, const std::string &What) {
+    const std::string Usage =
+        E.Name + "[" + BIdx + ", " + exprToString(*HeadOfK) + "]";
+    int P = S.findParam(E.Name);
+    if (P < 0) {
+      S.unknownTensor(E);
+      return -1;
+    }
+    if (param(P).IsOutput || P == M.A || P == M.B || P == A.V) {
+      fail(E.Range, What + " is an f32 input [" + A.BSym + ", " + A.HkvSym +
+                        "] read as '" + Usage + "'");
+      return -1;
+    }
+    if (!S.ParamValid[size_t(P)])
+      return -1;
+    const TensorParam &T = param(P);
+    if (T.Type != DType::F32 || T.Shape.size() != 2 ||
+        T.Shape[0].Sym != A.BSym || T.Shape[1].Sym != A.HkvSym ||
+        !symDim(T.Shape[0]) || !symDim(T.Shape[1])) {
+      fail(declRange(P), What + " must be f32 [" + A.BSym + ", " + A.HkvSym +
+                             "] (one per batch and key head); '" +
+                             S.describeParam(P) + "' is not");
+      return -1;
+    }
+    if (!isName(*E.Args[0], BIdx) ||
+        exprToString(*E.Args[1]) != exprToString(*HeadOfK)) {
+      fail(E.Range, What + " is read as '" + Usage + "'");
+      return -1;
+    }
+    for (int Other : {A.ScoreDescale[0], A.ScoreDescale[1], A.ValueDescale})
+      if (Other == P) {
+        fail(E.Range, "'" + E.Name + "' is already a descale of this op");
+        return -1;
+      }
+    return P;
+  }
+
+  /// A bf16, f16 or e4m3 input read as a subscript; its index into Params.
   int inputTensor(const Expr &E, const std::string &Role,
                   const std::string &Usage) {
     int P = E.K == Kind::Subscript ? S.findParam(E.Name) : -1;
@@ -214,10 +327,11 @@ private:
     }
     if (!S.ParamValid[size_t(P)])
       return -1;
-    if (param(P).Type != DType::BF16 && param(P).Type != DType::F16) {
+    if (param(P).Type != DType::BF16 && param(P).Type != DType::F16 &&
+        param(P).Type != DType::F8E4M3) {
       fail(declRange(P), Role +
-                             " must be bf16 or f16 (FP8 attention is not "
-                             "built yet); '" +
+                             " must be bf16, f16 or f8e4m3 (FlashAttention-3's "
+                             "FP8 format); '" +
                              S.describeParam(P) + "' is not");
       return -1;
     }

@@ -36,7 +36,25 @@ struct Dims {
   int64_t row(int64_t b, int64_t h, int64_t s) const {
     return (b * H + h) * S + s;
   }
+  /// The descales' [B, HKV] index of (b, h).
+  int64_t head(int64_t b, int64_t h) const { return b * Hkv + h / group(); }
 };
+
+/// The descales of one (batch, key head): the two of the scores (1 where
+/// the op has none) and V's.
+struct Descales {
+  double Score[2] = {1, 1}, Value = 1;
+};
+Descales descalesOf(const AttentionSpec &A,
+                    const std::vector<HostTensor> &Params, int64_t Head) {
+  Descales D;
+  for (int I = 0; I < 2; ++I)
+    if (A.ScoreDescale[I] >= 0)
+      D.Score[I] = Params[size_t(A.ScoreDescale[I])].get(Head);
+  if (A.ValueDescale >= 0)
+    D.Value = Params[size_t(A.ValueDescale)].get(Head);
+  return D;
+}
 
 Dims dimsOf(const OpModel &Op, const std::vector<HostTensor> &Params) {
   const HostTensor &Q = Params[size_t(Op.A)];
@@ -92,13 +110,24 @@ void interpretAttention(const OpModel &Op, const KernelConfig &Config,
   const DType In = Params[size_t(Op.A)].Type;
   HostTensor &O = Params[size_t(Op.D)];
   HostTensor *Lse = A.Lse >= 0 ? &Params[size_t(A.Lse)] : nullptr;
-  const float ScaleLog2 = attentionScaleLog2(A.Scale);
   const float NegInf = -std::numeric_limits<float>::infinity();
   const int64_t BM = Config.BlockM, BN = Config.BlockN;
+  // FP8's P is 2^8 times the weights (AttentionFp8PExponent).
+  const bool Fp8 = In == DType::F8E4M3;
+  const float PExponent = Fp8 ? float(AttentionFp8PExponent) : 0.f;
+  const float LseOffset =
+      Fp8 ? float(AttentionFp8PExponent * 0.6931471805599453) : 0.f;
   std::vector<float> X(static_cast<size_t>(BN)), P(static_cast<size_t>(BN)),
       Acc(static_cast<size_t>(D.DV));
   for (int64_t b = 0; b < D.B; ++b)
-    for (int64_t h = 0; h < D.H; ++h)
+    for (int64_t h = 0; h < D.H; ++h) {
+      // The kernels' order: the descales' product, then times C log2 e and
+      // C; O's reciprocal times V's descale.
+      const Descales Ds = descalesOf(A, Params, D.head(b, h));
+      const float ScoreDescale = float(Ds.Score[0]) * float(Ds.Score[1]);
+      const float ScaleLog2 = attentionScaleLog2(A.Scale) * ScoreDescale;
+      const float Scale = float(A.Scale) * ScoreDescale;
+      const float ValueDescale = float(Ds.Value);
       for (int64_t S0 = 0; S0 < D.S; S0 += BM) {
         const int64_t S1 = std::min(S0 + BM, D.S);
         int64_t Lo, Hi;
@@ -130,12 +159,13 @@ void interpretAttention(const OpModel &Op, const KernelConfig &Config,
             const float MScaled = MNew == NegInf ? 0.f : MNew * ScaleLog2;
             const float Corr =
                 M == NegInf ? 0.f : std::exp2(M * ScaleLog2 - MScaled);
+            const float PShift = MScaled - PExponent;
             float RowSum = 0.f;
             for (int64_t t = T0; t < T1; ++t) {
               const float Xt = X[size_t(t - T0)];
               const float Pt =
                   Xt == NegInf ? 0.f
-                               : std::exp2(std::fma(Xt, ScaleLog2, -MScaled));
+                               : std::exp2(std::fma(Xt, ScaleLog2, -PShift));
               P[size_t(t - T0)] = Pt;
               RowSum += Pt;
             }
@@ -152,14 +182,15 @@ void interpretAttention(const OpModel &Op, const KernelConfig &Config,
             }
             M = MNew;
           }
-          const float Inv = L > 0.f ? 1.f / L : 0.f;
+          const float Inv = L > 0.f ? ValueDescale / L : 0.f;
           for (int64_t e = 0; e < D.DV; ++e)
             O.set(D.o(b, h, s) + e, L > 0.f ? Acc[size_t(e)] * Inv : 0.f);
           if (Lse)
             Lse->set(D.row(b, h, s),
-                     L > 0.f ? M * float(A.Scale) + std::log(L) : NegInf);
+                     L > 0.f ? M * Scale + std::log(L) - LseOffset : NegInf);
         }
       }
+    }
 }
 
 AttentionReference referenceAttention(const OpModel &Op,
@@ -181,9 +212,13 @@ AttentionReference referenceAttention(const OpModel &Op,
                -std::numeric_limits<double>::infinity());
   R.Empty.assign(size_t(D.B * D.H * D.S), true);
   R.Checked.assign(size_t(Rows), Stride == 1);
+  R.OAbs.assign(R.O.size(), 0.0);
+  R.RowScale.assign(size_t(Rows), 1.0);
   std::vector<double> X(size_t(D.T));
   for (int64_t b = 0; b < D.B; ++b)
-    for (int64_t h = 0; h < D.H; ++h)
+    for (int64_t h = 0; h < D.H; ++h) {
+      const Descales Ds = descalesOf(A, Params, D.head(b, h));
+      const double Scale = A.Scale * Ds.Score[0] * Ds.Score[1];
       for (int64_t s = 0; s < D.S; ++s) {
         const int64_t Row = D.row(b, h, s);
         if (Stride > 1) {
@@ -201,36 +236,44 @@ AttentionReference referenceAttention(const OpModel &Op,
           for (int64_t d = 0; d < D.D; ++d)
             Dot += double(Q[size_t(D.q(b, h, s) + d)]) *
                    double(K[size_t(D.k(b, h, t) + d)]);
-          X[size_t(t)] = A.Scale * Dot;
+          X[size_t(t)] = Scale * Dot;
           Max = std::max(Max, X[size_t(t)]);
         }
         if (Max == -std::numeric_limits<double>::infinity())
           continue; // sees no key: O = 0, lse = -inf
         double Sum = 0;
         double *Out = &R.O[size_t(D.o(b, h, s))];
+        double *Abs = &R.OAbs[size_t(D.o(b, h, s))];
         for (int64_t t = 0; t < D.T; ++t) {
           if (!attentionVisible(A, s, t, D.S, D.T))
             continue;
           const double W = std::exp(X[size_t(t)] - Max);
           Sum += W;
-          for (int64_t e = 0; e < D.DV; ++e)
-            Out[e] += W * double(V[size_t(D.v(b, h, t) + e)]);
+          for (int64_t e = 0; e < D.DV; ++e) {
+            const double Vte = double(V[size_t(D.v(b, h, t) + e)]);
+            Out[e] += W * Vte;
+            Abs[e] += W * std::fabs(Vte);
+          }
         }
-        for (int64_t e = 0; e < D.DV; ++e)
-          Out[e] /= Sum;
+        for (int64_t e = 0; e < D.DV; ++e) {
+          Out[e] *= Ds.Value / Sum;
+          Abs[e] *= std::fabs(Ds.Value) / Sum;
+        }
         R.Lse[size_t(D.row(b, h, s))] = Max + std::log(Sum);
         R.Empty[size_t(D.row(b, h, s))] = false;
+        R.RowScale[size_t(Row)] = std::fabs(Ds.Value);
       }
+    }
   return R;
 }
 
 namespace {
 
-/// Counts Out's elements outside Atol + Rtol |ref| into C.
+/// Counts Out's elements outside Atol + Rtol |ref| (+ ExtraAtol(I)) into C.
 void compareWithin(const std::function<double(int64_t)> &Out,
                    const std::vector<double> &Ref,
-                   const std::vector<bool> &Skip, int64_t PerRow,
-                   Comparison &C) {
+                   const std::vector<bool> &Skip, int64_t PerRow, Comparison &C,
+                   const std::function<double(int64_t)> &ExtraAtol = {}) {
   double Diff2 = 0, Ref2 = 0;
   for (size_t I = 0; I < Ref.size(); ++I) {
     if (Skip[I / size_t(PerRow)])
@@ -238,7 +281,8 @@ void compareWithin(const std::function<double(int64_t)> &Out,
     const double O = Out(int64_t(I)), R = Ref[I];
     ++C.Checked;
     const double Diff = std::fabs(O - R);
-    const double Tol = C.Tol.Atol + C.Tol.Rtol * std::fabs(R);
+    const double Tol = C.Tol.Atol + C.Tol.Rtol * std::fabs(R) +
+                       (ExtraAtol ? ExtraAtol(int64_t(I)) : 0.0);
     const double Ratio = Tol > 0 ? Diff / Tol : (Diff > 0 ? INFINITY : 0);
     if (!std::isfinite(O)) {
       ++C.NonFinite;
@@ -275,13 +319,29 @@ AttentionComparison checkAttention(const OpModel &Op,
   for (int64_t I = 0; I < V.numElements(); ++I)
     MaxV = std::max(MaxV, std::fabs(V.get(I)));
   C.O.Tol.Rtol = relativeTolerance(O.Type);
+  // Atol (2^-8 max |V|, the bf16 rounding of P) is scaled by each row's
+  // V descale; FP8's P, rounded to e4m3 (3 mantissa bits), moves each
+  // weight by up to 2^-4 of itself more, so its rows add 2^-4 sum(w |v|).
   C.O.Tol.Atol = std::ldexp(MaxV, -8);
+  const bool Fp8 = Params[size_t(Op.A)].Type == DType::F8E4M3;
+  const double PRounding = Fp8 ? std::ldexp(1.0, -4) : 0.0;
+  auto ExtraAtol = [&](int64_t I) {
+    const size_t Row = size_t(I / D.DV);
+    return C.O.Tol.Atol * (Ref.RowScale[Row] - 1) +
+           PRounding * Ref.OAbs[size_t(I)];
+  };
   // Rows that see no key, and those the reference did not compute, are not
   // compared.
   std::vector<bool> Skip(Ref.Empty.size());
   for (size_t Row = 0; Row < Skip.size(); ++Row)
     Skip[Row] = Ref.Empty[Row] || !Ref.Checked[Row];
-  compareWithin([&](int64_t I) { return O.get(I); }, Ref.O, Skip, D.DV, C.O);
+  compareWithin([&](int64_t I) { return O.get(I); }, Ref.O, Skip, D.DV, C.O,
+                ExtraAtol);
+  if (A.ValueDescale >= 0)
+    C.OTermsBeyond = "Atol times the row's V descale";
+  if (Fp8)
+    C.OTermsBeyond += std::string(C.OTermsBeyond.empty() ? "" : ", ") +
+                      "+ 2^-4 sum(w |v|) / sum(w) (P in e4m3)";
   if (Lse) {
     C.Lse.emplace();
     C.Lse->Tol.Rtol = std::ldexp(1.0, -20);

@@ -1,9 +1,13 @@
 //===- AttentionPlan.cpp - Which attention tilings a target can run -------===//
 #include "kiln/Target/Attention/AttentionPlan.h"
 
+#include "kiln/Support/AttentionScale.h"
 #include "kiln/attention/attention_plan.cuh"
 
 namespace kiln {
+
+static_assert(attention::kFp8PExponent == AttentionFp8PExponent,
+              "the FP8 kernels' P scale is the interpreter's");
 
 namespace {
 /// What O, S and P may take of a thread's registers, measured with ptxas
@@ -15,27 +19,38 @@ namespace {
 /// one, two or three consumers (three at D = 128: block_n 80, estimated
 /// 124, does not spill, block_n 96, 136, does).
 constexpr int64_t MmaSyncRegisterBudget = 160;
+/// FP8 through mma.sync on sm_90a and sm_100a takes far more: D = DV = 128
+/// with block_n 128 uses 255 registers and spills there (173 on sm_89 and
+/// sm_120a), block_n 64 does not spill, so 128 (block_n 64 at DV = 128).
+constexpr int64_t WideFp8MmaSyncRegisterBudget = 128;
+bool fp8MmaSyncIsLean(Arch Target) {
+  return Target == Arch::SM89 || Target == Arch::SM120a;
+}
 int64_t wgmmaRegisterBudget(int64_t BlockM) {
   return attention::sm90_consumer_regs(int(BlockM)) - 36;
 }
 } // namespace
 
-AttentionFootprint attentionFootprint(const AttentionSpec &A,
+AttentionFootprint attentionFootprint(const AttentionSpec &A, DType In,
                                       const KernelConfig &C) {
   AttentionFootprint F;
-  F.Registers = A.ValueDim / 2 + C.BlockN / 2 + C.BlockN / 4;
+  F.Registers =
+      A.ValueDim / 2 + C.BlockN / 2 + C.BlockN / (In == DType::F8E4M3 ? 8 : 4);
   return F;
+}
+
+bool attentionUsesWgmma(DType In, Arch Target) {
+  return archInfo(Target).HasWgmmaTma && In != DType::F8E4M3;
 }
 
 bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
                    Arch Target, std::string &Why) {
-  // The shared memory below is the 16-bit kernels'.
   if (std::string No = attentionKernelProblem(In, Target); !No.empty()) {
     Why = No;
     return false;
   }
   const ArchInfo &Info = archInfo(Target);
-  const bool Wgmma = Info.HasWgmmaTma;
+  const bool Wgmma = attentionUsesWgmma(In, Target);
   if (Wgmma ? (C.BlockM != 64 && C.BlockM != 128 && C.BlockM != 192)
             : (C.BlockM != 64 && C.BlockM != 128)) {
     Why = Wgmma ? "block_m must be 64, 128 or 192 (64 query rows per "
@@ -55,12 +70,16 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
           std::to_string(MaxStages) + "]";
     return false;
   }
-  const AttentionFootprint F = attentionFootprint(A, C);
+  const AttentionFootprint F = attentionFootprint(A, In, C);
   const int64_t RegisterBudget =
-      Wgmma ? wgmmaRegisterBudget(C.BlockM) : MmaSyncRegisterBudget;
+      Wgmma ? wgmmaRegisterBudget(C.BlockM)
+      : In == DType::F8E4M3 && !fp8MmaSyncIsLean(Target)
+          ? WideFp8MmaSyncRegisterBudget
+          : MmaSyncRegisterBudget;
   if (F.Registers > RegisterBudget) {
     Why = "O, the scores and P need about " + std::to_string(F.Registers) +
-          " registers a thread (DV / 2 + block_n * 3 / 4), over " +
+          " registers a thread (DV / 2 + block_n * " +
+          (In == DType::F8E4M3 ? "5 / 8" : "3 / 4") + "), over " +
           std::to_string(RegisterBudget);
     return false;
   }
@@ -68,8 +87,10 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
   // barriers and head dims padded to 64-element panels.
   const int BM = int(C.BlockM), BN = int(C.BlockN), St = int(C.Stages),
             D = int(A.HeadDim), DV = int(A.ValueDim);
-  const int64_t Smem = Wgmma ? attention::sm90_smem_bytes(BM, BN, St, D, DV)
-                             : attention::sm80_smem_bytes(BM, BN, St, D, DV);
+  const int64_t Smem =
+      Wgmma ? attention::sm90_smem_bytes(BM, BN, St, D, DV)
+            : attention::sm80_smem_bytes(BM, BN, St, D, DV,
+                                         In == DType::F8E4M3 ? 1 : 2);
   if (Smem > int64_t(Info.MaxSmemPerBlock)) {
     Why = "Q and " + std::to_string(C.Stages) + " K/V stages need " +
           std::to_string(Smem) + " bytes of shared memory, over " +
@@ -87,10 +108,14 @@ AttentionRegisterSplit attentionRegisterSplit(int64_t BlockM) {
   return R;
 }
 
-std::string attentionKernelProblem(DType In, Arch) {
-  if (In != DType::BF16 && In != DType::F16)
-    return "kiln's attention kernel takes bf16 or f16 inputs; the " +
-           std::string(dtypeName(In)) + " kernel is not built yet";
+std::string attentionKernelProblem(DType In, Arch Target) {
+  if (In != DType::BF16 && In != DType::F16 && In != DType::F8E4M3)
+    return "kiln's attention kernels take bf16, f16 or f8e4m3 inputs, not " +
+           std::string(dtypeName(In));
+  if (In == DType::F8E4M3 && !archInfo(Target).HasFp8Mma)
+    return std::string("FP8 attention needs FP8 tensor cores (sm_89 or "
+                       "newer); ") +
+           std::string(archInfo(Target).Name) + " has none";
   return "";
 }
 

@@ -84,6 +84,15 @@ inline float __uint_as_float(unsigned U) {
 }
 inline int __float_as_int(float F) { return int(__float_as_uint(F)); }
 inline float __int_as_float(int I) { return __uint_as_float(unsigned(I)); }
+/// CUDA's __byte_perm (libdevice's __nv_byte_perm): byte n of the result is
+/// byte (S >> 4n) & 7 of the eight bytes of {Y, X} (X's bytes 0-3).
+inline unsigned __byte_perm(unsigned X, unsigned Y, unsigned S) {
+  const uint64_t Bytes = uint64_t(Y) << 32 | X;
+  unsigned R = 0;
+  for (int N = 0; N < 4; ++N)
+    R |= unsigned(Bytes >> (8 * ((S >> (4 * N)) & 7u)) & 0xffu) << (8 * N);
+  return R;
+}
 inline float __expf(float X) { return std::exp(X); }
 inline float __logf(float X) { return std::log(X); }
 inline float __fdividef(float A, float B) { return A / B; }

@@ -11,8 +11,11 @@
 //    P.V wgmma's K steps), 2 to 4 stages;
 //  * other targets (mma.sync): 16 rows per warp (block_m 64 or 128),
 //    block_n 32, 64 or 128, 1 to 3 stages;
+//  * FP8 (e4m3) inputs: the mma.sync kernel's rules on every target from
+//    sm_89 (sm_90a included, until the FP8 wgmma kernel exists);
 //  * registers per consumer thread: the O accumulator (DV / 2), the scores
-//    (block_n / 2) and P in 16 bits (block_n / 4) within what the kernel's
+//    (block_n / 2) and P in 16 bits (block_n / 4; FP8: block_n / 8) within
+//    what the kernel's
 //    other registers leave, measured with ptxas: 160 for the mma.sync
 //    kernel, setmaxnreg's 240 / 232 / 160 less 36 for the wgmma kernel's
 //    one / two / three consumers;
@@ -39,8 +42,13 @@ namespace kiln {
 struct AttentionFootprint {
   int64_t Registers = 0; ///< Per consumer thread, for O, S and P.
 };
-AttentionFootprint attentionFootprint(const AttentionSpec &A,
+AttentionFootprint attentionFootprint(const AttentionSpec &A, DType In,
                                       const KernelConfig &C);
+
+/// Whether inputs of type In take the wgmma kernel on Target: sm_90a's
+/// bf16 and f16 (FP8 takes the mma.sync kernel everywhere: the FP8 wgmma
+/// kernel is not built yet).
+bool attentionUsesWgmma(DType In, Arch Target);
 
 /// Whether C's block_m, block_n and stages fit Target; Why says what does
 /// not (a sentence).
@@ -56,7 +64,8 @@ AttentionRegisterSplit attentionRegisterSplit(int64_t BlockM);
 
 /// Why no attention kernel of kiln's runs inputs of type In on Target, or
 /// "": the wgmma kernel (sm_90a) and the mma.sync kernel (the others) take
-/// bf16 and f16; the e4m3 kernels are not built yet.
+/// bf16 and f16; the mma.sync kernel takes e4m3 where the target has FP8
+/// tensor cores (sm_89 and later).
 std::string attentionKernelProblem(DType In, Arch Target);
 
 /// The tiling an op that leaves a knob undeclared gets: block_m 128,

@@ -27,6 +27,10 @@ struct AttentionKernelShape {
   int64_t HeadDim = 128, ValueDim = 128;        ///< D and DV.
   /// Parameter indices in the signature of V and the lse (-1: none).
   int64_t ValueParam = -1, LseParam = -1;
+  /// Of the descales [B, HKV] (the scores' two, V's; -1: none).
+  int64_t ScoreDescaleParams[2] = {-1, -1}, ValueDescaleParam = -1;
+  /// Bytes of Q's, K's and V's elements: 2 (bf16, f16) or 1 (e4m3).
+  int64_t ElementBytes = 2;
   /// The sm_90a kernel: Q, K and V by tensor maps, a producer warpgroup.
   bool Tma = false;
 };
@@ -52,13 +56,16 @@ LaunchDims attentionLaunchDims(const AttentionKernelShape &K,
 /// What a launcher needs once: threads and shared memory.
 KernelFacts attentionKernelFacts(const AttentionKernelShape &K);
 
-/// One attention call and its device buffers (Lse 0 when the op has none).
+/// One attention call and its device buffers (Lse and the descales 0 when
+/// the op has none).
 struct AttentionLaunchArgs {
   CUdeviceptr Q = 0, K = 0, V = 0, O = 0, Lse = 0;
+  CUdeviceptr ScoreDescale[2] = {0, 0}, ValueDescale = 0;
   AttentionSizes Sizes;
 };
 
-/// Fills Out with the launch of Args: (q, k, v, o, [lse,] B, H, HKV, S, T),
+/// Fills Out with the launch of Args: (q, k, v, o, [lse,] [sd0,] [sd1,]
+/// [vd,] B, H, HKV, S, T),
 /// q, k and v as tensor maps for the sm_90a kernel. Throws
 /// std::invalid_argument with attentionSizeProblem's sentence.
 void planAttentionLaunch(const AttentionKernelShape &K,

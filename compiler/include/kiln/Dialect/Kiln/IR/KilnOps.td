@@ -204,25 +204,30 @@ def Kiln_CombineOp : Kiln_Op<"combine"> {
   let hasVerifier = 1;
 }
 
-def Kiln_AttentionOp : Kiln_Op<"attention"> {
+def Kiln_AttentionOp : Kiln_Op<"attention", [AttrSizedOperandSegments]> {
   let summary = "Softmax attention's forward pass, with an optional lse";
   let description = [{
-    o[b, h, s, :] = sum over t of softmax_t(scale * q[b, h, s, :] .
-    k[b, h / (H / HKV), t, :]) * v[b, h / (H / HKV), t, :], over the keys
-    t the window lets query s see (`left` keys before its diagonal and
-    `right` after it, -1: unbounded; the diagonal is bottom-right aligned,
-    s + T - S); a query that sees no key gets o = 0 and lse = -inf. `lse`
-    [B, H, S] gets each row's log-sum-exp (natural log, of the scaled
-    scores). `head_dim` and `value_dim` are D and DV. `block_m` (queries
+    o[b, h, s, :] = sum over t of softmax_t(scale * sd0 * sd1 * q[b, h, s,
+    :] . k[b, h / (H / HKV), t, :]) * v[b, h / (H / HKV), t, :] * vd, over
+    the keys t the window lets query s see (`left` keys before its diagonal
+    and `right` after it, -1: unbounded; the diagonal is bottom-right
+    aligned, s + T - S); a query that sees no key gets o = 0 and lse =
+    -inf. `lse` [B, H, S] gets each row's log-sum-exp (natural log, of the
+    scaled scores). The optional descales `sd0`, `sd1` (the scores') and
+    `vd` (V's) are f32 [B, HKV], one per batch and key head (1 where
+    absent). `head_dim` and `value_dim` are D and DV. `block_m` (queries
     per CTA), `block_n` (keys per step of the online softmax) and `stages`
     (K/V tiles in flight) are the tiled form's (-kiln-tile-attention).
     templates/kiln/attention/attention_sm80.cuh states the arithmetic.
   }];
-  let arguments = (ins MemRefRankOf<[BF16, F16], [4]>:$q,
-                       MemRefRankOf<[BF16, F16], [4]>:$k,
-                       MemRefRankOf<[BF16, F16], [4]>:$v,
+  let arguments = (ins MemRefRankOf<[BF16, F16, F8E4M3FN], [4]>:$q,
+                       MemRefRankOf<[BF16, F16, F8E4M3FN], [4]>:$k,
+                       MemRefRankOf<[BF16, F16, F8E4M3FN], [4]>:$v,
                        MemRefRankOf<[BF16, F16, F32], [4]>:$o,
                        Optional<MemRefRankOf<[F32], [3]>>:$lse,
+                       Optional<MemRefRankOf<[F32], [2]>>:$sd0,
+                       Optional<MemRefRankOf<[F32], [2]>>:$sd1,
+                       Optional<MemRefRankOf<[F32], [2]>>:$vd,
                        I64Attr:$head_dim, I64Attr:$value_dim,
                        F64Attr:$scale, I64Attr:$left, I64Attr:$right,
                        OptionalAttr<I64Attr>:$block_m,
@@ -231,7 +236,10 @@ def Kiln_AttentionOp : Kiln_Op<"attention"> {
   let assemblyFormat = [{
     `q` `(` $q `:` type($q) `)` `k` `(` $k `:` type($k) `)`
     `v` `(` $v `:` type($v) `)` `o` `(` $o `:` type($o) `)`
-    (`lse` `(` $lse^ `:` type($lse) `)`)? attr-dict
+    (`lse` `(` $lse^ `:` type($lse) `)`)?
+    (`sd0` `(` $sd0^ `:` type($sd0) `)`)?
+    (`sd1` `(` $sd1^ `:` type($sd1) `)`)?
+    (`vd` `(` $vd^ `:` type($vd) `)`)? attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -3,9 +3,12 @@
 // -kiln-lower-attention-to-emitc: every func.func that holds one tiled
 // kiln.attention becomes an `extern "C" __global__` kernel that calls
 // kiln::attention::attention_sm80 (templates/kiln/attention/
-// attention_sm80.cuh) or, with the wgmma option, attention_sm90. The
-// attention family's kernel ABI, whatever the declaration order:
-//   (const T* q, const T* k, const T* v, Out* o, [float* lse,] int32_t B,
+// attention_sm80.cuh) or, with the wgmma option and 16-bit inputs,
+// attention_sm90 (FP8 inputs take the mma.sync kernel on every target: the
+// FP8 wgmma kernel is not built yet). The attention family's kernel ABI,
+// whatever the declaration order:
+//   (const T* q, const T* k, const T* v, Out* o, [float* lse,]
+//    [const float* sd0,] [const float* sd1,] [const float* vd,] int32_t B,
 //    int32_t H, int32_t HKV, int32_t S, int32_t T)
 // and for attention_sm90 the tensor maps of q, k and v (`const
 // __grid_constant__ kiln::TmaDescriptor`) in place of their pointers.
@@ -40,7 +43,15 @@ std::string floatLiteral(float F) {
   return Buf;
 }
 
+bool fp8Inputs(AttentionOp Op) {
+  return cast<MemRefType>(Op.getQ().getType())
+             .getElementType()
+             .getIntOrFloatBitWidth() == 8;
+}
+
 void lowerKernel(func::FuncOp F, AttentionOp Op, bool Wgmma) {
+  const bool Fp8 = fp8Inputs(Op);
+  Wgmma = Wgmma && !Fp8;
   MLIRContext *Ctx = F.getContext();
   OpBuilder B(F);
   Type I32 = B.getI32Type();
@@ -62,6 +73,14 @@ void lowerKernel(func::FuncOp F, AttentionOp Op, bool Wgmma) {
     Args.push_back(B.getIndexAttr(4));
   } else {
     Args.push_back(emitc::OpaqueAttr::get(Ctx, "nullptr"));
+  }
+  for (Value Descale : {Op.getSd0(), Op.getSd1(), Op.getVd()}) {
+    if (Descale) {
+      Args.push_back(B.getIndexAttr(int64_t(Params.size())));
+      Params.push_back(pointerParamType(Ctx, Descale, true));
+    } else {
+      Args.push_back(emitc::OpaqueAttr::get(Ctx, "nullptr"));
+    }
   }
   for (int I = 0; I < 5; ++I) { // B, H, HKV, S, T
     Args.push_back(B.getIndexAttr(int64_t(Params.size())));
@@ -87,11 +106,13 @@ void lowerKernel(func::FuncOp F, AttentionOp Op, bool Wgmma) {
           ScaleText, int64_t(Op.getLeft()), int64_t(Op.getRight()),
           Wgmma ? "64 per consumer warpgroup" : "16 per warp")
           .str();
+  // FP8 tiles are of one-byte elements (the config's last argument).
   std::string Config =
-      llvm::formatv("kiln::attention::{7}<{0}, {1}, {2}, {3}, {4}, {5}, {6}>",
-                    BM, BN, Stages, Op.getHeadDim(), Op.getValueDim(),
-                    int64_t(Op.getLeft()), int64_t(Op.getRight()),
-                    Wgmma ? "Sm90Config" : "Sm80Config")
+      llvm::formatv(
+          "kiln::attention::{7}<{0}, {1}, {2}, {3}, {4}, {5}, {6}{8}>", BM, BN,
+          Stages, Op.getHeadDim(), Op.getValueDim(), int64_t(Op.getLeft()),
+          int64_t(Op.getRight()), Wgmma ? "Sm90Config" : "Sm80Config",
+          Fp8 ? ", 1" : "")
           .str();
   // The wgmma kernel moves registers with setmaxnreg: one CTA an SM.
   emitTokenKernel(
@@ -112,6 +133,16 @@ struct LowerAttentionToEmitCPass
   using KilnLowerAttentionToEmitCBase::KilnLowerAttentionToEmitCBase;
   void runOnOperation() override {
     const bool Wgmma = wgmma;
+    // The wgmma kernel's header, and the mma.sync one's where an FP8 op
+    // takes it.
+    bool AnyFp8 = false;
+    getOperation().walk(
+        [&](AttentionOp Op) { AnyFp8 = AnyFp8 || fp8Inputs(Op); });
+    if (Wgmma && AnyFp8) {
+      OpBuilder B(getOperation().getBodyRegion());
+      B.create<emitc::IncludeOp>(getOperation().getLoc(),
+                                 "kiln/attention/attention_sm80.cuh", false);
+    }
     if (failed(lowerTokenKernels<AttentionOp>(
             getOperation(), "kiln.attention",
             Wgmma ? "kiln/attention/attention_sm90.cuh"
