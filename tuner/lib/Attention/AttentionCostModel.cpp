@@ -72,12 +72,15 @@ AttentionCost predictAttentionCost(const AttentionProblem &P,
     return Cost;
   }
   // Two consumer warpgroups overlap one's softmax with the other's MMAs.
-  const bool Overlap = archInfo(Device.Target).HasWgmmaTma && C.BlockM >= 128;
+  const bool Wgmma = attentionUsesWgmma(P.In, Device.Target);
+  const bool Overlap = Wgmma && C.BlockM >= 128;
   const double Clock = Device.SmClockGHz * 1e9;
   // Clocks of one SM per computed pair.
   const double Fraction =
-      AttentionTensorFraction *
-      (archInfo(Device.Target).HasWgmmaTma ? KilnWgmmaPipelineFraction : 1.0);
+      AttentionTensorFraction * (Wgmma ? KilnWgmmaPipelineFraction
+                                 : archInfo(Device.Target).HasWgmmaTma
+                                     ? HopperMmaSyncFraction
+                                     : 1.0);
   const double Tensor = 2.0 * double(P.D + P.DV) / (Peak * Fraction);
   // Besides the pair's own, each key block rescales the row's DV outputs.
   const double Softmax =
