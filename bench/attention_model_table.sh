@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # The attention cost model's predictions for the issue's benchmark shapes
 # (B x S = 16k tokens, H = 32, or GQA 64/8; D = 64/128/256; S from 512 to
-# 16k; causal and not; BF16) on a target's nominal device: for each, the
-# tiling the model picks and its predicted time and TFLOP/s. Predictions,
-# not measurements: no kiln attention kernel has run on a GPU (docs/COST_MODEL.md,
-# "Attention"). Usage: bash bench/attention_model_table.sh [ARCH] (sm_90a).
+# 16k; causal and not; BF16, or FP8 with descales) on a target's nominal
+# device: for each, the tiling the model picks and its predicted time and
+# TFLOP/s. Predictions, not measurements: no kiln attention kernel has run
+# on a GPU (docs/COST_MODEL.md, "Attention").
+# Usage: bash bench/attention_model_table.sh [ARCH] [bf16|fp8] (sm_90a bf16).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=${1:-sm_90a}
+type=${2:-bf16}
+case "$type" in
+  bf16) in=bf16; descale=""; decls="" ;;
+  fp8) in=f8e4m3; decls="  in  vd : f32[B, KVH]"
+       descale="* vd[b, KH]" ;;
+  *) echo "usage: $0 [ARCH] [bf16|fp8]" >&2; exit 2 ;;
+esac
 kiln=${KILN:-build/bin/kiln}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -18,13 +26,15 @@ write_op() {
   if [ "$gqa" = 1 ]; then kh="h / (H / HKV)"; kvheads="HKV"; fi
   local scale
   scale=$(python3 -c "print(1 / $d ** 0.5)")
+  local vdecl=${decls//KVH/$kvheads} vscale=${descale//KH/$kh}
   cat > "$dir/a.kiln" <<KILN
 op a {
-  in  Q : bf16[B, H, S, $d]
-  in  K : bf16[B, $kvheads, T, $d]
-  in  V : bf16[B, $kvheads, T, $d]
+  in  Q : $in[B, H, S, $d]
+  in  K : $in[B, $kvheads, T, $d]
+  in  V : $in[B, $kvheads, T, $d]
+$vdecl
   out O : bf16[B, H, S, $d]
-  O[b, h, s, e] = sum(t) softmax(t, $scale * sum(d) Q[b, h, s, d] * K[b, $kh, t, d]) * V[b, $kh, t, e]
+  O[b, h, s, e] = sum(t) softmax(t, $scale * sum(d) Q[b, h, s, d] * K[b, $kh, t, d]) * V[b, $kh, t, e] $vscale
   $mask
   tune {
     block_m in [64, 128, 192]

@@ -20,25 +20,27 @@ unsigned threadsOf(const AttentionKernelShape &K) {
 unsigned smemOf(const AttentionKernelShape &K) {
   const int BM = int(K.BlockM), BN = int(K.BlockN), St = int(K.Stages),
             D = int(K.HeadDim), DV = int(K.ValueDim);
-  return unsigned(K.Tma ? attention::sm90_smem_bytes(BM, BN, St, D, DV)
-                        : attention::sm80_smem_bytes(BM, BN, St, D, DV,
-                                                     int(K.ElementBytes)));
+  const int E = int(K.ElementBytes);
+  return unsigned(K.Tma ? attention::sm90_smem_bytes(BM, BN, St, D, DV, E)
+                        : attention::sm80_smem_bytes(BM, BN, St, D, DV, E));
 }
 
-/// The 3D map over a [Heads, Rows, Dim] 16-bit tensor, boxes of 64 x
-/// BOX_ROWS x 1, 128B-swizzled (the sm_90a kernel's panels); rows past
-/// Rows of a head read as zeros.
-TensorMapSpec headMap(int64_t Heads, int64_t Rows, int64_t Dim,
-                      int64_t BoxRows) {
+/// The 3D map over a [Heads, Rows, Dim] tensor of ELEM_BYTES elements,
+/// boxes of 128 bytes x BOX_ROWS x 1, 128B-swizzled (the sm_90a kernel's
+/// panels); rows past Rows of a head and columns past Dim read as zeros.
+TensorMapSpec headMap(int64_t Heads, int64_t Rows, int64_t Dim, int64_t BoxRows,
+                      int64_t ElemBytes) {
   TensorMapSpec S;
-  S.DataType = CU_TENSOR_MAP_DATA_TYPE_UINT16; // bf16 or f16: raw bits
+  // bf16 or f16, or e4m3: raw bits.
+  S.DataType = ElemBytes == 1 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                              : CU_TENSOR_MAP_DATA_TYPE_UINT16;
   S.Rank = 3;
   S.GlobalDim[0] = cuuint64_t(Dim);
   S.GlobalDim[1] = cuuint64_t(Rows);
   S.GlobalDim[2] = cuuint64_t(Heads);
-  S.GlobalStride[0] = cuuint64_t(Dim * 2);
-  S.GlobalStride[1] = cuuint64_t(Rows * Dim * 2);
-  S.BoxDim[0] = 64;
+  S.GlobalStride[0] = cuuint64_t(Dim * ElemBytes);
+  S.GlobalStride[1] = cuuint64_t(Rows * Dim * ElemBytes);
+  S.BoxDim[0] = cuuint32_t(128 / ElemBytes);
   S.BoxDim[1] = cuuint32_t(BoxRows);
   S.BoxDim[2] = 1;
   return S;
@@ -94,11 +96,11 @@ void planAttentionLaunch(const AttentionKernelShape &K,
   const AttentionSizes &Z = A.Sizes;
   if (K.Tma) {
     Out.Args.push_back(KernelArgument::tensorMap(
-        headMap(Z.B * Z.H, Z.S, K.HeadDim, K.BlockM), A.Q));
+        headMap(Z.B * Z.H, Z.S, K.HeadDim, K.BlockM, K.ElementBytes), A.Q));
     Out.Args.push_back(KernelArgument::tensorMap(
-        headMap(Z.B * Z.Hkv, Z.T, K.HeadDim, K.BlockN), A.K));
+        headMap(Z.B * Z.Hkv, Z.T, K.HeadDim, K.BlockN, K.ElementBytes), A.K));
     Out.Args.push_back(KernelArgument::tensorMap(
-        headMap(Z.B * Z.Hkv, Z.T, K.ValueDim, K.BlockN), A.V));
+        headMap(Z.B * Z.Hkv, Z.T, K.ValueDim, K.BlockN, K.ElementBytes), A.V));
   } else {
     for (CUdeviceptr P : {A.Q, A.K, A.V})
       Out.Args.push_back(KernelArgument::pointer(P));

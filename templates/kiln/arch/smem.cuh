@@ -57,4 +57,11 @@ KILN_DEVICE float ld_shared_f32(uint32_t addr) {
   return v;
 }
 
+/// Load 4 bytes from shared address ADDR (4-byte aligned).
+KILN_DEVICE uint32_t ld_shared_b32(uint32_t addr) {
+  uint32_t v;
+  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+  return v;
+}
+
 } // namespace kiln::arch

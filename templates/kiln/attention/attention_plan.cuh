@@ -70,15 +70,32 @@ KILN_HD constexpr int sm90_consumer_regs(int block_m) {
 /// A head dim as the wgmma kernel stores it: whole 64-element panels.
 KILN_HD constexpr int sm90_panel_dim(int dim) { return (dim + 63) / 64 * 64; }
 
-/// Its dynamic shared memory: the Q tile and STAGES (K, V) tiles of 16-bit
-/// elements in 128-byte panels, the barriers (q_full, kv_full and kv_empty
-/// of each stage), and the alignment slack.
-KILN_HD constexpr int sm90_smem_bytes(int block_m, int block_n, int stages,
-                                      int head_dim, int value_dim) {
-  return kAlignSlack + 2 * block_m * sm90_panel_dim(head_dim) +
-         stages * 2 * block_n *
-             (sm90_panel_dim(head_dim) + sm90_panel_dim(value_dim)) +
-         8 * (1 + 2 * stages);
+/// A row of DIM elements of ELEM_BYTES in the wgmma kernel's tiles: whole
+/// 128-byte panels (TMA's 128B swizzle; the rest of a partial one is TMA's
+/// zero fill).
+KILN_HD constexpr int sm90_row_bytes(int dim, int elem_bytes) {
+  return (dim * elem_bytes + 127) / 128 * 128;
 }
+
+/// Its dynamic shared memory: the Q tile and STAGES (K, V) tiles in
+/// 128-byte panels, with FP8 (ELEM_BYTES 1) each stage's V transposed
+/// (value_dim rows of block_n bytes: the K-major B of the FP8 P.V wgmma),
+/// the barriers (q_full, and kv_full, kv_empty and with FP8 vt_full of each
+/// stage), and the alignment slack.
+KILN_HD constexpr int sm90_smem_bytes(int block_m, int block_n, int stages,
+                                      int head_dim, int value_dim,
+                                      int elem_bytes = 2) {
+  return kAlignSlack + block_m * sm90_row_bytes(head_dim, elem_bytes) +
+         stages * block_n *
+             (sm90_row_bytes(head_dim, elem_bytes) +
+              sm90_row_bytes(value_dim, elem_bytes)) +
+         (elem_bytes == 1 ? stages * value_dim * sm90_row_bytes(block_n, 1)
+                          : 0) +
+         8 * (1 + (elem_bytes == 1 ? 3 : 2) * stages);
+}
+
+/// The FP8 wgmma kernel's producer warps that transpose V (warps 1 to 3 of
+/// the producer warpgroup; warp 0 issues the TMA loads).
+inline constexpr int kVtThreads = 96;
 
 } // namespace kiln::attention

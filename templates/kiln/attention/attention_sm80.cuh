@@ -240,17 +240,31 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
                                            scale_log2);
 
     if constexpr (kFp8) {
-      // O += P V, 32 keys a step in p_fragment_fp8's order.
+      // O += P V, 32 keys a step in p_fragment_fp8's order, summed apart and
+      // then added in fp32: FP8 MMAs keep fewer bits of the accumulator
+      // they add into (about 13 mantissa bits on Ada and Hopper), so the
+      // running O is not one of them.
+      // P packed first (the scores' registers are free then), and each 16
+      // columns of O summed over the block apart, then added.
+      uint32_t a[kBN / 32][4];
 #pragma unroll
-      for (int c = 0; c < kBN / 32; ++c) {
-        uint32_t a[4];
-        p_fragment_fp8(acc_s, c, a);
+      for (int c = 0; c < kBN / 32; ++c)
+        p_fragment_fp8(acc_s, c, a[c]);
 #pragma unroll
-        for (int i = 0; i < kDV / 16; ++i) {
+      for (int i = 0; i < kDV / 16; ++i) {
+        float pv[2][4];
+        zero(pv);
+#pragma unroll
+        for (int c = 0; c < kBN / 32; ++c) {
           uint32_t even[2], odd[2];
           fp8_value_fragment<kBN>(v_tile, c, i, lane, even, odd);
-          arch::mma_16x8x32B<T, T>(acc_o[2 * i], a, even);
-          arch::mma_16x8x32B<T, T>(acc_o[2 * i + 1], a, odd);
+          arch::mma_16x8x32B<T, T>(pv[0], a[c], even);
+          arch::mma_16x8x32B<T, T>(pv[1], a[c], odd);
+        }
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          acc_o[2 * i][r] += pv[0][r];
+          acc_o[2 * i + 1][r] += pv[1][r];
         }
       }
     } else {

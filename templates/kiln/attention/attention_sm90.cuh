@@ -4,20 +4,28 @@
 // structure: a CTA takes BlockM queries of one (batch, head), 64 per
 // consumer warpgroup (one to three), and a producer warpgroup whose first
 // thread streams the tiles with TMA:
-//   Q          once, ceil(D / 64) boxes of [BlockM rows x 64 elements]
-//              (128B swizzle: 128-byte panels), signalled on q_full;
+//   Q          once, one box per 128-byte panel of a row ([BlockM rows x
+//              64 16-bit or 128 FP8 elements], 128B swizzle), signalled
+//              on q_full;
 //   K and V    a Stages-deep ring, key blocks last first as the
 //              interpreter walks them, each stage's boxes on kv_full[s],
 //              refilled once every consumer warpgroup released it
 //              (kv_empty[s]).
 // Each consumer warpgroup, for every key block:
-//   S = Q K^T  wgmma m64nBlockNk16, both operands K-major in shared memory;
+//   S = Q K^T  wgmma m64nBlockN (32 bytes of the head dim a step), both
+//              operands K-major in shared memory;
 //   the mask and the online softmax in registers (attention_common.cuh:
 //              the wgmma accumulator has mma.sync's row/column layout);
-//   O += P V   wgmma m64nDVk16 with P in registers (the register-A form:
-//              the accumulator pairs are its A fragments) and V read
-//              MN-major (transposed) from the ring, then the stage is
-//              released.
+//   O += P V   wgmma m64nDV with P in registers (the register-A form: the
+//              accumulator pairs are its A fragments) and V read MN-major
+//              (transposed) from the ring, then the stage is released.
+// FP8 (e4m3; ElemBytes 1): the FP8 wgmma takes only K-major operands, so
+// the producer's warps 1 to 3 transpose each stage's V into a second ring
+// (V^T: DV rows of BlockN key bytes, 128B-swizzled panels), in
+// p_fragment_fp8's key order (the P registers are then the A fragment
+// as they are, attention_common.cuh), fence it for the async proxy and
+// signal vt_full[s]; P is 2^8 times the weights before its e4m3 rounding
+// (kFp8PExponent), and the P.V steps are 32 keys (m64nDVk32).
 // The 3D tensor maps ([D, S, B H] for Q, [D, T, B HKV] for K and V) zero
 // the boxes' rows past S or T, so no block reads another head's keys.
 // setmaxnreg moves registers from the producer to the consumers.
@@ -40,9 +48,10 @@ namespace kiln::attention {
 
 /// One compiled tiling: BlockM 64, 128 or 192 (one to three consumer
 /// warpgroups of 64 rows), BlockN a multiple of 16 up to 256; Left / Right
-/// as Sm80Config's.
+/// as Sm80Config's; ElemBytes 2 (bf16, f16) or 1 (e4m3: BlockM 64 or 128,
+/// BlockN a multiple of 32).
 template <int BlockM, int BlockN, int Stages, int HeadDim, int ValueDim,
-          int Left, int Right>
+          int Left, int Right, int ElemBytes = 2>
 struct Sm90Config {
   static_assert(BlockM == 64 || BlockM == 128 || BlockM == 192,
                 "one to three consumer warpgroups of 64 query rows");
@@ -52,22 +61,37 @@ struct Sm90Config {
                 "head dims are multiples of 16 (wgmma's K steps), DV at most "
                 "256 (its N)");
   static_assert(Stages >= 2, "at least two (K, V) stages");
+  static_assert(ElemBytes == 2 ||
+                    (ElemBytes == 1 && BlockN % 32 == 0 && BlockM <= 128),
+                "FP8: P.V steps 32 keys; the producer's V transpose needs "
+                "its registers (one or two consumers)");
   static constexpr int kBM = BlockM, kBN = BlockN, kStages = Stages;
   static constexpr int kD = HeadDim, kDV = ValueDim;
-  /// The head dims in shared memory: whole 128-byte panels (D = 96's
-  /// second panel is half TMA's zero fill).
-  static constexpr int kDP = sm90_panel_dim(HeadDim),
-                       kDVP = sm90_panel_dim(ValueDim);
+  static constexpr int kElemBytes = ElemBytes;
+  /// Bytes of a row of Q or K and of V in shared memory: whole 128-byte
+  /// panels (a partial one is half TMA's zero fill, e.g. D = 96 in 16
+  /// bits), and TMA's box of a panel in elements.
+  static constexpr int kQRow = sm90_row_bytes(HeadDim, ElemBytes),
+                       kVRow = sm90_row_bytes(ValueDim, ElemBytes);
+  static constexpr int kBoxElems = 128 / ElemBytes;
   static constexpr int kLeft = Left, kRight = Right;
   static constexpr int kConsumers = BlockM / 64;
   static constexpr int kThreads = sm90_threads(BlockM);
   static constexpr int kProducerRegs = sm90_producer_regs(BlockM);
   static constexpr int kConsumerRegs = sm90_consumer_regs(BlockM);
-  static constexpr uint32_t kQBytes = 2u * BlockM * kDP;
-  static constexpr uint32_t kKBytes = 2u * BlockN * kDP;
-  static constexpr uint32_t kVBytes = 2u * BlockN * kDVP;
+  static constexpr uint32_t kQBytes = uint32_t(BlockM * kQRow);
+  static constexpr uint32_t kKBytes = uint32_t(BlockN * kQRow);
+  static constexpr uint32_t kVBytes = uint32_t(BlockN * kVRow);
+  /// FP8's P.V: O's columns summed apart in chunks of kPvChunk (all of DV
+  /// up to 128, else 64: the chunk's accumulator is the registers the
+  /// scores leave).
+  static constexpr int kPvChunk = ValueDim <= 128 ? ValueDim : 64;
+  static_assert(ValueDim % kPvChunk == 0, "DV is whole P.V chunks");
+  /// FP8's transposed V of a stage: DV rows of BlockN key bytes.
+  static constexpr uint32_t kVtBytes =
+      ElemBytes == 1 ? uint32_t(ValueDim * sm90_row_bytes(BlockN, 1)) : 0u;
   static constexpr int kSmemBytes =
-      sm90_smem_bytes(BlockM, BlockN, Stages, HeadDim, ValueDim);
+      sm90_smem_bytes(BlockM, BlockN, Stages, HeadDim, ValueDim, ElemBytes);
 };
 
 /// Keeps the compiler from moving the accumulators' reads and writes
@@ -78,6 +102,45 @@ template <int N> KILN_DEVICE void fence_accumulators(float (&acc)[N][4]) {
 #pragma unroll
     for (int r = 0; r < 4; ++r)
       arch::fence_operand(acc[j][r]);
+}
+
+/// FP8: transposes the stage's V tile (BlockN key rows of DV bytes, TMA's
+/// 128B-swizzled panels of 128 columns) into V^T (DV rows of BlockN key
+/// bytes, 128B-swizzled panels of 128 keys), V^T's byte k of a 32-key chunk
+/// c holding key 32c + 16q + 8(i / 2) + 2t + i % 2 for k = 16q + 4t + i
+/// (p_fragment_fp8's order). Thread TID of THREADS moves 4 x 4 bytes at a
+/// time: 4 columns of 4 key rows, transposed with __byte_perm.
+template <class Cfg>
+KILN_DEVICE void transpose_values(uint32_t v_tile, uint32_t vt_tile, int tid,
+                                  int threads) {
+  constexpr int kBN = Cfg::kBN, kDV = Cfg::kDV;
+  constexpr int kColGroups = kDV / 4;
+#pragma unroll 1
+  for (int u = tid; u < kColGroups * (kBN / 4); u += threads) {
+    const int e = 4 * (u % kColGroups), k = 4 * (u / kColGroups);
+    // The key group k = 32c + 16q + 4t: keys 32c + 16q + 2t + {0, 1, 8, 9}.
+    const int key0 = k / 32 * 32 + k % 32 / 16 * 16 + k % 16 / 4 * 2;
+    const uint32_t v_col = uint32_t(e / 128) * kBN * 128u + uint32_t(e % 128);
+    uint32_t w[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t key = uint32_t(key0 + 8 * (i / 2) + i % 2);
+      w[i] = arch::ld_shared_b32(v_tile + tile::swizzle128(v_col + key * 128u));
+    }
+    // out[j] byte i = w[i] byte j.
+    const uint32_t lo01 = __byte_perm(w[0], w[1], 0x5140),
+                   hi01 = __byte_perm(w[0], w[1], 0x7362),
+                   lo23 = __byte_perm(w[2], w[3], 0x5140),
+                   hi23 = __byte_perm(w[2], w[3], 0x7362);
+    const uint32_t out[4] = {
+        __byte_perm(lo01, lo23, 0x5410), __byte_perm(lo01, lo23, 0x7632),
+        __byte_perm(hi01, hi23, 0x5410), __byte_perm(hi01, hi23, 0x7632)};
+    const uint32_t vt_col = uint32_t(k / 128) * kDV * 128u + uint32_t(k % 128);
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      arch::st_shared_b32(
+          vt_tile + tile::swizzle128(vt_col + uint32_t(e + j) * 128u), out[j]);
+  }
 }
 
 /// The kernel body. The tensor maps are 3D, 128B-swizzled, boxes of 64
@@ -102,6 +165,9 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
 #elif defined(__CUDA_ARCH__)
   constexpr int kBM = Cfg::kBM, kBN = Cfg::kBN, kD = Cfg::kD, kDV = Cfg::kDV;
   constexpr int kStages = Cfg::kStages;
+  constexpr bool kFp8 = Cfg::kElemBytes == 1;
+  static_assert(int(sizeof(T)) == Cfg::kElemBytes,
+                "the config's element size is T's");
   const QueryTile tile = query_tile<Cfg>(H, HKV, S);
   const int32_t b = tile.b, h = tile.h, hk = tile.hk, s0 = tile.s0,
                 s1 = tile.s1;
@@ -112,17 +178,23 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
   const uint32_t q_tile = smem;
   const uint32_t k_ring = q_tile + Cfg::kQBytes;
   const uint32_t v_ring = k_ring + kStages * Cfg::kKBytes;
-  const uint32_t bars = v_ring + kStages * Cfg::kVBytes;
+  const uint32_t vt_ring = v_ring + kStages * Cfg::kVBytes; // FP8 only
+  const uint32_t bars = vt_ring + kStages * Cfg::kVtBytes;
   const uint32_t q_full = bars;
   auto kv_full = [&](int slot) { return bars + 8u * uint32_t(1 + slot); };
   auto kv_empty = [&](int slot) {
     return bars + 8u * uint32_t(1 + kStages + slot);
+  };
+  auto vt_full = [&](int slot) {
+    return bars + 8u * uint32_t(1 + 2 * kStages + slot);
   };
   if (threadIdx.x == 0) {
     arch::mbar_init(q_full, 1);
     for (int s = 0; s < kStages; ++s) {
       arch::mbar_init(kv_full(s), 1);
       arch::mbar_init(kv_empty(s), Cfg::kConsumers);
+      if constexpr (kFp8)
+        arch::mbar_init(vt_full(s), kVtThreads);
     }
     arch::fence_mbar_init();
   }
@@ -131,13 +203,29 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
   const int wg = int(threadIdx.x) / 128;
   if (wg == Cfg::kConsumers) { // the producer warpgroup
     arch::setmaxnreg_dec<Cfg::kProducerRegs>();
-    if (threadIdx.x % 128 != 0 || blocks == 0)
+    const int ptid = int(threadIdx.x) % 128;
+    if constexpr (kFp8) {
+      if (ptid >= 32) { // warps 1 to 3: V^T of every stage
+#pragma unroll 1
+        for (int32_t it = 0; it < blocks; ++it) {
+          const int slot = it % kStages;
+          arch::mbar_wait(kv_full(slot), uint32_t(it / kStages) & 1u);
+          transpose_values<Cfg>(v_ring + uint32_t(slot) * Cfg::kVBytes,
+                                vt_ring + uint32_t(slot) * Cfg::kVtBytes,
+                                ptid - 32, kVtThreads);
+          arch::fence_proxy_async_shared(); // for the P.V wgmma's reads
+          arch::mbar_arrive(vt_full(slot));
+        }
+        return;
+      }
+    }
+    if (ptid != 0 || blocks == 0)
       return;
     arch::mbar_arrive_expect_tx(q_full, Cfg::kQBytes);
 #pragma unroll 1
-    for (int p = 0; p < Cfg::kDP / 64; ++p)
+    for (int p = 0; p < Cfg::kQRow / 128; ++p)
       arch::tma_load_3d(q_tile + uint32_t(p) * kBM * 128, &tma_q, q_full,
-                        64 * p, s0, b * H + h);
+                        Cfg::kBoxElems * p, s0, b * H + h);
 #pragma unroll 1
     for (int32_t it = 0; it < blocks; ++it) {
       const int slot = it % kStages;
@@ -148,13 +236,13 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
       const uint32_t k_tile = k_ring + uint32_t(slot) * Cfg::kKBytes;
       const uint32_t v_tile = v_ring + uint32_t(slot) * Cfg::kVBytes;
 #pragma unroll 1
-      for (int p = 0; p < Cfg::kDP / 64; ++p)
+      for (int p = 0; p < Cfg::kQRow / 128; ++p)
         arch::tma_load_3d(k_tile + uint32_t(p) * kBN * 128, &tma_k,
-                          kv_full(slot), 64 * p, t0, b * HKV + hk);
+                          kv_full(slot), Cfg::kBoxElems * p, t0, b * HKV + hk);
 #pragma unroll 1
-      for (int p = 0; p < Cfg::kDVP / 64; ++p)
+      for (int p = 0; p < Cfg::kVRow / 128; ++p)
         arch::tma_load_3d(v_tile + uint32_t(p) * kBN * 128, &tma_v,
-                          kv_full(slot), 64 * p, t0, b * HKV + hk);
+                          kv_full(slot), Cfg::kBoxElems * p, t0, b * HKV + hk);
     }
     return;
   }
@@ -186,13 +274,14 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
     const uint32_t v_tile = v_ring + uint32_t(slot) * Cfg::kVBytes;
     const int32_t t0 = (last - it) * kBN;
 
-    // S = Q K^T: 16 elements of D a step, 32 bytes into a 128-byte panel.
+    // S = Q K^T: 32 bytes of D a step (16 elements, or 32 in FP8) into a
+    // 128-byte panel.
     float acc_s[kBN / 8][4];
     auto flat_s = reinterpret_cast<float(*)[kBN / 2]>(&acc_s[0][0]);
     fence_accumulators(acc_o); // O's registers stay out of the S batch
     arch::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < kD / 16; ++kk) {
+    for (int kk = 0; kk < kD * Cfg::kElemBytes / 32; ++kk) {
       const uint32_t panel = uint32_t(kk / 4), step = 32u * uint32_t(kk % 4);
       arch::Wgmma<kBN>::template mma<T, T>(
           *flat_s, arch::wgmma_desc_k128b(q_rows + panel * kBM * 128 + step),
@@ -205,35 +294,81 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
 
     mask_block<Cfg>(acc_s, whole_block<Cfg>(t0, rows0, 64, S, SK), my_row, t0,
                     S, SK);
-    softmax_step(acc_s, acc_o, row_max, row_sum, scale_log2);
+    softmax_step<kFp8 ? kFp8PExponent : 0>(acc_s, acc_o, row_max, row_sum,
+                                           scale_log2);
 
-    // O += P V: 16 keys a step, V's rows 2048 bytes apart in every panel.
-    uint32_t a[kBN / 16][4];
+    if constexpr (kFp8) {
+      // O += P V^T: 32 keys a step, V^T K-major (the producer's transpose,
+      // in p_fragment_fp8's key order), into the block's own accumulator
+      // then added to O in fp32 (the FP8 wgmma keeps about 14 bits of the
+      // accumulator it adds into: DeepSeek-V3's FP32 promotion). V^T's rows
+      // are O's columns, 128 bytes apart.
+      uint32_t a[kBN / 32][4];
 #pragma unroll
-    for (int kk = 0; kk < kBN / 16; ++kk) {
-      p_fragment<T>(acc_s, kk, a[kk]);
+      for (int c = 0; c < kBN / 32; ++c) {
+        p_fragment_fp8(acc_s, c, a[c]);
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
-        arch::fence_operand(a[kk][i]);
+        for (int i = 0; i < 4; ++i)
+          arch::fence_operand(a[c][i]);
+      }
+      const uint32_t vt_tile = vt_ring + uint32_t(slot) * Cfg::kVtBytes;
+      arch::mbar_wait(vt_full(slot), uint32_t(it / kStages) & 1u);
+      // O's columns in chunks of kPv (all of DV up to 128), each summed
+      // over the block apart, then added.
+      constexpr int kPv = Cfg::kPvChunk;
+#pragma unroll
+      for (int n0 = 0; n0 < kDV; n0 += kPv) {
+        float acc_pv[kPv / 8][4];
+        auto flat_pv = reinterpret_cast<float(*)[kPv / 2]>(&acc_pv[0][0]);
+        fence_accumulators(acc_pv);
+        arch::wgmma_fence();
+#pragma unroll
+        for (int c = 0; c < kBN / 32; ++c)
+          arch::Wgmma<kPv>::template mma_rs<T, T>(
+              *flat_pv, a[c],
+              arch::wgmma_desc_k128b(vt_tile + uint32_t(c / 4) * kDV * 128 +
+                                     uint32_t(n0) * 128 +
+                                     32u * uint32_t(c % 4)),
+              c > 0 ? 1u : 0u);
+        arch::wgmma_commit();
+        arch::wgmma_wait<0>(); // P's registers and the stage are free
+        fence_accumulators(acc_pv);
+#pragma unroll
+        for (int j = 0; j < kPv / 8; ++j)
+#pragma unroll
+          for (int r = 0; r < 4; ++r)
+            acc_o[n0 / 8 + j][r] += acc_pv[j][r];
+      }
+    } else {
+      // O += P V: 16 keys a step, V's rows 2048 bytes apart in every panel.
+      uint32_t a[kBN / 16][4];
+#pragma unroll
+      for (int kk = 0; kk < kBN / 16; ++kk) {
+        p_fragment<T>(acc_s, kk, a[kk]);
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          arch::fence_operand(a[kk][i]);
+      }
+      // The threads rescaled O and wrote P: both before the fence (PTX).
+      fence_accumulators(acc_o);
+      arch::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kBN / 16; ++kk)
+        arch::Wgmma<kDV>::template mma_rs<T, T, true>(
+            *flat_o, a[kk],
+            arch::wgmma_desc_mn128b(v_tile + 2048u * uint32_t(kk), kBN * 128),
+            1u);
+      arch::wgmma_commit();
+      arch::wgmma_wait<0>(); // P's registers and the stage are free
     }
-    // The threads rescaled O and wrote P: both before the fence (PTX).
-    fence_accumulators(acc_o);
-    arch::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kBN / 16; ++kk)
-      arch::Wgmma<kDV>::template mma_rs<T, T, true>(
-          *flat_o, a[kk],
-          arch::wgmma_desc_mn128b(v_tile + 2048u * uint32_t(kk), kBN * 128),
-          1u);
-    arch::wgmma_commit();
-    arch::wgmma_wait<0>(); // P's registers and the stage are free
     fence_accumulators(acc_o);
     if (threadIdx.x % 128 == 0)
       arch::mbar_arrive(kv_empty(slot));
   }
 
   store_rows(o, lse, acc_o, row_sum, row_max, my_row, b, h, H, S, scale,
-             descale_at(vd, b, hk, HKV));
+             descale_at(vd, b, hk, HKV),
+             kFp8 ? float(kFp8PExponent) * 0.6931471805599453f : 0.f);
 #endif
 }
 

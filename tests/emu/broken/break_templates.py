@@ -275,24 +275,31 @@ BREAKS = {
     # ... and P's A fragment with its two 8-key blocks the other way round
     # (its keys no longer in V's order).
     "attention-fp8-p-keys": ("kiln/attention/attention_common.cuh",
-                             "      a[2 * q + half] = pack4(s[4 * c + 2 * q][2 * half],\n"
-                             "                              s[4 * c + 2 * q][2 * half + 1],\n"
-                             "                              s[4 * c + 2 * q + 1][2 * half],\n"
-                             "                              s[4 * c + 2 * q + 1][2 * half + 1]);\n",
-                             "      a[2 * q + half] = pack4(s[4 * c + 2 * q + 1][2 * half],\n"
-                             "                              s[4 * c + 2 * q + 1][2 * half + 1],\n"
-                             "                              s[4 * c + 2 * q][2 * half],\n"
-                             "                              s[4 * c + 2 * q][2 * half + 1]);\n"),
+                             "          s[4 * c + 2 * q][2 * half], s[4 * c + 2 * q][2 * half + 1],\n"
+                             "          s[4 * c + 2 * q + 1][2 * half], s[4 * c + 2 * q + 1][2 * half + 1]);\n",
+                             "          s[4 * c + 2 * q + 1][2 * half], s[4 * c + 2 * q + 1][2 * half + 1],\n"
+                             "          s[4 * c + 2 * q][2 * half], s[4 * c + 2 * q][2 * half + 1]);\n"),
+    # The sm_90a kernel's FP8 path: V^T written by the producer's warps
+    # and read by the P.V wgmma without fence.proxy.async ...
+    "attention90-fp8-no-proxy-fence": ("kiln/attention/attention_sm90.cuh",
+                                       "          arch::fence_proxy_async_shared(); // for the P.V wgmma's reads\n",
+                                       ""),
+    # ... and V^T's keys in their natural order, not P's.
+    "attention90-fp8-vt-order": ("kiln/attention/attention_sm90.cuh",
+                                 "    const int key0 = k / 32 * 32 + k % 32 / 16 * 16 + k % 16 / 4 * 2;\n",
+                                 "    const int key0 = k;\n"),
     # The sm_90a attention kernel (kiln/attention/attention_sm90.cuh):
     # a stage released before the P.V wgmma reading its V has retired.
     "attention90-early-release": ("kiln/attention/attention_sm90.cuh",
-                                  "    arch::wgmma_wait<0>(); // P's registers and the stage are free\n"
+                                  "      arch::wgmma_wait<0>(); // P's registers and the stage are free\n"
+                                  "    }\n"
                                   "    fence_accumulators(acc_o);\n"
                                   "    if (threadIdx.x % 128 == 0)\n"
                                   "      arch::mbar_arrive(kv_empty(slot));\n",
-                                  "    if (threadIdx.x % 128 == 0)\n"
-                                  "      arch::mbar_arrive(kv_empty(slot));\n"
-                                  "    arch::wgmma_wait<0>();\n"
+                                  "      if (threadIdx.x % 128 == 0)\n"
+                                  "        arch::mbar_arrive(kv_empty(slot));\n"
+                                  "      arch::wgmma_wait<0>();\n"
+                                  "    }\n"
                                   "    fence_accumulators(acc_o);\n"),
     # ... V's panels read 64 rows apart instead of block_n.
     "attention90-v-lbo": ("kiln/attention/attention_sm90.cuh",
@@ -305,8 +312,8 @@ BREAKS = {
     # ... P written and O rescaled by the threads, then the P.V wgmma
     # without a wgmma.fence.
     "attention90-no-fence": ("kiln/attention/attention_sm90.cuh",
-                             "    fence_accumulators(acc_o);\n    arch::wgmma_fence();\n",
-                             "    fence_accumulators(acc_o);\n"),
+                             "      fence_accumulators(acc_o);\n      arch::wgmma_fence();\n",
+                             "      fence_accumulators(acc_o);\n"),
     # For kiln tune's isolation (tests/lit/Emu/tune-isolation.test), breaks
     # that hit some configurations only: 64-row tiles write far out of
     # bounds (a fault), 64-column tiles spin forever (a hang that no

@@ -76,11 +76,9 @@ AttentionCost predictAttentionCost(const AttentionProblem &P,
   const bool Overlap = Wgmma && C.BlockM >= 128;
   const double Clock = Device.SmClockGHz * 1e9;
   // Clocks of one SM per computed pair.
-  const double Fraction =
-      AttentionTensorFraction * (Wgmma ? KilnWgmmaPipelineFraction
-                                 : archInfo(Device.Target).HasWgmmaTma
-                                     ? HopperMmaSyncFraction
-                                     : 1.0);
+  const double Fraction = (P.In == DType::F8E4M3 ? AttentionFp8TensorFraction
+                                                 : AttentionTensorFraction) *
+                          (Wgmma ? KilnWgmmaPipelineFraction : 1.0);
   const double Tensor = 2.0 * double(P.D + P.DV) / (Peak * Fraction);
   // Besides the pair's own, each key block rescales the row's DV outputs.
   const double Softmax =

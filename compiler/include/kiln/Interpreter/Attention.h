@@ -7,7 +7,8 @@
 // (with descales: C log2 e and C times the scores' two descales, in fp32,
 // and O's 1 / l times V's descale; FP8 inputs: P = exp2(x C log2 e - (m'
 // C log2 e - 8)), 2^8 times the weights, rounded to e4m3, and lse less
-// 8 ln 2)
+// 8 ln 2, and each key block's P V summed apart before it is added to
+// acc, as the kernels promote the FP8 MMAs' sums to fp32)
 // (the online softmax of FlashAttention, in the order of Config's tiles):
 // for each query row, key blocks of block_n from the last one that the
 // mask lets a row of its block_m-query tile see down to the first, skipping
@@ -21,9 +22,10 @@
 //
 // referenceAttention is plain softmax attention in float64.
 // checkAttention judges O (and lse) against it: per element, |o - ref| <=
-// Atol |vd| + Rtol |ref| (+ 2^-4 sum(t) w |v| |vd| / sum(t) w with FP8
-// inputs, whose P the kernels round to e4m3: 3 mantissa bits move each
-// weight by up to 2^-4 of itself; vd the row's V descale, 1 without) with
+// Atol |vd| + Rtol |ref| (+ (2^-4 sum(t) w |v| + 2^-18 sum(t) |v|) |vd| /
+// sum(t) w with FP8 inputs, whose P the kernels round to e4m3: 3 mantissa
+// bits move a normal P's weight by up to 2^-4 of itself, a subnormal one
+// by up to 2^-18; vd the row's V descale, 1 without) with
 // Rtol one ulp of O's type and Atol 2^-8 max |V|
 // (P's rounding to bf16 moves each weight by at most 2^-8 of itself, and
 // the weights of a row sum to 1: the worst case, which random data stays
@@ -71,6 +73,8 @@ struct AttentionReference {
   /// [B, H, S, DV]: sum(t) w |v| |vd| / sum(t) w, the weights' rounding's
   /// scale.
   std::vector<double> OAbs;
+  /// [B, H, S, DV]: sum(t) |v| |vd| / sum(t) w (the subnormal P's scale).
+  std::vector<double> VAbs;
   std::vector<double> RowScale; ///< [B, H, S]: |V's descale| (1 without)
 };
 /// Every row when B H S T (D + DV) <= MaxWork, else every k-th row of the

@@ -2,7 +2,9 @@
 #include "kiln/Target/Attention/AttentionPlan.h"
 
 #include "kiln/Support/AttentionScale.h"
+
 #include "kiln/attention/attention_plan.cuh"
+#include <algorithm>
 
 namespace kiln {
 
@@ -19,9 +21,10 @@ namespace {
 /// one, two or three consumers (three at D = 128: block_n 80, estimated
 /// 124, does not spill, block_n 96, 136, does).
 constexpr int64_t MmaSyncRegisterBudget = 160;
-/// FP8 through mma.sync on sm_90a and sm_100a takes far more: D = DV = 128
-/// with block_n 128 uses 255 registers and spills there (173 on sm_89 and
-/// sm_120a), block_n 64 does not spill, so 128 (block_n 64 at DV = 128).
+/// FP8 through mma.sync on sm_100a (and sm_90a, which takes the wgmma
+/// kernel instead) takes far more: D = DV = 128 with block_n 128 uses 255
+/// registers and spills there (173 on sm_89 and sm_120a), block_n 64 does
+/// not spill, so 128 (block_n 64 at DV = 128).
 constexpr int64_t WideFp8MmaSyncRegisterBudget = 128;
 bool fp8MmaSyncIsLean(Arch Target) {
   return Target == Arch::SM89 || Target == Arch::SM120a;
@@ -29,18 +32,32 @@ bool fp8MmaSyncIsLean(Arch Target) {
 int64_t wgmmaRegisterBudget(int64_t BlockM) {
   return attention::sm90_consumer_regs(int(BlockM)) - 36;
 }
+/// FP8's consumers hold more besides (V^T's addresses, the promoted sum's
+/// adds): D = DV = 128 with block_n 160 (estimated 164) spills 4 bytes
+/// with two consumers, 128 (144) does not; with one, block_n 192 (184)
+/// spills and 160 (164) does not: 72 below setmaxnreg's budget.
+int64_t wgmmaFp8RegisterBudget(int64_t BlockM) {
+  return attention::sm90_consumer_regs(int(BlockM)) - 72;
+}
 } // namespace
 
 AttentionFootprint attentionFootprint(const AttentionSpec &A, DType In,
-                                      const KernelConfig &C) {
+                                      const KernelConfig &C, bool Wgmma) {
   AttentionFootprint F;
+  // FP8 packs P in a quarter of the registers; the wgmma kernel then sums
+  // each chunk of O's columns (all of DV up to 128, else 64) apart in
+  // registers the scores free (FP32 promotion; the mma.sync kernel's
+  // chunks are 16 columns, 8 registers).
+  const int64_t PvChunk = !Wgmma ? 16 : A.ValueDim <= 128 ? A.ValueDim : 64;
   F.Registers =
-      A.ValueDim / 2 + C.BlockN / 2 + C.BlockN / (In == DType::F8E4M3 ? 8 : 4);
+      In == DType::F8E4M3
+          ? A.ValueDim / 2 + std::max(C.BlockN, PvChunk) / 2 + C.BlockN / 8
+          : A.ValueDim / 2 + C.BlockN / 2 + C.BlockN / 4;
   return F;
 }
 
-bool attentionUsesWgmma(DType In, Arch Target) {
-  return archInfo(Target).HasWgmmaTma && In != DType::F8E4M3;
+bool attentionUsesWgmma(DType, Arch Target) {
+  return archInfo(Target).HasWgmmaTma;
 }
 
 bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
@@ -51,6 +68,12 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
   }
   const ArchInfo &Info = archInfo(Target);
   const bool Wgmma = attentionUsesWgmma(In, Target);
+  const bool Fp8 = In == DType::F8E4M3;
+  if (Wgmma && Fp8 && C.BlockM != 64 && C.BlockM != 128) {
+    Why = "FP8 block_m must be 64 or 128 (one or two consumer warpgroups: "
+          "the producer's warps that transpose V need their registers)";
+    return false;
+  }
   if (Wgmma ? (C.BlockM != 64 && C.BlockM != 128 && C.BlockM != 192)
             : (C.BlockM != 64 && C.BlockM != 128)) {
     Why = Wgmma ? "block_m must be 64, 128 or 192 (64 query rows per "
@@ -58,9 +81,12 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
                 : "block_m must be 64 or 128 (16 query rows per warp)";
     return false;
   }
-  if (Wgmma ? (C.BlockN < 16 || C.BlockN > 256 || C.BlockN % 16 != 0)
+  const int64_t Step = Wgmma && Fp8 ? 32 : 16;
+  if (Wgmma ? (C.BlockN < Step || C.BlockN > 256 || C.BlockN % Step != 0)
             : (C.BlockN != 32 && C.BlockN != 64 && C.BlockN != 128)) {
-    Why = Wgmma ? "block_n must be a multiple of 16 in [16, 256]"
+    Why = Wgmma ? "block_n must be a multiple of " + std::to_string(Step) +
+                      " in [" + std::to_string(Step) + ", 256]" +
+                      (Fp8 ? " (FP8's P.V wgmma steps 32 keys)" : "")
                 : "block_n must be 32, 64 or 128";
     return false;
   }
@@ -70,29 +96,40 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
           std::to_string(MaxStages) + "]";
     return false;
   }
-  const AttentionFootprint F = attentionFootprint(A, In, C);
+  // Measured: FP8 with DV = 256 spills on every mma.sync tiling (255
+  // registers at block_n 32 on sm_89 and sm_120a; bf16 does not).
+  if (!Wgmma && Fp8 && A.ValueDim > 128) {
+    Why = "FP8 with a value head dim over 128 needs sm_90a's wgmma kernel "
+          "(the mma.sync kernel spills at every block_n)";
+    return false;
+  }
+  const AttentionFootprint F = attentionFootprint(A, In, C, Wgmma);
   const int64_t RegisterBudget =
-      Wgmma ? wgmmaRegisterBudget(C.BlockM)
+      Wgmma ? (Fp8 ? wgmmaFp8RegisterBudget(C.BlockM)
+                   : wgmmaRegisterBudget(C.BlockM))
       : In == DType::F8E4M3 && !fp8MmaSyncIsLean(Target)
           ? WideFp8MmaSyncRegisterBudget
           : MmaSyncRegisterBudget;
   if (F.Registers > RegisterBudget) {
     Why = "O, the scores and P need about " + std::to_string(F.Registers) +
-          " registers a thread (DV / 2 + block_n * " +
-          (In == DType::F8E4M3 ? "5 / 8" : "3 / 4") + "), over " +
-          std::to_string(RegisterBudget);
+          " registers a thread (" +
+          (In == DType::F8E4M3
+               ? "DV / 2 + max(block_n, min(DV, 128)) / 2 + block_n / 8"
+               : "DV / 2 + block_n * 3 / 4") +
+          "), over " + std::to_string(RegisterBudget);
     return false;
   }
   // The kernels' own count: the alignment slack, and the wgmma kernel's
   // barriers and head dims padded to 64-element panels.
   const int BM = int(C.BlockM), BN = int(C.BlockN), St = int(C.Stages),
             D = int(A.HeadDim), DV = int(A.ValueDim);
+  const int ElemBytes = Fp8 ? 1 : 2;
   const int64_t Smem =
-      Wgmma ? attention::sm90_smem_bytes(BM, BN, St, D, DV)
-            : attention::sm80_smem_bytes(BM, BN, St, D, DV,
-                                         In == DType::F8E4M3 ? 1 : 2);
+      Wgmma ? attention::sm90_smem_bytes(BM, BN, St, D, DV, ElemBytes)
+            : attention::sm80_smem_bytes(BM, BN, St, D, DV, ElemBytes);
   if (Smem > int64_t(Info.MaxSmemPerBlock)) {
-    Why = "Q and " + std::to_string(C.Stages) + " K/V stages need " +
+    Why = "Q and " + std::to_string(C.Stages) + " K/V stages" +
+          (Wgmma && Fp8 ? " (and V transposed)" : "") + " need " +
           std::to_string(Smem) + " bytes of shared memory, over " +
           std::to_string(Info.MaxSmemPerBlock);
     return false;

@@ -52,5 +52,11 @@ KILN_DEVICE float ld_shared_f32(uint32_t addr,
   kiln_emu_api->LdShared(addr, &v, 4, L);
   return v;
 }
+KILN_DEVICE uint32_t ld_shared_b32(uint32_t addr,
+                                   emu::SourceLoc L = KILN_EMU_HERE) {
+  uint32_t v;
+  kiln_emu_api->LdShared(addr, &v, 4, L);
+  return v;
+}
 
 } // namespace kiln::arch

@@ -11,11 +11,15 @@
 //    P.V wgmma's K steps), 2 to 4 stages;
 //  * other targets (mma.sync): 16 rows per warp (block_m 64 or 128),
 //    block_n 32, 64 or 128, 1 to 3 stages;
-//  * FP8 (e4m3) inputs: the mma.sync kernel's rules on every target from
-//    sm_89 (sm_90a included, until the FP8 wgmma kernel exists);
+//  * FP8 (e4m3) inputs, sm_89 and later: on sm_90a block_m 64 or 128 and
+//    block_n a multiple of 32 (the P.V wgmma's K step; the producer's
+//    warps transpose V, and three consumers would leave them too few
+//    registers), V transposed in shared memory as well; elsewhere the
+//    mma.sync rules;
 //  * registers per consumer thread: the O accumulator (DV / 2), the scores
-//    (block_n / 2) and P in 16 bits (block_n / 4; FP8: block_n / 8) within
-//    what the kernel's
+//    (block_n / 2) and P in 16 bits (block_n / 4; FP8: block_n / 8, and the
+//    wgmma kernel's promoted P.V sum of min(DV, 128) columns in the scores'
+//    place: max(block_n, min(DV, 128)) / 2) within what the kernel's
 //    other registers leave, measured with ptxas: 160 for the mma.sync
 //    kernel, setmaxnreg's 240 / 232 / 160 less 36 for the wgmma kernel's
 //    one / two / three consumers;
@@ -43,11 +47,11 @@ struct AttentionFootprint {
   int64_t Registers = 0; ///< Per consumer thread, for O, S and P.
 };
 AttentionFootprint attentionFootprint(const AttentionSpec &A, DType In,
-                                      const KernelConfig &C);
+                                      const KernelConfig &C,
+                                      bool Wgmma = false);
 
-/// Whether inputs of type In take the wgmma kernel on Target: sm_90a's
-/// bf16 and f16 (FP8 takes the mma.sync kernel everywhere: the FP8 wgmma
-/// kernel is not built yet).
+/// Whether inputs of type In take the wgmma kernel on Target: sm_90a's,
+/// of every type.
 bool attentionUsesWgmma(DType In, Arch Target);
 
 /// Whether C's block_m, block_n and stages fit Target; Why says what does

@@ -20,9 +20,9 @@
 // Trust: the sustained fraction is FlashAttention-3's published 75% of the
 // BF16 peak on H100 (hdim 128/256, long sequences, non-causal), times, on
 // sm_90a, its ablation's share without the softmax/GEMM pipelining kiln's
-// kernel lacks (582 / 661), and for the mma.sync kernel on sm_90a (FP8
-// there) FlashAttention-2's share of it (350 / 740); nothing else is
-// calibrated, and no kiln
+// kernel lacks (582 / 661); for FP8 FlashAttention-3's FP8 figure, ~1.2 of
+// the 1979 dense FP8 PFLOP/s (0.61), times the same ablation share;
+// nothing else is calibrated, and no kiln
 // attention kernel has run on a GPU, so the model ranks tilings and sizes,
 // and its absolute figures are estimates.
 //
@@ -45,16 +45,14 @@ namespace kiln::tuner {
 /// The share of the dense BF16/F16 tensor peak attention's MMAs sustain
 /// (FlashAttention-3 on H100: ~740 of 989 TFLOP/s).
 constexpr double AttentionTensorFraction = 0.75;
+/// The same for FP8 (FlashAttention-3's FP8 forward pass: close to 1.2 of
+/// the H100's 1979 dense FP8 PFLOP/s).
+constexpr double AttentionFp8TensorFraction = 1200.0 / 1979.0;
 /// kiln's sm_90a kernel has FlashAttention-3's warp specialization but not
 /// its pipelining of one block's softmax with the GEMMs: FlashAttention-3's
 /// ablation without it (the paper's Table 2: H100, hdim 128, 8k tokens,
 /// non-causal) reaches 582 of its 661 TFLOP/s.
 constexpr double KilnWgmmaPipelineFraction = 582.0 / 661.0;
-/// The mma.sync kernel on sm_90a (where FP8 runs until the FP8 wgmma kernel
-/// exists): FlashAttention-2's share of FlashAttention-3's figure on H100
-/// (about 350 of 740 TFLOP/s, BF16, hdim 128, long sequences; the
-/// FlashAttention-3 paper's Figure 5). Not calibrated for FP8 mma.sync.
-constexpr double HopperMmaSyncFraction = 350.0 / 740.0;
 
 struct AttentionProblem {
   int64_t B = 0, H = 0, Hkv = 0, S = 0, T = 0, D = 0, DV = 0;

@@ -3,9 +3,8 @@
 // -kiln-lower-attention-to-emitc: every func.func that holds one tiled
 // kiln.attention becomes an `extern "C" __global__` kernel that calls
 // kiln::attention::attention_sm80 (templates/kiln/attention/
-// attention_sm80.cuh) or, with the wgmma option and 16-bit inputs,
-// attention_sm90 (FP8 inputs take the mma.sync kernel on every target: the
-// FP8 wgmma kernel is not built yet). The attention family's kernel ABI,
+// attention_sm80.cuh) or, with the wgmma option, attention_sm90. The
+// attention family's kernel ABI,
 // whatever the declaration order:
 //   (const T* q, const T* k, const T* v, Out* o, [float* lse,]
 //    [const float* sd0,] [const float* sd1,] [const float* vd,] int32_t B,
@@ -51,7 +50,6 @@ bool fp8Inputs(AttentionOp Op) {
 
 void lowerKernel(func::FuncOp F, AttentionOp Op, bool Wgmma) {
   const bool Fp8 = fp8Inputs(Op);
-  Wgmma = Wgmma && !Fp8;
   MLIRContext *Ctx = F.getContext();
   OpBuilder B(F);
   Type I32 = B.getI32Type();
@@ -133,16 +131,6 @@ struct LowerAttentionToEmitCPass
   using KilnLowerAttentionToEmitCBase::KilnLowerAttentionToEmitCBase;
   void runOnOperation() override {
     const bool Wgmma = wgmma;
-    // The wgmma kernel's header, and the mma.sync one's where an FP8 op
-    // takes it.
-    bool AnyFp8 = false;
-    getOperation().walk(
-        [&](AttentionOp Op) { AnyFp8 = AnyFp8 || fp8Inputs(Op); });
-    if (Wgmma && AnyFp8) {
-      OpBuilder B(getOperation().getBodyRegion());
-      B.create<emitc::IncludeOp>(getOperation().getLoc(),
-                                 "kiln/attention/attention_sm80.cuh", false);
-    }
     if (failed(lowerTokenKernels<AttentionOp>(
             getOperation(), "kiln.attention",
             Wgmma ? "kiln/attention/attention_sm90.cuh"
