@@ -24,8 +24,8 @@
 # that the table gives their speed ratios on a GPU and checks them
 # everywhere.
 #
-# Attention (examples/attention_bf16.kiln, causal GQA with D = 128) runs at
-# prefill lengths and a decode step, checked and timed.
+# Attention (examples/attention_bf16.kiln and attention_fp8.kiln, causal GQA
+# with D = 128) runs at prefill lengths and a decode step, checked and timed.
 #
 # Then the tuner: `kiln tune` of the FP8 GEMM (model-guided, 100
 # evaluations) for two DeepSeek-V3 shapes, each candidate checked against
@@ -255,17 +255,19 @@ print("%-20s T=%-5s E=%-4s K=8  check %s  %s" % (r["op"], sys.argv[2], sys.argv[
   done
 done
 
-# Attention (examples/attention_bf16.kiln: causal, GQA, D = 128, with the
-# lse): the default configuration (the cost model's) at prefill lengths
-# and a decode step, checked (sampled rows beyond 2^34 multiply-adds) and
-# timed; TFLOP/s count the visible (causal) pairs, 4 D flops each.
+# Attention (examples/attention_bf16.kiln and attention_fp8.kiln: causal,
+# GQA, D = 128, with the lse; FP8 with its three descales): the default
+# configuration (the cost model's) at prefill lengths and a decode step,
+# checked (sampled rows beyond 2^34 multiply-adds) and timed; TFLOP/s count
+# the visible (causal) pairs, 4 D flops each.
 attn_shapes="2,32,8,1024,1024 2,32,8,4096,4096 1,32,8,16384,16384 16,32,8,1,8192"
 [ "$emu" -eq 1 ] && attn_shapes="1,4,1,77,130 2,8,2,1,300"
 mkdir -p "$out/attention"
+for example in attention_bf16 attention_fp8; do
 for s in $attn_shapes; do
   IFS=, read -r B H HKV S T <<<"$s"
-  base="$out/attention/attn.$B.$H.$HKV.$S.$T"
-  timeout -k 5 "$run_timeout_s" "$kiln" run examples/attention_bf16.kiln \
+  base="$out/attention/$example.$B.$H.$HKV.$S.$T"
+  timeout -k 5 "$run_timeout_s" "$kiln" run "examples/$example.kiln" \
     --shape "B=$B,H=$H,HKV=$HKV,S=$S,T=$T" --check --reps "$reps" --json \
     > "$base.json" 2> "$base.err"
   rc=$?
@@ -277,10 +279,12 @@ pairs = sum(min(T, max(0, s + T - S + 1)) for s in range(S))
 t = r.get("timing", {}).get("median_us")
 rate = ("%.2f us median, %.1f TFLOP/s" % (t, B * H * pairs * 4 * 128 / t / 1e6)
         if t else "untimed")
-print("attention B=%s H=%s S=%-6s T=%-6s %-28s check %s  %s" % (sys.argv[2],
-      sys.argv[3], S, T, r["config"], "PASS" if r["check"]["pass"] else "FAIL",
-      rate))' "$base.json" "$B" "$H" "$S" "$T" 2>/dev/null ||
-    echo "attention $s: exit $rc"
+print("%s B=%s H=%s S=%-6s T=%-6s %-28s check %s  %s" % (sys.argv[6],
+      sys.argv[2], sys.argv[3], S, T, r["config"],
+      "PASS" if r["check"]["pass"] else "FAIL", rate))' "$base.json" "$B" "$H" \
+    "$S" "$T" "$example" 2>/dev/null ||
+    echo "$example $s: exit $rc"
+done
 done
 
 # The whole MoE layer, bf16 (examples/moe_layer.kiln: router, permutation,
