@@ -158,6 +158,11 @@ TEST_CASE("FP8 attention: the planner", "[attention][fp8]") {
       planAttention(A, DType::F8E4M3, tiling(128, 160), Arch::SM90a, Why));
   CHECK(Why.find("registers") != std::string::npos);
   CHECK(planAttention(A, DType::F8E4M3, tiling(64, 160), Arch::SM90a, Why));
+  AttentionSpec Narrow = A;
+  Narrow.HeadDim = Narrow.ValueDim = 64;
+  CHECK_FALSE(
+      planAttention(Narrow, DType::F8E4M3, tiling(128, 192), Arch::SM90a, Why));
+  CHECK(Why == "FP8 block_n must be at most 160 (192 spills)");
   CHECK_FALSE(
       planAttention(A, DType::F8E4M3, tiling(192, 64), Arch::SM90a, Why));
   CHECK(Why.find("FP8 block_m must be 64 or 128") != std::string::npos);

@@ -108,18 +108,25 @@ template <int N> KILN_DEVICE void fence_accumulators(float (&acc)[N][4]) {
 /// 128B-swizzled panels of 128 columns) into V^T (DV rows of BlockN key
 /// bytes, 128B-swizzled panels of 128 keys), V^T's byte k of a 32-key chunk
 /// c holding key 32c + 16q + 8(i / 2) + 2t + i % 2 for k = 16q + 4t + i
-/// (p_fragment_fp8's order). Thread TID of THREADS moves 4 x 4 bytes at a
-/// time: 4 columns of 4 key rows, transposed with __byte_perm.
+/// (p_fragment_fp8's order). Thread TID of THREADS (a multiple of 32)
+/// moves 4 x 4 bytes at a time: 4 columns of 4 key rows, transposed with
+/// __byte_perm. Unit u's bits 0-1 pick the 4-column group within 16
+/// columns, bits 2-3 t and bit 4 q, the rest the 16 columns and the chunk
+/// c: a warp's loads then cover 16 of the 32 banks twice and its stores 16
+/// twice (128B swizzle), not 2 banks sixteen times.
 template <class Cfg>
 KILN_DEVICE void transpose_values(uint32_t v_tile, uint32_t vt_tile, int tid,
                                   int threads) {
   constexpr int kBN = Cfg::kBN, kDV = Cfg::kDV;
-  constexpr int kColGroups = kDV / 4;
+  static_assert(kDV % 16 == 0 && kBN % 32 == 0, "whole 16 x 32 units");
 #pragma unroll 1
-  for (int u = tid; u < kColGroups * (kBN / 4); u += threads) {
-    const int e = 4 * (u % kColGroups), k = 4 * (u / kColGroups);
+  for (int u = tid; u < kDV * kBN / 16; u += threads) {
+    const int hi = u / 32;
+    const int e = 16 * (hi % (kDV / 16)) + 4 * (u % 4);
+    const int t = u / 4 % 4, q = u / 16 % 2, c = hi / (kDV / 16);
+    const int k = 32 * c + 16 * q + 4 * t;
     // The key group k = 32c + 16q + 4t: keys 32c + 16q + 2t + {0, 1, 8, 9}.
-    const int key0 = k / 32 * 32 + k % 32 / 16 * 16 + k % 16 / 4 * 2;
+    const int key0 = 32 * c + 16 * q + 2 * t;
     const uint32_t v_col = uint32_t(e / 128) * kBN * 128u + uint32_t(e % 128);
     uint32_t w[4];
 #pragma unroll
@@ -143,11 +150,11 @@ KILN_DEVICE void transpose_values(uint32_t v_tile, uint32_t vt_tile, int tid,
   }
 }
 
-/// The kernel body. The tensor maps are 3D, 128B-swizzled, boxes of 64
-/// elements: TMA_Q over Q [B H, S, D] with kBM rows, TMA_K and TMA_V over K
-/// [B HKV, T, D] and V [B HKV, T, DV] with kBN rows. O [B, H, S, DV], lse
-/// [B, H, S] and the descales SD0, SD1, VD [B, HKV] (may be null) as
-/// attention_sm80's; the same grid.
+/// The kernel body. The tensor maps are 3D, 128B-swizzled, boxes of 128
+/// bytes (64 16-bit or 128 FP8 elements): TMA_Q over Q [B H, S, D] with kBM
+/// rows, TMA_K and TMA_V over K [B HKV, T, D] and V [B HKV, T, DV] with kBN
+/// rows. O [B, H, S, DV], lse [B, H, S] and the descales SD0, SD1, VD [B, HKV]
+/// (may be null) as attention_sm80's; the same grid.
 template <class Cfg, class T, class TOut>
 KILN_DEVICE void
 attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,

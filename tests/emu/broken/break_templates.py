@@ -286,7 +286,7 @@ BREAKS = {
                                        ""),
     # ... and V^T's keys in their natural order, not P's.
     "attention90-fp8-vt-order": ("kiln/attention/attention_sm90.cuh",
-                                 "    const int key0 = k / 32 * 32 + k % 32 / 16 * 16 + k % 16 / 4 * 2;\n",
+                                 "    const int key0 = 32 * c + 16 * q + 2 * t;\n",
                                  "    const int key0 = k;\n"),
     # The sm_90a attention kernel (kiln/attention/attention_sm90.cuh):
     # a stage released before the P.V wgmma reading its V has retired.
