@@ -7,6 +7,7 @@
 // on purpose (a descale ignored, P's keys out of V's order).
 //
 //===----------------------------------------------------------------------===//
+#include "AttentionTestUtil.h"
 #include "ExampleFiles.h"
 #include "SemaTestUtil.h"
 
@@ -19,6 +20,9 @@
 #include <cmath>
 
 using namespace kiln;
+using attntest::params;
+using attntest::size;
+using attntest::tiling;
 using semtest::firstError;
 using semtest::loadOne;
 
@@ -51,25 +55,6 @@ const std::string ThreeDecls = "  in  qd : f32[B, HKV]\n"
 std::string fullFp8(const std::string &Mask = "") {
   return fp8Source("qd" + Hk + " * kd" + Hk + " * ", " * vd" + Hk, ThreeDecls,
                    Mask);
-}
-
-std::vector<HostTensor> params(const OpModel &Op, const ProblemSize &Size) {
-  std::vector<HostTensor> P;
-  std::string Error;
-  REQUIRE(makeParams(Op, Size, 11, P, Error));
-  return P;
-}
-
-KernelConfig tiling(int64_t BlockM, int64_t BlockN) {
-  KernelConfig C;
-  C.BlockM = BlockM;
-  C.BlockN = BlockN;
-  C.Stages = 2;
-  return C;
-}
-
-ProblemSize size(int64_t B, int64_t H, int64_t Hkv, int64_t S, int64_t T) {
-  return {{"B", B}, {"H", H}, {"HKV", Hkv}, {"S", S}, {"T", T}};
 }
 
 } // namespace
@@ -214,7 +199,7 @@ TEST_CASE("FP8 attention: the tiled interpreter against float64 on ragged "
   for (const Case &C : Cases) {
     INFO(C.Name);
     OpModel Op = loadOne(fullFp8(C.Mask));
-    std::vector<HostTensor> P = params(Op, C.Size);
+    std::vector<HostTensor> P = params(Op, C.Size, 11);
     interpretAttention(Op, tiling(C.BlockM, C.BlockN), P);
     const AttentionReference Ref = referenceAttention(Op, P);
     const AttentionComparison Cmp = checkAttention(Op, P, Ref);
@@ -233,7 +218,7 @@ TEST_CASE("FP8 attention: the descales are every row's own",
           "[attention][fp8]") {
   OpModel Op = loadOne(fullFp8("  mask causal\n"));
   const ProblemSize Size = size(2, 4, 2, 40, 70);
-  std::vector<HostTensor> P = params(Op, Size);
+  std::vector<HostTensor> P = params(Op, Size, 11);
   const AttentionSpec &A = *Op.Attention;
   // Descales are positive, and differ between (batch, key head)s.
   const HostTensor &Vd = P[size_t(A.ValueDescale)];

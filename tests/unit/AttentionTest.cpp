@@ -8,6 +8,7 @@
 // tilings; the gate against outputs broken on purpose.
 //
 //===----------------------------------------------------------------------===//
+#include "AttentionTestUtil.h"
 #include "ExampleFiles.h"
 #include "SemaTestUtil.h"
 
@@ -21,6 +22,9 @@
 #include <limits>
 
 using namespace kiln;
+using attntest::params;
+using attntest::size;
+using attntest::tiling;
 using semtest::firstError;
 using semtest::loadOne;
 
@@ -46,26 +50,6 @@ std::string attnSource(const std::string &Mask, const std::string &In = "bf16",
          "  O[b, h, s, e] = sum(t) softmax(t, " +
          Scale + "sum(d) Q[b, h, s, d] * K[b, " + Heads +
          ", t, d], L) * V[b, " + Heads + ", t, e]\n" + Mask + "}\n";
-}
-
-std::vector<HostTensor> params(const OpModel &Op, const ProblemSize &Size,
-                               uint64_t Seed = 7) {
-  std::vector<HostTensor> P;
-  std::string Error;
-  REQUIRE(makeParams(Op, Size, Seed, P, Error));
-  return P;
-}
-
-KernelConfig tiling(int64_t BlockM, int64_t BlockN) {
-  KernelConfig C;
-  C.BlockM = BlockM;
-  C.BlockN = BlockN;
-  C.Stages = 2;
-  return C;
-}
-
-ProblemSize size(int64_t B, int64_t H, int64_t Hkv, int64_t S, int64_t T) {
-  return {{"B", B}, {"H", H}, {"HKV", Hkv}, {"S", S}, {"T", T}};
 }
 
 } // namespace
