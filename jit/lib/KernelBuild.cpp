@@ -139,6 +139,8 @@ AttentionKernelShape attentionShapeOf(const OpModel &Op,
   Shape.ScoreDescaleParams[0] = Op.Attention->ScoreDescale[0];
   Shape.ScoreDescaleParams[1] = Op.Attention->ScoreDescale[1];
   Shape.ValueDescaleParam = Op.Attention->ValueDescale;
+  Shape.SeqQParam = Op.Attention->SeqQ;
+  Shape.SeqKParam = Op.Attention->SeqK;
   return Shape;
 }
 

@@ -53,6 +53,10 @@ TokenCheck checkTokenOutputs(const OpModel &Op,
           (T.Attention->EmptyRowFailures
                ? ", " + std::to_string(T.Attention->EmptyRowFailures) +
                      " rows that see no key not 0 / -inf"
+               : "") +
+          (T.Attention->PaddingWritten
+               ? ", " + std::to_string(T.Attention->PaddingWritten) +
+                     " rows of no sequence written"
                : "");
   } else {
     T.Failure = "not a token family's op";

@@ -98,6 +98,8 @@ void writeKernel(std::ostream &OS, const CompiledKernel &K) {
       for (int I = 0; I < 3; ++I)
         if (Descales[I] >= 0)
           OS << ' ' << DescaleKeys[I] << ' ' << Descales[I];
+      if (A.varlen())
+        OS << " cu_q " << A.SeqQParam << " cu_k " << A.SeqKParam;
       OS << (A.Tma ? " tma 1" : "") << '\n';
     } else if (K.Family == OpFamily::Combine) {
       const CombineKernelShape &C = K.Combine;
@@ -314,10 +316,11 @@ void readCombineShape(ManifestReader &R, CompiledKernel &K) {
 }
 
 /// "attention block_m M block_n N stages S d D dv DV v P lse P [elem 1]
-/// [sd0 P] [sd1 P] [vd P] [tma 1]": an attention kernel's launch shape
-/// (AttentionKernelShape; lse -1: none; elem 1 for FP8 inputs; the
-/// descales' parameters where the op has them; "tma 1" for the sm_90a
-/// kernel). Earlier bundles' lines have no optional field but tma.
+/// [sd0 P] [sd1 P] [vd P] [cu_q P cu_k P] [tma 1]": an attention kernel's
+/// launch shape (AttentionKernelShape; lse -1: none; elem 1 for FP8
+/// inputs; the descales' parameters where the op has them; the varlen
+/// form's offsets; "tma 1" for the sm_90a kernel). Earlier bundles' lines
+/// have no optional field but tma.
 void readAttentionShape(ManifestReader &R, CompiledKernel &K) {
   std::vector<std::string> W = R.expect("attention");
   if (W.size() < 15 || W.size() % 2 == 0)
@@ -337,16 +340,17 @@ void readAttentionShape(ManifestReader &R, CompiledKernel &K) {
   Sh.ValueParam = R.integer(W[12], 0, Last);
   Sh.LseParam = R.integer(W[14], -1, Last);
   // The optional fields, each at most once, in this order.
-  const char *Optional[] = {"elem", "sd0", "sd1", "vd", "tma"};
+  const char *Optional[] = {"elem", "sd0", "sd1", "vd", "cu_q", "cu_k", "tma"};
+  constexpr size_t Fields = 7;
   size_t Next = 0;
   for (size_t I = 15; I + 1 < W.size(); I += 2) {
     size_t Key = Next;
-    while (Key < 5 && W[I] != Optional[Key])
+    while (Key < Fields && W[I] != Optional[Key])
       ++Key;
-    if (Key == 5)
+    if (Key == Fields)
       R.fail("unexpected '" + W[I] +
-             "' in 'attention' (the optional fields are elem, sd0, sd1, vd "
-             "and tma, in that order)");
+             "' in 'attention' (the optional fields are elem, sd0, sd1, vd, "
+             "cu_q, cu_k and tma, in that order)");
     Next = Key + 1;
     if (Key == 0)
       Sh.ElementBytes = R.integer(W[I + 1], 1, 2);
@@ -356,11 +360,17 @@ void readAttentionShape(ManifestReader &R, CompiledKernel &K) {
       Sh.ScoreDescaleParams[1] = R.integer(W[I + 1], 0, Last);
     else if (Key == 3)
       Sh.ValueDescaleParam = R.integer(W[I + 1], 0, Last);
+    else if (Key == 4)
+      Sh.SeqQParam = R.integer(W[I + 1], 0, Last);
+    else if (Key == 5)
+      Sh.SeqKParam = R.integer(W[I + 1], 0, Last);
     else
       Sh.Tma = R.integer(W[I + 1], 1, 1) == 1;
   }
   if (Sh.BlockM % 16 != 0)
     R.fail("'attention' block_m must be a multiple of 16 (one warp's rows)");
+  if ((Sh.SeqQParam >= 0) != (Sh.SeqKParam >= 0))
+    R.fail("'attention' has cu_q and cu_k together (the varlen form)");
 }
 
 /// "shape tma ...": a GEMM's launch shape (GemmKernelShape).

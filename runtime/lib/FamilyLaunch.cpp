@@ -42,7 +42,8 @@ std::optional<std::string> kernelSizeProblem(const CompiledKernel &K,
   case OpFamily::Combine:
     return combineSizeProblem(combineSizes(K.Signature, Size));
   case OpFamily::Attention:
-    return attentionSizeProblem(K.Attention, attentionSizes(K.Signature, Size));
+    return attentionSizeProblem(K.Attention,
+                                attentionSizes(K.Signature, K.Attention, Size));
   }
   return std::nullopt;
 }

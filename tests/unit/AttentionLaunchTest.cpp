@@ -144,7 +144,7 @@ TEST_CASE("attention's arguments: sizes by the symbols, aligned Q, K and V",
   REQUIRE(K.Attention.LseParam == 4);
   std::vector<TensorArg> Args = arguments(2, 8, 2, 77, 130);
   const ProblemSize Size = checkArguments(K, Args.data(), Args.size());
-  const AttentionSizes Z = attentionSizes(K.Signature, Size);
+  const AttentionSizes Z = attentionSizes(K.Signature, K.Attention, Size);
   CHECK((Z.B == 2 && Z.H == 8 && Z.Hkv == 2 && Z.S == 77 && Z.T == 130));
   CHECK_FALSE(kernelSizeProblem(K, Size));
   std::unique_ptr<LaunchPlanner> P = makeLaunchPlanner(K);

@@ -130,7 +130,11 @@ void report(const AttentionRunRequest &Req, const OpModel &Op,
       if (C->Lse)
         std::cout << ", \"lse\": " << comparisonJson(*C->Lse);
       std::cout << ", \"empty_rows\": " << C->EmptyRows
-                << ", \"empty_row_failures\": " << C->EmptyRowFailures << "}";
+                << ", \"empty_row_failures\": " << C->EmptyRowFailures;
+      if (Op.Attention->varlen())
+        std::cout << ", \"padding_rows\": " << C->PaddingRows
+                  << ", \"padding_rows_written\": " << C->PaddingWritten;
+      std::cout << "}";
     }
     if (R.MedianMs)
       std::cout << ", \"timing\": {\"emulated\": "
@@ -169,6 +173,11 @@ void report(const AttentionRunRequest &Req, const OpModel &Op,
     std::cout << "        " << C->EmptyRows
               << " rows see no key (O = 0, lse = -inf), " << C->EmptyRowFailures
               << " of them wrong\n";
+    if (Op.Attention->varlen())
+      std::cout << "padding " << (C->PaddingWritten ? "FAIL" : "PASS") << "  "
+                << C->PaddingRows << " rows of no sequence, "
+                << C->PaddingWritten
+                << " of them written (they must keep their contents)\n";
   }
   if (R.MedianMs)
     std::cout << "time    " << textNumber(*R.MedianMs * 1e3) << " us median of "
@@ -199,7 +208,7 @@ int runInterpreted(const AttentionRunRequest &Req, const ProblemSize &Size) {
   R.Config = *Config;
   std::vector<HostTensor> Params;
   std::string Error;
-  if (!makeParams(Op, Size, Req.Seed, Params, Error)) {
+  if (!makeParams(Op, Size, Req.Seed, Params, Error, Req.Routing)) {
     std::cerr << "kiln: error: " << Op.Name << ": " << Error << '\n';
     return ExitInputError;
   }
@@ -245,10 +254,10 @@ int runOnDevice(const AttentionRunRequest &Req, const ProblemSize &Size,
   if (!Built)
     return ExitInputError;
   const CompiledKernel &CK = Built->Kernel;
-  R.Launch =
-      attentionLaunchDims(CK.Attention, attentionSizes(CK.Signature, Size));
+  R.Launch = attentionLaunchDims(
+      CK.Attention, attentionSizes(CK.Signature, CK.Attention, Size));
   PrimaryContext Ctx(Driver, 0);
-  GpuProblem Problem(Driver, Op, Size, Req.Seed);
+  GpuProblem Problem(Driver, Op, Size, Req.Seed, Req.Routing);
   Kernel K(std::make_shared<const CompiledKernel>(CK));
   K.prepare();
   DeviceStream OwnStream(Driver);

@@ -13,6 +13,8 @@
 
 #include "LoadOps.h"
 
+#include "kiln/Interpreter/HostTensor.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,6 +33,8 @@ struct AttentionRunRequest {
   bool Check = false;
   bool Json = false;
   int64_t Reps = 0; ///< Timed launches on a device (0: none).
+  /// --routing: how the varlen form's sequences are drawn.
+  RowRouting Routing;
 };
 
 /// Runs Req; returns the exit status.

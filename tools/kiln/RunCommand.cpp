@@ -225,10 +225,11 @@ int runRun(const Args &A) {
   }
   const OpModel &Op = *selectOps(*File, P.get("--op"), true).front();
   if (Op.Family == OpFamily::Attention) {
-    if (P.get("--save") || P.get("--routing") || P.get("--top-k"))
+    if (P.get("--save") || P.get("--top-k") ||
+        (P.get("--routing") && !Op.Attention->varlen()))
       throw UsageError("an attention op's run takes --shape, --set, --arch, "
-                       "--device, --interpret, --check, --seed, --reps and "
-                       "--json");
+                       "--device, --interpret, --check, --seed, --reps, "
+                       "--json and (the varlen form) --routing");
     AttentionRunRequest Req;
     Req.File = &*File;
     Req.Op = &Op;
@@ -240,6 +241,7 @@ int runRun(const Args &A) {
     Req.Check = P.has("--check");
     Req.Json = P.has("--json");
     Req.Reps = Reps;
+    Req.Routing = Routing;
     return runAttention(Req);
   }
   checkRoutingForOp(Op, Routing);

@@ -130,6 +130,7 @@ std::string canonicalOpText(const OpModel &Op) {
     S += "attention v=" + Name(A->V) + " lse=" + Name(A->Lse) + " heads " +
          A->HSym + "/" + A->HkvSym + " scale=" + number(A->Scale) +
          " window=" + std::to_string(A->Left) + "," + std::to_string(A->Right) +
+         (A->varlen() ? " varlen=" + Name(A->SeqQ) + "," + Name(A->SeqK) : "") +
          "\n";
   // The tune block is not part of it: it says which kernels to try, not
   // what a kernel computes. A stored configuration is used only while it is

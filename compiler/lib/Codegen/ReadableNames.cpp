@@ -55,14 +55,14 @@ std::vector<std::string> kernelParameterNames(const OpModel &Op, bool Sm90,
       Names.push_back(Fresh(Sym));
     return Names;
   }
-  if (Op.Attention) { // (q, k, v, o, [lse,] [sd0,] [sd1,] [vd,] B, H, HKV,
-                      // S, T)
+  if (Op.Attention) { // (q, k, v, o, [lse,] [sd0,] [sd1,] [vd,] [cu_q,
+                      // [cu_k,]] B, H, HKV, S, T)
     const AttentionSpec &At = *Op.Attention;
     std::vector<std::string> Names;
     for (int I : {Op.A, Op.B, At.V, Op.D})
       Names.push_back(Op.Params[size_t(I)].Name);
-    for (int I :
-         {At.Lse, At.ScoreDescale[0], At.ScoreDescale[1], At.ValueDescale})
+    for (int I : {At.Lse, At.ScoreDescale[0], At.ScoreDescale[1],
+                  At.ValueDescale, At.SeqQ, At.SeqK != At.SeqQ ? At.SeqK : -1})
       if (I >= 0)
         Names.push_back(Op.Params[size_t(I)].Name);
     for (const std::string &Sym :

@@ -70,6 +70,7 @@ private:
   bool parseDim(ParamDecl &P);
   bool parseCompute(OpDecl &Op);
   bool parseMask(OpDecl &Op);
+  bool parseVarlen(OpDecl &Op);
   bool parseTune(OpDecl &Op);
   bool parseKnob(TuneBlock &TB);
   bool parseTuneValue(KnobDecl &K);
@@ -302,6 +303,8 @@ bool Parser::parseOpItem(OpDecl &Op) {
     // assigns a tensor of that name).
     if (tok().Text == "mask" && peekTok().is(TokenKind::Ident))
       return parseMask(Op);
+    if (tok().Text == "varlen" && peekTok().is(TokenKind::Ident))
+      return parseVarlen(Op);
     return parseCompute(Op);
   case TokenKind::KwRequire:
     error(tok().loc(), "'require' must be inside a 'tune { ... }' block",
@@ -518,6 +521,25 @@ bool Parser::parseMask(OpDecl &Op) {
     return false;
   }
   Op.Masks.push_back(Mk);
+  return true;
+}
+
+bool Parser::parseVarlen(OpDecl &Op) {
+  VarlenDecl V;
+  const Token &Kw = take();
+  const Token &Queries = take();
+  V.Queries = std::string(Queries.Text);
+  V.QueriesRange = Queries.Range;
+  if (!accept(TokenKind::Comma) || !is(TokenKind::Ident)) {
+    errorExpected("expected ',' and the keys' offsets after the queries', "
+                  "like 'varlen cu_q, cu_k'");
+    return false;
+  }
+  const Token &Keys = take();
+  V.Keys = std::string(Keys.Text);
+  V.KeysRange = Keys.Range;
+  V.Range = {Kw.loc(), Keys.Range.End};
+  Op.Varlens.push_back(V);
   return true;
 }
 

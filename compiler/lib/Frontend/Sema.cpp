@@ -344,6 +344,9 @@ void warnUnused(OpSema &S, const ComputeStmt &Stmt) {
   std::set<std::string> Used;
   collectNames(*Stmt.Lhs, Used);
   collectNames(*Stmt.Rhs, Used);
+  // The varlen form's offsets are used by the 'varlen' statement.
+  for (const VarlenDecl &V : S.Decl.Varlens)
+    Used.insert({V.Queries, V.Keys});
   for (size_t I = 0; I < S.Model.Params.size(); ++I)
     // A masked layout's counts are used by the layout, never by name.
     if (!Used.count(S.Model.Params[I].Name) && !S.Model.Params[I].GroupMasked)
@@ -454,6 +457,12 @@ bool analyzeOp(OpSema &S) {
                             Op.Name + "' is a " +
                             std::string(opFamilyName(S.Model.Family)) +
                             " op, not an attention op");
+  if (Stmt && S.Model.D >= 0 && S.Model.Family != OpFamily::Attention)
+    for (const VarlenDecl &V : Op.Varlens)
+      S.error(V.Range, "'varlen' packs an attention op's sequences; op '" +
+                           Op.Name + "' is a " +
+                           std::string(opFamilyName(S.Model.Family)) +
+                           " op, not an attention op");
   for (size_t I = 1; I < Op.Tunes.size(); ++I) {
     S.error(Op.Tunes[I].KeywordRange,
             "op '" + Op.Name + "' has more than one tune block");

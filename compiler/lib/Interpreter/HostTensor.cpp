@@ -372,6 +372,12 @@ bool makeParams(const OpModel &Op, const ProblemSize &Sizes, uint64_t Seed,
     else if (Op.Group && int(I) == Op.Group->Param)
       fillGroupedIndex(Params.back(), Shapes[size_t(Op.B)][0], Op.Group->Align,
                        Routing, Rng);
+    else if (Op.Attention && int(I) == Op.Attention->SeqQ)
+      // The varlen form's sequences, drawn as Routing draws experts' rows
+      // (the mixed law leaves some empty).
+      fillGroupOffsets(Params.back(), Shapes[size_t(Op.A)][0], Routing, Rng);
+    else if (Op.Attention && int(I) == Op.Attention->SeqK)
+      fillGroupOffsets(Params.back(), Shapes[size_t(Op.B)][0], Routing, Rng);
     else if (Op.Attention && isAttentionDescale(*Op.Attention, int(I)))
       fillDescale(Params.back(), Rng);
     else if (!Op.Params[I].IsOutput)

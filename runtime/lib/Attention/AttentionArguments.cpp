@@ -16,22 +16,32 @@ int64_t extentOf(const KernelSignature &Sig, int64_t P, size_t I,
 } // namespace
 
 AttentionSizes attentionSizes(const KernelSignature &Sig,
+                              const AttentionKernelShape &Shape,
                               const ProblemSize &Size) {
+  const int64_t SeqQ = Shape.SeqQParam;
   const int64_t Q = paramIndex(Sig, ParamRole::A);
   const int64_t K = paramIndex(Sig, ParamRole::B);
   AttentionSizes Z;
-  Z.B = extentOf(Sig, Q, 0, Size);
+  // The varlen form's Q is [S, H, D], K [T, HKV, D], and B cu_q's length.
+  const bool Varlen = Shape.varlen();
   Z.H = extentOf(Sig, Q, 1, Size);
-  Z.S = extentOf(Sig, Q, 2, Size);
   Z.Hkv = extentOf(Sig, K, 1, Size);
-  Z.T = extentOf(Sig, K, 2, Size);
+  if (Varlen) {
+    Z.B = extentOf(Sig, SeqQ, 0, Size);
+    Z.S = extentOf(Sig, Q, 0, Size);
+    Z.T = extentOf(Sig, K, 0, Size);
+  } else {
+    Z.B = extentOf(Sig, Q, 0, Size);
+    Z.S = extentOf(Sig, Q, 2, Size);
+    Z.T = extentOf(Sig, K, 2, Size);
+  }
   return Z;
 }
 
 void checkAttentionArguments(const KernelSignature &Sig,
                              const AttentionKernelShape &Shape,
                              const TensorArg *Args, const ProblemSize &Size) {
-  if (auto Why = attentionSizeProblem(Shape, attentionSizes(Sig, Size)))
+  if (auto Why = attentionSizeProblem(Shape, attentionSizes(Sig, Shape, Size)))
     throw std::invalid_argument(Sig.OpName + ": " + *Why);
   // The kernel copies Q, K and V with 16-byte cp.async.
   for (int64_t P : {paramIndex(Sig, ParamRole::A),
@@ -53,7 +63,9 @@ AttentionArgumentPlanner::AttentionArgumentPlanner(
   if (IndexQ < 0 || IndexK < 0 || IndexO < 0 || Shape.ValueParam < 0 ||
       Shape.ValueParam >= Count || Shape.LseParam >= Count ||
       Shape.ScoreDescaleParams[0] >= Count ||
-      Shape.ScoreDescaleParams[1] >= Count || Shape.ValueDescaleParam >= Count)
+      Shape.ScoreDescaleParams[1] >= Count ||
+      Shape.ValueDescaleParam >= Count || Shape.SeqQParam >= Count ||
+      Shape.SeqKParam >= Count || Shape.varlen() != (Shape.SeqKParam >= 0))
     throw std::invalid_argument(Sig.OpName +
                                 ": the signature lacks attention's Q, K, V "
                                 "or O");
@@ -73,7 +85,11 @@ void AttentionArgumentPlanner::plan(const TensorArg *Args,
       L.ScoreDescale[I] = Args[Shape.ScoreDescaleParams[I]].Data;
   if (Shape.ValueDescaleParam >= 0)
     L.ValueDescale = Args[Shape.ValueDescaleParam].Data;
-  L.Sizes = attentionSizes(Sig, Size);
+  if (Shape.varlen()) {
+    L.SeqQ = Args[Shape.SeqQParam].Data;
+    L.SeqK = Args[Shape.SeqKParam].Data;
+  }
+  L.Sizes = attentionSizes(Sig, Shape, Size);
   planAttentionLaunch(Shape, L, Out);
 }
 

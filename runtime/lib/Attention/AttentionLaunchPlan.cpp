@@ -8,8 +8,9 @@
 namespace kiln {
 
 namespace {
+/// The grid's CTAs per head and (dense) per batch.
 int64_t queryBlocks(const AttentionKernelShape &K, const AttentionSizes &Z) {
-  return (Z.S + K.BlockM - 1) / K.BlockM;
+  return attention::query_tiles(int(K.BlockM), K.varlen(), Z.B, Z.S);
 }
 
 unsigned threadsOf(const AttentionKernelShape &K) {
@@ -26,23 +27,26 @@ unsigned smemOf(const AttentionKernelShape &K) {
 }
 
 /// The 3D map over a [Heads, Rows, Dim] tensor of ELEM_BYTES elements,
-/// boxes of 128 bytes x BOX_ROWS x 1, 128B-swizzled (the sm_90a kernel's
-/// panels); rows past Rows of a head and columns past Dim read as zeros.
+/// boxes of 128 bytes x BOX_ROWS x 1 (Packed: the varlen form's [Rows,
+/// Heads, Dim], boxes of 128 bytes x 1 x BOX_ROWS: coordinates (column,
+/// head, row)), 128B-swizzled (the sm_90a kernel's panels; a box's bytes
+/// are BOX_ROWS rows of 128 either way); rows past Rows and columns past
+/// Dim read as zeros.
 TensorMapSpec headMap(int64_t Heads, int64_t Rows, int64_t Dim, int64_t BoxRows,
-                      int64_t ElemBytes) {
+                      int64_t ElemBytes, bool Packed) {
   TensorMapSpec S;
   // bf16 or f16, or e4m3: raw bits.
   S.DataType = ElemBytes == 1 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
                               : CU_TENSOR_MAP_DATA_TYPE_UINT16;
   S.Rank = 3;
   S.GlobalDim[0] = cuuint64_t(Dim);
-  S.GlobalDim[1] = cuuint64_t(Rows);
-  S.GlobalDim[2] = cuuint64_t(Heads);
+  S.GlobalDim[1] = cuuint64_t(Packed ? Heads : Rows);
+  S.GlobalDim[2] = cuuint64_t(Packed ? Rows : Heads);
   S.GlobalStride[0] = cuuint64_t(Dim * ElemBytes);
-  S.GlobalStride[1] = cuuint64_t(Rows * Dim * ElemBytes);
+  S.GlobalStride[1] = cuuint64_t((Packed ? Heads : Rows) * Dim * ElemBytes);
   S.BoxDim[0] = cuuint32_t(128 / ElemBytes);
-  S.BoxDim[1] = cuuint32_t(BoxRows);
-  S.BoxDim[2] = 1;
+  S.BoxDim[1] = cuuint32_t(Packed ? 1 : BoxRows);
+  S.BoxDim[2] = cuuint32_t(Packed ? BoxRows : 1);
   return S;
 }
 } // namespace
@@ -65,7 +69,10 @@ std::optional<std::string> attentionSizeProblem(const AttentionKernelShape &K,
   if (Z.S > (Limit - 1) / Dim || Z.T > (Limit - 1) / Dim)
     return "too long: " + Sizes() + " (S and T times the head dim must be " +
            "below 2^31)";
-  if (queryBlocks(K, Z) * Z.H > (Limit - 1) / Z.B)
+  if (K.varlen() && queryBlocks(K, Z) * Z.H >= Limit)
+    return "too many CTAs: " + Sizes() + " ((ceil(S / block_m) + min(B, S)) " +
+           "x H must be below 2^31)";
+  if (!K.varlen() && queryBlocks(K, Z) * Z.H > (Limit - 1) / Z.B)
     return "too many CTAs: " + Sizes() + " (ceil(S / block_m) x H x B must " +
            "be below 2^31)";
   return std::nullopt;
@@ -74,7 +81,7 @@ std::optional<std::string> attentionSizeProblem(const AttentionKernelShape &K,
 LaunchDims attentionLaunchDims(const AttentionKernelShape &K,
                                const AttentionSizes &Z) {
   LaunchDims D;
-  D.GridX = unsigned(queryBlocks(K, Z) * Z.H * Z.B);
+  D.GridX = unsigned(queryBlocks(K, Z) * Z.H * (K.varlen() ? 1 : Z.B));
   D.BlockX = threadsOf(K);
   D.SmemBytes = smemOf(K);
   return D;
@@ -95,12 +102,16 @@ void planAttentionLaunch(const AttentionKernelShape &K,
   Out.Dims = attentionLaunchDims(K, A.Sizes);
   const AttentionSizes &Z = A.Sizes;
   if (K.Tma) {
+    // Dense: the batch's heads one after another; varlen: the heads of
+    // each packed row.
+    const bool P = K.varlen();
+    const int64_t Heads = P ? Z.H : Z.B * Z.H, KHeads = P ? Z.Hkv : Z.B * Z.Hkv;
     Out.Args.push_back(KernelArgument::tensorMap(
-        headMap(Z.B * Z.H, Z.S, K.HeadDim, K.BlockM, K.ElementBytes), A.Q));
+        headMap(Heads, Z.S, K.HeadDim, K.BlockM, K.ElementBytes, P), A.Q));
     Out.Args.push_back(KernelArgument::tensorMap(
-        headMap(Z.B * Z.Hkv, Z.T, K.HeadDim, K.BlockN, K.ElementBytes), A.K));
+        headMap(KHeads, Z.T, K.HeadDim, K.BlockN, K.ElementBytes, P), A.K));
     Out.Args.push_back(KernelArgument::tensorMap(
-        headMap(Z.B * Z.Hkv, Z.T, K.ValueDim, K.BlockN, K.ElementBytes), A.V));
+        headMap(KHeads, Z.T, K.ValueDim, K.BlockN, K.ElementBytes, P), A.V));
   } else {
     for (CUdeviceptr P : {A.Q, A.K, A.V})
       Out.Args.push_back(KernelArgument::pointer(P));
@@ -115,6 +126,11 @@ void planAttentionLaunch(const AttentionKernelShape &K,
   for (int I = 0; I < 3; ++I)
     if (Descales[I] >= 0)
       Out.Args.push_back(KernelArgument::pointer(DescalePtrs[I]));
+  if (K.varlen()) {
+    Out.Args.push_back(KernelArgument::pointer(A.SeqQ));
+    if (K.SeqKParam != K.SeqQParam)
+      Out.Args.push_back(KernelArgument::pointer(A.SeqK));
+  }
   for (int64_t V : {Z.B, Z.H, Z.Hkv, Z.S, Z.T})
     Out.Args.push_back(KernelArgument::int32(int32_t(V)));
 }

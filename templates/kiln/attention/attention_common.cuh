@@ -6,7 +6,8 @@
 // scores: each thread holds two rows (r and r + 8 of its warp's 16) and, in
 // n8 block j, the columns 8j + 2 (lane % 4) + {0, 1} (s[j][0..1] of row r,
 // s[j][2..3] of row r + 8; the wgmma m64nN accumulator is the same,
-// flattened). The CTA's query tile (query_tile), zeroed accumulators
+// flattened). The CTA's work and its rows (locate: the dense form's
+// batches or the varlen form's packed sequences), zeroed accumulators
 // (zero), the mask (visible), the keys a query block may see
 // (KeyBlocks), whether a key block needs the mask at all (whole_block),
 // one step of the online softmax (softmax_step), P as the A fragment of
@@ -21,6 +22,7 @@
 #pragma once
 
 #include "kiln/attention/attention_plan.cuh"
+#include "kiln/gemm/grouped.cuh"
 #include "kiln/numeric/convert.cuh"
 
 namespace kiln::attention {
@@ -41,23 +43,83 @@ KILN_DEVICE bool visible(int32_t s, int32_t t, int32_t sq, int32_t sk) {
          (Cfg::kLeft < 0 || t >= diag - Cfg::kLeft);
 }
 
-/// This CTA's work: query rows [s0, s1) of head h (key head hk) of batch b.
-/// The grid flattens (query block, head, batch) along x, the last query
-/// blocks (the longest causal ones) first.
-struct QueryTile {
-  int32_t b, h, hk, s0, s1;
+/// This CTA's work: query rows [s0, s1) of head h (key head hk) of
+/// sequence (batch) b, which has sq queries and sk keys, and where its rows
+/// are: each tensor's row 0 of the (sequence, head) as an element offset
+/// (*_off) and the elements between its rows (*_stride); for TMA, the row
+/// coordinate of the sequence's first query and key (q_row, k_row) and
+/// the head coordinate (q_z, k_z). inactive: a varlen tile past the last
+/// sequence (the CTA returns).
+struct Work {
+  int32_t b, h, hk, s0, s1, sq, sk;
+  int32_t q_row, k_row, q_z, k_z;
+  int64_t q_off, k_off, v_off, o_off, lse_off;
+  int64_t q_stride, k_stride, v_stride, o_stride;
+  bool active;
 };
+
+/// The CTA's Work. Dense: the grid flattens (query block, head, batch)
+/// along x, the last query blocks (the longest causal ones) first; Q [B,
+/// H, S, D], K [B, HKV, T, D], V [B, HKV, T, DV], O [B, H, S, DV], lse [B,
+/// H, S]. Varlen (Cfg::kVarlen): (tile, head), the sequences' tiles found
+/// by a warp-wide scan of cu_q (every lane of every warp calls this), the
+/// last tiles first; Q [S, H, D], K [T, HKV, D], V [T, HKV, DV], O [S, H,
+/// DV], lse [H, S], sequence b's keys from cu_k.
 template <class Cfg>
-KILN_DEVICE QueryTile query_tile(int32_t H, int32_t HKV, int32_t S) {
-  const int32_t blocks_m = (S + Cfg::kBM - 1) / Cfg::kBM;
-  const int32_t mb = blocks_m - 1 - int32_t(blockIdx.x % uint32_t(blocks_m));
-  QueryTile t;
-  t.h = int32_t(blockIdx.x / uint32_t(blocks_m) % uint32_t(H));
-  t.b = int32_t(blockIdx.x / uint32_t(blocks_m) / uint32_t(H));
-  t.hk = t.h / (H / HKV);
-  t.s0 = mb * Cfg::kBM;
-  t.s1 = t.s0 + Cfg::kBM < S ? t.s0 + Cfg::kBM : S;
-  return t;
+KILN_DEVICE Work locate(const int32_t *__restrict__ cu_q,
+                        const int32_t *__restrict__ cu_k, int32_t B, int32_t H,
+                        int32_t HKV, int32_t S, int32_t T) {
+  constexpr int kD = Cfg::kD, kDV = Cfg::kDV;
+  Work w;
+  const uint32_t tiles = uint32_t(query_tiles(Cfg::kBM, Cfg::kVarlen, B, S));
+  const int32_t tm = int32_t(tiles - 1u - blockIdx.x % tiles);
+  w.h = int32_t(blockIdx.x / tiles % uint32_t(H));
+  w.hk = w.h / (H / HKV);
+  if constexpr (Cfg::kVarlen) {
+    const gemm::OffsetGroups<false> seq_q{cu_q, B}, seq_k{cu_k, B};
+    const gemm::GroupTile g = seq_q.template tile<Cfg::kBM>(tm, S);
+    w.active = g.expert >= 0;
+    w.b = w.active ? g.expert : 0;
+    const gemm::GroupRows keys = seq_k.rows(w.b, T);
+    w.s0 = g.m0 - g.g_begin;
+    w.s1 = g.m_end - g.g_begin;
+    w.sq = g.g_end - g.g_begin;
+    w.sk = keys.end - keys.begin;
+    w.q_row = g.g_begin;
+    w.k_row = keys.begin;
+    w.q_z = w.h;
+    w.k_z = w.hk;
+    w.q_off = (int64_t(g.g_begin) * H + w.h) * kD;
+    w.k_off = (int64_t(keys.begin) * HKV + w.hk) * kD;
+    w.v_off = (int64_t(keys.begin) * HKV + w.hk) * kDV;
+    w.o_off = (int64_t(g.g_begin) * H + w.h) * kDV;
+    w.lse_off = int64_t(w.h) * S + g.g_begin;
+    w.q_stride = int64_t(H) * kD;
+    w.k_stride = int64_t(HKV) * kD;
+    w.v_stride = int64_t(HKV) * kDV;
+    w.o_stride = int64_t(H) * kDV;
+  } else {
+    w.active = true;
+    w.b = int32_t(blockIdx.x / tiles / uint32_t(H));
+    w.s0 = tm * Cfg::kBM;
+    w.s1 = w.s0 + Cfg::kBM < S ? w.s0 + Cfg::kBM : S;
+    w.sq = S;
+    w.sk = T;
+    w.q_row = 0;
+    w.k_row = 0;
+    w.q_z = w.b * H + w.h;
+    w.k_z = w.b * HKV + w.hk;
+    w.q_off = int64_t(w.q_z) * S * kD;
+    w.k_off = int64_t(w.k_z) * T * kD;
+    w.v_off = int64_t(w.k_z) * T * kDV;
+    w.o_off = int64_t(w.q_z) * S * kDV;
+    w.lse_off = int64_t(w.q_z) * S;
+    w.q_stride = kD;
+    w.k_stride = kD;
+    w.v_stride = kDV;
+    w.o_stride = kDV;
+  }
+  return w;
 }
 
 /// Zeroes an accumulator of N n8 blocks.
@@ -199,17 +261,17 @@ template <bool Fp8Cols> KILN_DEVICE int out_column(int j, int c, int lane) {
                  : 8 * j + 2 * (lane % 4) + c;
 }
 
-/// The thread's two rows ROW[0..1] (of S) of O = acc * v_descale / sum, 0
-/// where the row saw no key, and their lse (LSE may be null; less
-/// LSE_OFFSET, FP8's kFp8PExponent ln 2), for (batch B, head H_) of H
-/// heads, O [.., S, NO * 8], columns as out_column<Fp8Cols> says.
+/// The thread's two rows ROW[0..1] (of the sequence's S) of O = acc *
+/// v_descale / sum, 0 where the row saw no key, and their lse (LSE may be
+/// null; less LSE_OFFSET, FP8's kFp8PExponent ln 2): O's row r at O + r
+/// O_STRIDE (NO * 8 columns, as out_column<Fp8Cols> says), its lse at
+/// LSE[r].
 template <bool Fp8Cols = false, int NO, class TOut>
-KILN_DEVICE void store_rows(TOut *__restrict__ o, float *__restrict__ lse,
-                            const float (&acc)[NO][4], float (&row_sum)[2],
-                            const float (&row_max)[2], const int32_t (&row)[2],
-                            int32_t b, int32_t h, int32_t H, int32_t S,
-                            float scale, float v_descale = 1.f,
-                            float lse_offset = 0.f) {
+KILN_DEVICE void store_rows(TOut *__restrict__ o, int64_t o_stride,
+                            float *__restrict__ lse, const float (&acc)[NO][4],
+                            float (&row_sum)[2], const float (&row_max)[2],
+                            const int32_t (&row)[2], int32_t S, float scale,
+                            float v_descale = 1.f, float lse_offset = 0.f) {
   const int lane = int(threadIdx.x) % 32;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -220,7 +282,7 @@ KILN_DEVICE void store_rows(TOut *__restrict__ o, float *__restrict__ lse,
     if (s >= S)
       continue;
     const float inv = l > 0.f ? v_descale / l : 0.f;
-    TOut *orow = o + ((int64_t(b) * H + h) * S + s) * (NO * 8);
+    TOut *orow = o + int64_t(s) * o_stride;
 #pragma unroll
     for (int j = 0; j < NO; ++j)
 #pragma unroll
@@ -228,7 +290,7 @@ KILN_DEVICE void store_rows(TOut *__restrict__ o, float *__restrict__ lse,
         orow[out_column<Fp8Cols>(j, c, lane)] =
             from_float<TOut>(l > 0.f ? acc[j][2 * half + c] * inv : 0.f);
     if (lse != nullptr && lane % 4 == 0)
-      lse[(int64_t(b) * H + h) * S + s] =
+      lse[s] =
           l > 0.f ? row_max[half] * scale + logf(l) - lse_offset : neg_inf();
   }
 }

@@ -27,6 +27,16 @@ inline constexpr int kAlignSlack = 1024;
 /// AttentionFp8PExponent, says why and has the same number).
 inline constexpr int kFp8PExponent = 8;
 
+/// The grid's CTAs along x per head and, dense, per batch: ceil(S /
+/// block_m) query blocks, and with the varlen form's B packed sequences
+/// (kiln/gemm/grouped.cuh's offset groups: each sequence's tiles start at
+/// its first row) at most one partial tile more per sequence that has a
+/// query.
+KILN_HD constexpr long long query_tiles(int block_m, bool varlen, long long B,
+                                        long long S) {
+  return (S + block_m - 1) / block_m + (varlen ? (B < S ? B : S) : 0);
+}
+
 /// Threads of one CTA: one warp per 16 query rows.
 KILN_HD constexpr int sm80_threads(int block_m) {
   return block_m / kRowsPerWarp * 32;

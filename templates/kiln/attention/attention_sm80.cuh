@@ -51,9 +51,10 @@ namespace kiln::attention {
 
 /// One compiled tiling. Left / Right: the keys a query sees before and
 /// after its diagonal (-1: unbounded), bottom-right aligned. ElemBytes: 2
-/// (bf16, f16) or 1 (e4m3).
+/// (bf16, f16) or 1 (e4m3). Varlen: the varlen form's packed sequences
+/// (attention_common.cuh, locate).
 template <int BlockM, int BlockN, int Stages, int HeadDim, int ValueDim,
-          int Left, int Right, int ElemBytes = 2>
+          int Left, int Right, int ElemBytes = 2, bool Varlen = false>
 struct Sm80Config {
   static_assert(BlockM % kRowsPerWarp == 0, "16 query rows per warp");
   static_assert(BlockN % (32 / ElemBytes) == 0,
@@ -66,6 +67,7 @@ struct Sm80Config {
   static constexpr int kD = HeadDim, kDV = ValueDim;
   static constexpr int kLeft = Left, kRight = Right;
   static constexpr int kElemBytes = ElemBytes;
+  static constexpr bool kVarlen = Varlen;
   static constexpr int kThreads = sm80_threads(BlockM);
   static constexpr int kSmemBytes =
       sm80_smem_bytes(BlockM, BlockN, Stages, HeadDim, ValueDim, ElemBytes);
@@ -85,11 +87,12 @@ KILN_DEVICE uint32_t panel_offset(int rows, int row, int col) {
                               64u);
 }
 
-/// Copies rows [0, ROWS) x DIM elements starting at SRC (DIM elements
+/// Copies rows [0, ROWS) x DIM elements starting at SRC (STRIDE elements
 /// apart) into the panel tile at DST; rows at or past VALID are zero-filled
 /// (their source is not read).
 template <int Rows, int Dim, int Threads, class T>
-KILN_DEVICE void load_tile(uint32_t dst, const T *src, int32_t valid) {
+KILN_DEVICE void load_tile(uint32_t dst, const T *src, int32_t valid,
+                           int64_t stride) {
   constexpr int kPer = 16 / int(sizeof(T)); // elements of a 16-byte chunk
   constexpr int kChunks = Dim / kPer;       // chunks of a row
 #pragma unroll 1
@@ -97,7 +100,7 @@ KILN_DEVICE void load_tile(uint32_t dst, const T *src, int32_t valid) {
     const int r = i / kChunks, c = i % kChunks;
     const bool ok = r < valid;
     arch::cp_async_16(dst + panel_offset(Rows, r, 16 * c),
-                      ok ? src + int64_t(r) * Dim + kPer * c : src, ok);
+                      ok ? src + int64_t(r) * stride + kPer * c : src, ok);
   }
 }
 
@@ -121,26 +124,32 @@ KILN_DEVICE void fp8_value_fragment(uint32_t v_tile, int c, int i, int lane,
 }
 
 /// The whole kernel body. Q [B, H, S, D], K [B, HKV, T, D], V [B, HKV, T,
-/// DV], O [B, H, S, DV] and lse [B, H, S] (may be null), row-major; the
-/// descales SD0 and SD1 (the scores') and VD (V's) [B, HKV] may be null. One
-/// CTA per (query block, head, batch), the longest causal blocks first.
+/// DV], O [B, H, S, DV] and lse [B, H, S] (may be null), row-major, or the
+/// varlen form's (attention_common.cuh, locate; CU_Q and CU_K [B], null
+/// otherwise); the descales SD0 and SD1 (the scores') and VD (V's) [B, HKV]
+/// may be null. One CTA per (query block, head, batch), the longest causal
+/// blocks first.
 template <class Cfg, class T, class TOut>
-KILN_DEVICE void
-attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
-               const T *__restrict__ v, TOut *__restrict__ o,
-               float *__restrict__ lse, const float *__restrict__ sd0,
-               const float *__restrict__ sd1, const float *__restrict__ vd,
-               int32_t B, int32_t H, int32_t HKV, int32_t S, int32_t SK,
-               float scale_log2, float scale) {
+KILN_DEVICE void attention_sm80(
+    const T *__restrict__ q, const T *__restrict__ k, const T *__restrict__ v,
+    TOut *__restrict__ o, float *__restrict__ lse,
+    const float *__restrict__ sd0, const float *__restrict__ sd1,
+    const float *__restrict__ vd, const int32_t *__restrict__ cu_q,
+    const int32_t *__restrict__ cu_k, int32_t B, int32_t H, int32_t HKV,
+    int32_t S, int32_t SK, float scale_log2, float scale) {
   constexpr int kBM = Cfg::kBM, kBN = Cfg::kBN, kD = Cfg::kD, kDV = Cfg::kDV;
   constexpr int kStages = Cfg::kStages, kThreads = Cfg::kThreads;
   constexpr bool kFp8 = Cfg::kElemBytes == 1;
   constexpr int kE = Cfg::kElemBytes;
   static_assert(int(sizeof(T)) == kE, "the config's element size is T's");
 
-  const QueryTile tile = query_tile<Cfg>(H, HKV, S);
-  const int32_t b = tile.b, h = tile.h, hk = tile.hk, s0 = tile.s0,
-                s1 = tile.s1;
+  const Work w = locate<Cfg>(cu_q, cu_k, B, H, HKV, S, SK);
+  if (!w.active)
+    return;
+  const int32_t b = w.b, hk = w.hk, s0 = w.s0, s1 = w.s1;
+  // From here on S and SK are the sequence's queries and keys.
+  S = w.sq;
+  SK = w.sk;
   const float score_descale =
       descale_at(sd0, b, hk, HKV) * descale_at(sd1, b, hk, HKV);
   scale_log2 *= score_descale;
@@ -149,9 +158,9 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
   const KeyBlocks keys = key_blocks<Cfg>(s0, s1, S, SK);
   const int32_t last = keys.last, blocks = keys.count;
 
-  const T *qb = q + (int64_t(b) * H + h) * S * kD + int64_t(s0) * kD;
-  const T *kb = k + (int64_t(b) * HKV + hk) * SK * kD;
-  const T *vb = v + (int64_t(b) * HKV + hk) * SK * kDV;
+  const T *qb = q + w.q_off + int64_t(s0) * w.q_stride;
+  const T *kb = k + w.k_off;
+  const T *vb = v + w.v_off;
 
   const uint32_t smem = arch::dynamic_smem_aligned<1024>();
   const uint32_t q_tile = smem;
@@ -163,12 +172,14 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
     const int32_t t0 = (last - it) * kBN;
     const int slot = it % kStages;
     load_tile<kBN, kD, kThreads>(k_ring + slot * Cfg::kKBytes,
-                                 kb + int64_t(t0) * kD, SK - t0);
+                                 kb + int64_t(t0) * w.k_stride, SK - t0,
+                                 w.k_stride);
     load_tile<kBN, kDV, kThreads>(v_ring + slot * Cfg::kVBytes,
-                                  vb + int64_t(t0) * kDV, SK - t0);
+                                  vb + int64_t(t0) * w.v_stride, SK - t0,
+                                  w.v_stride);
   };
 
-  load_tile<kBM, kD, kThreads>(q_tile, qb, S - s0);
+  load_tile<kBM, kD, kThreads>(q_tile, qb, S - s0, w.q_stride);
   if constexpr (kStages == 1)
     arch::cp_async_commit(); // Q alone (there may be no key block)
   else {
@@ -288,7 +299,8 @@ attention_sm80(const T *__restrict__ q, const T *__restrict__ k,
   arch::cp_async_wait<0>();
 
   // The quad's partial sums, then O / sum (0 for a row that saw no key).
-  store_rows<kFp8>(o, lse, acc_o, row_sum, row_max, my_row, b, h, H, S, scale,
+  store_rows<kFp8>(o + w.o_off, w.o_stride, lse ? lse + w.lse_off : nullptr,
+                   acc_o, row_sum, row_max, my_row, S, scale,
                    descale_at(vd, b, hk, HKV),
                    kFp8 ? float(kFp8PExponent) * 0.6931471805599453f : 0.f);
 }

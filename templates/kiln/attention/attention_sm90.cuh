@@ -51,7 +51,7 @@ namespace kiln::attention {
 /// as Sm80Config's; ElemBytes 2 (bf16, f16) or 1 (e4m3: BlockM 64 or 128,
 /// BlockN a multiple of 32).
 template <int BlockM, int BlockN, int Stages, int HeadDim, int ValueDim,
-          int Left, int Right, int ElemBytes = 2>
+          int Left, int Right, int ElemBytes = 2, bool Varlen = false>
 struct Sm90Config {
   static_assert(BlockM == 64 || BlockM == 128 || BlockM == 192,
                 "one to three consumer warpgroups of 64 query rows");
@@ -68,6 +68,7 @@ struct Sm90Config {
   static constexpr int kBM = BlockM, kBN = BlockN, kStages = Stages;
   static constexpr int kD = HeadDim, kDV = ValueDim;
   static constexpr int kElemBytes = ElemBytes;
+  static constexpr bool kVarlen = Varlen;
   /// Bytes of a row of Q or K and of V in shared memory: whole 128-byte
   /// panels (a partial one is half TMA's zero fill, e.g. D = 96 in 16
   /// bits), and TMA's box of a panel in elements.
@@ -153,16 +154,21 @@ KILN_DEVICE void transpose_values(uint32_t v_tile, uint32_t vt_tile, int tid,
 /// The kernel body. The tensor maps are 3D, 128B-swizzled, boxes of 128
 /// bytes (64 16-bit or 128 FP8 elements): TMA_Q over Q [B H, S, D] with kBM
 /// rows, TMA_K and TMA_V over K [B HKV, T, D] and V [B HKV, T, DV] with kBN
-/// rows. O [B, H, S, DV], lse [B, H, S] and the descales SD0, SD1, VD [B, HKV]
-/// (may be null) as attention_sm80's; the same grid.
+/// rows; the varlen form's over Q [S, H, D], K [T, HKV, D] and V [T, HKV,
+/// DV] with boxes of 1 head x kBM or kBN rows (coordinates column, head,
+/// row; the same bytes in shared memory), where a box past its sequence
+/// reads the next one's rows: their keys are masked (P = 0) and their
+/// queries not stored. O, lse, the descales SD0, SD1,
+/// VD [B, HKV] (may be null) and CU_Q, CU_K as attention_sm80's; the same
+/// grid.
 template <class Cfg, class T, class TOut>
-KILN_DEVICE void
-attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
-               const TmaDescriptor &tma_v, TOut *__restrict__ o,
-               float *__restrict__ lse, const float *__restrict__ sd0,
-               const float *__restrict__ sd1, const float *__restrict__ vd,
-               int32_t B, int32_t H, int32_t HKV, int32_t S, int32_t SK,
-               float scale_log2, float scale) {
+KILN_DEVICE void attention_sm90(
+    const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
+    const TmaDescriptor &tma_v, TOut *__restrict__ o, float *__restrict__ lse,
+    const float *__restrict__ sd0, const float *__restrict__ sd1,
+    const float *__restrict__ vd, const int32_t *__restrict__ cu_q,
+    const int32_t *__restrict__ cu_k, int32_t B, int32_t H, int32_t HKV,
+    int32_t S, int32_t SK, float scale_log2, float scale) {
 #if defined(__CUDA_ARCH__) && !KILN_HAS_SM90A && KILN_ARCH != 900
   static_assert(dependent_false<Cfg>,
                 "kiln::attention::attention_sm90 needs -arch=sm_90a (wgmma, "
@@ -175,9 +181,13 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
   constexpr bool kFp8 = Cfg::kElemBytes == 1;
   static_assert(int(sizeof(T)) == Cfg::kElemBytes,
                 "the config's element size is T's");
-  const QueryTile tile = query_tile<Cfg>(H, HKV, S);
-  const int32_t b = tile.b, h = tile.h, hk = tile.hk, s0 = tile.s0,
-                s1 = tile.s1;
+  const Work w = locate<Cfg>(cu_q, cu_k, B, H, HKV, S, SK);
+  if (!w.active)
+    return;
+  const int32_t b = w.b, hk = w.hk, s0 = w.s0, s1 = w.s1;
+  // From here on S and SK are the sequence's queries and keys.
+  S = w.sq;
+  SK = w.sk;
   const KeyBlocks keys = key_blocks<Cfg>(s0, s1, S, SK);
   const int32_t last = keys.last, blocks = keys.count;
 
@@ -228,11 +238,20 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
     }
     if (ptid != 0 || blocks == 0)
       return;
+    // A box at column X, row ROW of head Z (the varlen maps' order is
+    // column, head, row).
+    auto load_box = [&](uint32_t dst, const TmaDescriptor *map, uint32_t bar,
+                        int32_t x, int32_t row, int32_t z) {
+      if constexpr (Cfg::kVarlen)
+        arch::tma_load_3d(dst, map, bar, x, z, row);
+      else
+        arch::tma_load_3d(dst, map, bar, x, row, z);
+    };
     arch::mbar_arrive_expect_tx(q_full, Cfg::kQBytes);
 #pragma unroll 1
     for (int p = 0; p < Cfg::kQRow / 128; ++p)
-      arch::tma_load_3d(q_tile + uint32_t(p) * kBM * 128, &tma_q, q_full,
-                        Cfg::kBoxElems * p, s0, b * H + h);
+      load_box(q_tile + uint32_t(p) * kBM * 128, &tma_q, q_full,
+               Cfg::kBoxElems * p, w.q_row + s0, w.q_z);
 #pragma unroll 1
     for (int32_t it = 0; it < blocks; ++it) {
       const int slot = it % kStages;
@@ -244,12 +263,12 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
       const uint32_t v_tile = v_ring + uint32_t(slot) * Cfg::kVBytes;
 #pragma unroll 1
       for (int p = 0; p < Cfg::kQRow / 128; ++p)
-        arch::tma_load_3d(k_tile + uint32_t(p) * kBN * 128, &tma_k,
-                          kv_full(slot), Cfg::kBoxElems * p, t0, b * HKV + hk);
+        load_box(k_tile + uint32_t(p) * kBN * 128, &tma_k, kv_full(slot),
+                 Cfg::kBoxElems * p, w.k_row + t0, w.k_z);
 #pragma unroll 1
       for (int p = 0; p < Cfg::kVRow / 128; ++p)
-        arch::tma_load_3d(v_tile + uint32_t(p) * kBN * 128, &tma_v,
-                          kv_full(slot), Cfg::kBoxElems * p, t0, b * HKV + hk);
+        load_box(v_tile + uint32_t(p) * kBN * 128, &tma_v, kv_full(slot),
+                 Cfg::kBoxElems * p, w.k_row + t0, w.k_z);
     }
     return;
   }
@@ -373,8 +392,8 @@ attention_sm90(const TmaDescriptor &tma_q, const TmaDescriptor &tma_k,
       arch::mbar_arrive(kv_empty(slot));
   }
 
-  store_rows(o, lse, acc_o, row_sum, row_max, my_row, b, h, H, S, scale,
-             descale_at(vd, b, hk, HKV),
+  store_rows(o + w.o_off, w.o_stride, lse ? lse + w.lse_off : nullptr, acc_o,
+             row_sum, row_max, my_row, S, scale, descale_at(vd, b, hk, HKV),
              kFp8 ? float(kFp8PExponent) * 0.6931471805599453f : 0.f);
 #endif
 }

@@ -43,11 +43,19 @@ namespace kiln::gemm {
 
 /// The rows of one m tile: its expert (-1: nothing to compute), its first
 /// row, and for the layouts with kTileEnd (OffsetGroups, MaskedGroups) the
-/// end of its rows (the others find it with rows_end).
+/// end of its rows (the others find it with rows_end). OffsetGroups also
+/// gives its expert's rows [g_begin, g_end) (the varlen attention kernels'
+/// sequence).
 struct GroupTile {
   int32_t expert;
   int32_t m0;
   int32_t m_end;
+  int32_t g_begin = 0, g_end = 0;
+};
+
+/// The rows [begin, end) of one group.
+struct GroupRows {
+  int32_t begin, end;
 };
 
 /// An ungrouped GEMM.
@@ -178,12 +186,42 @@ template <bool ScaleBGrouped> struct OffsetGroups {
         const int32_t m0 = start + (tm - first) * BM;
         const int32_t stop = m0 + BM < end ? m0 + BM : end;
         return {c + src, __shfl_sync(0xffffffffu, m0, src),
-                __shfl_sync(0xffffffffu, stop, src)};
+                __shfl_sync(0xffffffffu, stop, src),
+                __shfl_sync(0xffffffffu, start, src),
+                __shfl_sync(0xffffffffu, end, src)};
       }
       tiles_before += __shfl_sync(0xffffffffu, sum, 31);
       carry_end = __shfl_sync(0xffffffffu, end, 31);
     }
     return {-1, 0, 0};
+  }
+
+  /// Expert E's rows [end(E - 1), end(E)) (E in [0, experts)), by the same
+  /// warp-wide running max as tile(): every lane of a full warp calls it
+  /// with the same E.
+  KILN_DEVICE GroupRows rows(int32_t e, int32_t M) const {
+    const int lane = threadIdx.x % 32;
+    int32_t carry_end = 0; // end row of the experts before the chunk
+#pragma unroll 1
+    for (int32_t c = 0; c <= e; c += 32) {
+      const int32_t i = c + lane;
+      int32_t end = i < experts ? offs[i] : carry_end;
+      end = end > carry_end ? end : carry_end;
+#pragma unroll
+      for (int d = 1; d < 32; d *= 2) { // inclusive running max
+        const int32_t v = __shfl_up_sync(0xffffffffu, end, d);
+        if (lane >= d && v > end)
+          end = v;
+      }
+      end = end < M ? end : M;
+      if (e < c + 32) {
+        const int32_t before = __shfl_sync(0xffffffffu, end, (e - c + 31) % 32);
+        return {e == c ? carry_end : before,
+                __shfl_sync(0xffffffffu, end, e - c)};
+      }
+      carry_end = __shfl_sync(0xffffffffu, end, 31);
+    }
+    return {0, 0};
   }
   KILN_HD int32_t b_row0(int32_t e, int32_t n0, int32_t N) const {
     return e * N + n0;

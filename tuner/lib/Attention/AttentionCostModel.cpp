@@ -42,6 +42,14 @@ AttentionProblem attentionProblem(const OpModel &Op, const ProblemSize &Size) {
   P.Hkv = Size.at(A.HkvSym);
   P.S = Size.at(A.SSym);
   P.T = Size.at(A.TSym);
+  if (A.varlen() && P.B > 0) {
+    // The varlen form's lengths are known only at run time: the model
+    // takes B sequences of equal length (S and T their totals), the
+    // least work those totals allow (sum Sb Tb), so its time is a lower
+    // bound for a skewed batch.
+    P.S = std::max<int64_t>(1, (P.S + P.B - 1) / P.B);
+    P.T = std::max<int64_t>(1, (P.T + P.B - 1) / P.B);
+  }
   P.D = A.HeadDim;
   P.DV = A.ValueDim;
   P.Left = A.Left;

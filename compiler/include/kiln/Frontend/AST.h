@@ -132,6 +132,16 @@ struct MaskDecl {
   SourceRange Range;     ///< The whole statement.
 };
 
+/// `varlen cu_q, cu_k`: an attention op's batch of variable-length
+/// sequences, packed along the query and key rows; each names an i32 input
+/// [B] of the sequences' end rows (cumulative offsets, as
+/// FlashAttention's cu_seqlens[1:]).
+struct VarlenDecl {
+  std::string Queries, Keys;
+  SourceRange QueriesRange, KeysRange;
+  SourceRange Range; ///< The whole statement.
+};
+
 /// A value of a tuning domain as written.
 struct TuneValueDecl {
   std::variant<int64_t, std::string> Value;
@@ -170,6 +180,7 @@ struct OpDecl {
   std::vector<ComputeStmt> Computes; ///< Sema requires exactly one.
   std::vector<TuneBlock> Tunes;      ///< Sema allows at most one.
   std::vector<MaskDecl> Masks;       ///< Sema allows at most one.
+  std::vector<VarlenDecl> Varlens;   ///< Sema allows at most one.
   /// The parser reported an error inside this op; sema skips it so that one
   /// mistake does not cascade into follow-on errors.
   bool HasSyntaxErrors = false;

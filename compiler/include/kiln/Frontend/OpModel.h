@@ -292,6 +292,19 @@ struct CombineSpec {
 /// lse)` also writes lse [B, H, S] (f32): the natural log of the row's sum
 /// of exp(x). OpModel::A is Q, B is K, D is O; the size roles are MSym =
 /// S (queries), NSym = T (keys), KSym = H (query heads).
+///
+/// The varlen form (`varlen cu_q, cu_k`, FlashAttention's varlen
+/// functions): B sequences of different lengths packed along the rows, Q
+/// [S, H, D], K [T, HKV, D], V [T, HKV, DV], O [S, H, DV] and lse [H, S]
+/// (S and T the total queries and keys), O[s, h, e] = sum(t) softmax(t, C
+/// * sum(d) Q[s, h, d] * K[t, HK, d]) * V[t, HK, e] over the keys t of s's
+/// sequence. cu_q and cu_k (i32 [B], maybe one tensor) hold each
+/// sequence's end row: sequence b has queries [qe(b - 1), qe(b)) with
+/// qe(b) = min(S, max(0, cu_q[0], ..., cu_q[b])) and qe(-1) = 0 (the
+/// grouped GEMM's offsets rule, kiln/gemm/grouped.cuh), its keys likewise
+/// in cu_k; the mask is each sequence's own (its diagonal t = s + Tb - Sb),
+/// rows past qe(B - 1) belong to no sequence and keep their contents, and
+/// a descale reads `d[cu_q[s], HK]` (the sequence's).
 struct AttentionSpec {
   int V = -1;   ///< Into OpModel::Params.
   int Lse = -1; ///< The log-sum-exp output; -1: none.
@@ -301,6 +314,10 @@ struct AttentionSpec {
   /// -1: none. Into OpModel::Params.
   int ScoreDescale[2] = {-1, -1};
   int ValueDescale = -1;
+  /// The varlen form's query and key offsets (maybe one parameter); -1:
+  /// the dense form. Into OpModel::Params.
+  int SeqQ = -1, SeqK = -1;
+  bool varlen() const { return SeqQ >= 0; }
   std::string BSym, HSym, HkvSym, SSym, TSym;
   int64_t HeadDim = 0, ValueDim = 0; ///< D and DV.
   double Scale = 1;                  ///< C, folded into the scores.

@@ -33,7 +33,10 @@
 // where O's RMS falls as 1 / sqrt(T), it judges O loosely and lse is the
 // sharper check); a row that sees no key must
 // be exactly 0 (and its lse -inf); lse within 2^-16 + 2^-20 |lse| of the
-// reference (fp32 sums of exp).
+// reference (fp32 sums of exp). The varlen form: each sequence is a batch
+// of its own (its mask, its descales), and a row of no sequence must keep
+// the 0xFF bytes the outputs start with (kiln run and the tuner's bench
+// fill them so).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_INTERPRETER_ATTENTION_H
@@ -64,12 +67,16 @@ bool attentionVisible(const AttentionSpec &A, int64_t S, int64_t T,
 void interpretAttention(const OpModel &Op, const KernelConfig &Config,
                         std::vector<HostTensor> &Params);
 
-/// O's and lse's float64 values before rounding, row-major.
+/// O's and lse's float64 values before rounding, row-major, by O's rows
+/// ([B, H, S]; the varlen form's [S, H]) but Lse (lse's layout, [B, H, S]
+/// or [H, S]).
 struct AttentionReference {
   std::vector<double> O;     ///< [B, H, S, DV]
   std::vector<double> Lse;   ///< [B, H, S]; -inf where a row sees no key
   std::vector<bool> Empty;   ///< [B, H, S]: a computed row that sees no key
   std::vector<bool> Checked; ///< [B, H, S]: the rows computed
+  /// The varlen form's rows of no sequence (never written).
+  std::vector<bool> Padding;
   /// [B, H, S, DV]: sum(t) w |v| |vd| / sum(t) w, the weights' rounding's
   /// scale.
   std::vector<double> OAbs;
@@ -91,6 +98,9 @@ struct AttentionComparison {
   std::optional<Comparison> Lse; ///< With a log-sum-exp output.
   int64_t EmptyRows = 0;         ///< Rows that see no key.
   int64_t EmptyRowFailures = 0;  ///< Of them, not exactly 0 / -inf.
+  /// The varlen form's rows of no sequence, and those of them whose O or
+  /// lse lost the 0xFF bytes the outputs started with.
+  int64_t PaddingRows = 0, PaddingWritten = 0;
   bool Pass = false;
 };
 AttentionComparison checkAttention(const OpModel &Op,

@@ -2,7 +2,7 @@
 //
 // The attention family's op-level MLIR: one func.func over the op's
 // tensors (TensorFunction) holding one kiln.attention with the spec's head
-// dims, scale, window and descales.
+// dims, scale, window, descales and the varlen form's offsets.
 //
 //===----------------------------------------------------------------------===//
 #include "AttentionMLIRGen.h"
@@ -24,10 +24,11 @@ OwningOpRef<ModuleOp> generateAttentionModule(MLIRContext &Ctx,
   B.create<mlir::kiln::AttentionOp>(
       F.loc(A.Loc), F.arg(Op.A), F.arg(Op.B), F.arg(A.V), F.arg(Op.D),
       Optional(A.Lse), Optional(A.ScoreDescale[0]), Optional(A.ScoreDescale[1]),
-      Optional(A.ValueDescale), B.getI64IntegerAttr(A.HeadDim),
-      B.getI64IntegerAttr(A.ValueDim), B.getF64FloatAttr(A.Scale),
-      B.getI64IntegerAttr(A.Left), B.getI64IntegerAttr(A.Right), IntegerAttr(),
-      IntegerAttr(), IntegerAttr());
+      Optional(A.ValueDescale), Optional(A.SeqQ), Optional(A.SeqK),
+      B.getI64IntegerAttr(A.HeadDim), B.getI64IntegerAttr(A.ValueDim),
+      B.getF64FloatAttr(A.Scale), B.getI64IntegerAttr(A.Left),
+      B.getI64IntegerAttr(A.Right), IntegerAttr(), IntegerAttr(),
+      IntegerAttr());
   return F.finish(Op.Loc);
 }
 

@@ -7,9 +7,11 @@
 //                   K[b, h / (H / HKV), t, d]) * V[b, h / (H / HKV), t, e]
 //
 // with `softmax(t, x, lse)` writing the log-sum-exp and an optional `mask
-// causal` / `mask window L[, R]` statement. Each tensor's shape and
-// indices are checked against this form; the first mistake is reported
-// with what the form expects there.
+// causal` / `mask window L[, R]` statement; with `varlen cu_q, cu_k`, the
+// varlen form's packed sequences (O[s, h, e], Q[s, h, d], K[t, HK, d],
+// V[t, HK, e], lse [H, S], descales read d[cu_q[s], HK]). Each tensor's
+// shape and indices are checked against the form; the first mistake is
+// reported with what the form expects there.
 //
 //===----------------------------------------------------------------------===//
 #include "../SemaInternal.h"
@@ -56,7 +58,8 @@ public:
   explicit AttentionChecker(OpSema &S) : S(S), M(S.Model) {}
 
   void run(const ComputeStmt &Stmt) {
-    if (!checkOutput(*Stmt.Lhs) || !checkSum(*Stmt.Rhs) || !checkMask())
+    if (!checkVarlen() || !checkOutput(*Stmt.Lhs) || !checkSum(*Stmt.Rhs) ||
+        !checkMask())
       return;
     checkNamedOutputs(S,
                       A.Lse >= 0 ? std::vector<int>{A.Lse} : std::vector<int>{},
@@ -74,6 +77,29 @@ private:
   std::string BIdx, HIdx, SIdx, EIdx, TIdx, DIdx;
   const Expr *HeadOfK = nullptr; ///< K's head index, as written.
   DType InType = DType::BF16;
+  /// The varlen form: tensors without the batch, packed along the rows.
+  bool Varlen = false;
+
+  /// A query-side tensor's indices (Q's, O's: X the last) in this form.
+  std::vector<std::string> rowIndices(const std::string &X) const {
+    return Varlen ? std::vector<std::string>{SIdx, HIdx, X}
+                  : std::vector<std::string>{BIdx, HIdx, SIdx, X};
+  }
+  /// A key-side tensor's (K's, V's), HK its head index as written.
+  std::string keyUsage(const std::string &Name, const std::string &HK,
+                       const std::string &X) const {
+    return Name + "[" + (Varlen ? "" : BIdx + ", ") +
+           (Varlen ? TIdx + ", " + HK : HK + ", " + TIdx) + ", " + X + "]";
+  }
+  /// The shape of a query-side tensor as sema wants it, for messages.
+  std::string rowShape(const std::string &Last) const {
+    return Varlen ? A.SSym + ", " + A.HSym + ", " + Last
+                  : A.BSym + ", " + A.HSym + ", " + A.SSym + ", " + Last;
+  }
+  /// A descale's batch index as written: `b`, or `cu_q[s]` (varlen).
+  std::string batchUsage() const {
+    return Varlen ? param(A.SeqQ).Name + "[" + SIdx + "]" : BIdx;
+  }
 
   bool fail(SourceRange R, const std::string &Msg) {
     S.error(R, Msg);
@@ -83,20 +109,86 @@ private:
   SourceRange declRange(int P) const { return S.ParamDecls[size_t(P)]->Range; }
 
   std::string form() const {
+    if (Varlen)
+      return param(M.D).Name +
+             "[s, h, e] = sum(t) softmax(t, 0.125 * sum(d) Q[s, h, d] * "
+             "K[t, h / (H / HKV), d]) * V[t, h / (H / HKV), e]";
     return param(M.D).Name +
            "[b, h, s, e] = sum(t) softmax(t, 0.125 * sum(d) Q[b, h, s, d] * "
            "K[b, h / (H / HKV), t, d]) * V[b, h / (H / HKV), t, e]";
   }
 
-  /// O[b, h, s, e]: O [B, H, S, DV], DV a constant.
+  /// `varlen cu_q, cu_k`: two i32 inputs [B] (maybe one), the sequences'
+  /// end rows of the queries and of the keys.
+  bool checkVarlen() {
+    const std::vector<VarlenDecl> &Vs = S.Decl.Varlens;
+    for (size_t I = 1; I < Vs.size(); ++I) {
+      S.error(Vs[I].Range, "an attention op has at most one 'varlen'");
+      S.note(Vs[0].Range, "the first 'varlen' is here");
+      return false;
+    }
+    if (Vs.empty())
+      return true;
+    const VarlenDecl &V = Vs[0];
+    int *Slots[] = {&A.SeqQ, &A.SeqK};
+    const std::string *Names[] = {&V.Queries, &V.Keys};
+    const SourceRange Ranges[] = {V.QueriesRange, V.KeysRange};
+    for (int I = 0; I < 2; ++I) {
+      const char *Role = I == 0 ? "queries'" : "keys'";
+      const int P = S.findParam(*Names[I]);
+      if (P < 0)
+        return fail(Ranges[I], "unknown tensor '" + *Names[I] +
+                                   "'; 'varlen' names the " + Role +
+                                   " offsets, an i32 input [B] declared "
+                                   "in this op");
+      if (!S.ParamValid[size_t(P)])
+        return false;
+      const TensorParam &T = param(P);
+      if (T.IsOutput || T.Type != DType::I32 || T.Shape.size() != 1 ||
+          !symDim(T.Shape[0]))
+        return fail(declRange(P),
+                    std::string("the ") + Role +
+                        " offsets must be an i32 input [B] (each sequence's "
+                        "end row: FlashAttention's cu_seqlens without its "
+                        "leading 0); '" +
+                        S.describeParam(P) + "' is not");
+      *Slots[I] = P;
+    }
+    if (param(A.SeqQ).Shape[0].Sym != param(A.SeqK).Shape[0].Sym)
+      return fail(declRange(A.SeqK),
+                  "the queries' and the keys' offsets count the same "
+                  "sequences: '" +
+                      S.describeParam(A.SeqQ) + "' and '" +
+                      S.describeParam(A.SeqK) + "' differ");
+    A.BSym = param(A.SeqQ).Shape[0].Sym;
+    Varlen = true;
+    return true;
+  }
+
+  /// O[b, h, s, e]: O [B, H, S, DV], DV a constant; varlen O[s, h, e]: O
+  /// [S, H, DV].
   bool checkOutput(const Expr &L) {
+    const size_t Rank = Varlen ? 3 : 4;
+    if (L.K == Kind::Subscript && L.Name == param(M.D).Name &&
+        L.Args.size() == 7 - Rank)
+      return fail(L.Range,
+                  Varlen ? "with 'varlen' the sequences are packed along the "
+                           "rows: the output is indexed by query, head and "
+                           "value column, like '" +
+                               form() + "'"
+                         : "an output indexed by query, head and value "
+                           "column is the varlen form: declare the "
+                           "sequences' offsets with 'varlen cu_q, cu_k'");
     if (L.K != Kind::Subscript || L.Name != param(M.D).Name ||
-        L.Args.size() != 4)
-      return fail(L.Range, "an attention op assigns its output by batch, "
-                           "head, query and value column, like '" +
-                               form() + "'");
-    std::string *Idx[] = {&BIdx, &HIdx, &SIdx, &EIdx};
-    for (size_t I = 0; I < 4; ++I) {
+        L.Args.size() != Rank)
+      return fail(L.Range,
+                  std::string("an attention op assigns its output by ") +
+                      (Varlen ? "query, head" : "batch, head, query") +
+                      " and value column, like '" + form() + "'");
+    std::vector<std::string *> Idx = {&BIdx, &HIdx, &SIdx, &EIdx};
+    if (Varlen)
+      Idx = {&SIdx, &HIdx, &EIdx};
+    for (size_t I = 0; I < Rank; ++I) {
       if (L.Args[I]->K != Kind::Name)
         return fail(L.Args[I]->Range,
                     "the output must be indexed by index names, like '" +
@@ -113,17 +205,23 @@ private:
     const TensorParam &O = param(M.D);
     const bool Storage =
         O.Type == DType::BF16 || O.Type == DType::F16 || O.Type == DType::F32;
-    if (!Storage || O.Shape.size() != 4 || !symDim(O.Shape[0]) ||
-        !symDim(O.Shape[1]) || !symDim(O.Shape[2]) || !O.Shape[3].Sym.empty())
+    bool Syms = O.Shape.size() == Rank && O.Shape[Rank - 1].Sym.empty();
+    for (size_t I = 0; Syms && I + 1 < Rank; ++I)
+      Syms = symDim(O.Shape[I]);
+    if (!Storage || !Syms)
       return fail(declRange(M.D),
-                  "an attention op's output must be bf16, f16 or f32 of shape "
-                  "[B, H, S, DV] (three size symbols and the value head "
-                  "dimension, a constant); '" +
+                  std::string("an attention op's output must be bf16, f16 "
+                              "or f32 of shape ") +
+                      (Varlen ? "[S, H, DV] (the queries of every sequence, "
+                                "the heads"
+                              : "[B, H, S, DV] (three size symbols") +
+                      " and the value head dimension, a constant); '" +
                       S.describeParam(M.D) + "' is not");
-    A.BSym = O.Shape[0].Sym;
+    if (!Varlen)
+      A.BSym = O.Shape[0].Sym;
     A.HSym = O.Shape[1].Sym;
-    A.SSym = O.Shape[2].Sym;
-    A.ValueDim = O.Shape[3].Constant;
+    A.SSym = O.Shape[Varlen ? 0 : 2].Sym;
+    A.ValueDim = O.Shape[Rank - 1].Constant;
     if (A.BSym == A.HSym || A.BSym == A.SSym || A.HSym == A.SSym)
       return fail(declRange(M.D), "the output's batch, heads and queries "
                                   "must be three different sizes; '" +
@@ -203,8 +301,9 @@ private:
     std::vector<const Expr *> Descales;
     const std::string Form =
         "the scores are a scale times one sum over the head "
-        "dimension, 'C * sum(d) Q[b, h, s, d] * K[b, h / (H / HKV), " +
-        TIdx + ", d]'";
+        "dimension, 'C * sum(d) " +
+        (Varlen ? "Q[s, h, d] * K[" + TIdx + ", h / (H / HKV), d]'"
+                : "Q[b, h, s, d] * K[b, h / (H / HKV), " + TIdx + ", d]'");
     bool HasScale = false;
     // The scale constant, outside the sum over d or in it.
     auto takeScale = [&](const Expr &F) {
@@ -252,8 +351,9 @@ private:
         continue;
       }
       // Q is the factor indexed by the query.
-      const bool IsQuery = F->K == Kind::Subscript && F->Args.size() == 4 &&
-                           isName(*F->Args[2], SIdx);
+      const bool IsQuery = F->K == Kind::Subscript &&
+                           F->Args.size() == (Varlen ? 3u : 4u) &&
+                           isName(*F->Args[Varlen ? 0 : 2], SIdx);
       const Expr **Slot = IsQuery ? &Query : &Keys;
       if (*Slot)
         return fail(F->Range, Form);
@@ -278,7 +378,7 @@ private:
   /// Params, or -1.
   int checkDescale(const Expr &E, const std::string &What) {
     const std::string Usage =
-        E.Name + "[" + BIdx + ", " + exprToString(*HeadOfK) + "]";
+        E.Name + "[" + batchUsage() + ", " + exprToString(*HeadOfK) + "]";
     int P = S.findParam(E.Name);
     if (P < 0) {
       S.unknownTensor(E);
@@ -300,8 +400,13 @@ private:
                              S.describeParam(P) + "' is not");
       return -1;
     }
-    if (!isName(*E.Args[0], BIdx) ||
-        exprToString(*E.Args[1]) != exprToString(*HeadOfK)) {
+    const Expr &Batch = *E.Args[0];
+    const bool BatchOk = Varlen ? Batch.K == Kind::Subscript &&
+                                      Batch.Name == param(A.SeqQ).Name &&
+                                      Batch.Args.size() == 1 &&
+                                      isName(*Batch.Args[0], SIdx)
+                                : isName(Batch, BIdx);
+    if (!BatchOk || exprToString(*E.Args[1]) != exprToString(*HeadOfK)) {
       fail(E.Range, What + " is read as '" + Usage + "'");
       return -1;
     }
@@ -347,26 +452,41 @@ private:
     return true;
   }
 
+  /// Whether T's shape is SYMS (size symbols, "" a constant there).
+  static bool shapedAs(const TensorParam &T,
+                       const std::vector<std::string> &Syms) {
+    if (T.Shape.size() != Syms.size())
+      return false;
+    for (size_t I = 0; I < Syms.size(); ++I)
+      if (Syms[I].empty() ? !T.Shape[I].Sym.empty()
+                          : T.Shape[I].Sym != Syms[I] || !symDim(T.Shape[I]))
+        return false;
+    return true;
+  }
+
   bool checkQuery(const Expr &E) {
-    const std::string Usage =
-        E.Name + "[" + BIdx + ", " + HIdx + ", " + SIdx + ", " + DIdx + "]";
+    const std::vector<std::string> Idx = rowIndices(DIdx);
+    std::string Usage = E.Name + "[";
+    for (size_t I = 0; I < Idx.size(); ++I)
+      Usage += (I ? ", " : "") + Idx[I];
+    Usage += "]";
     int P = inputTensor(E, "the queries", Usage);
     if (P < 0)
       return false;
     const TensorParam &Q = param(P);
-    if (Q.Shape.size() != 4 || Q.Shape[0].Sym != A.BSym ||
-        Q.Shape[1].Sym != A.HSym || Q.Shape[2].Sym != A.SSym ||
-        Q.Shape[1].Divisor != 1 || Q.Shape[2].Divisor != 1 ||
-        Q.Shape[0].Divisor != 1 || !Q.Shape[3].Sym.empty())
-      return fail(declRange(P), "the queries must be [" + A.BSym + ", " +
-                                    A.HSym + ", " + A.SSym +
-                                    ", D] (the output's batch, heads and "
-                                    "queries, D a constant); '" +
-                                    S.describeParam(P) + "' is not");
-    if (!indexedBy(E, {BIdx, HIdx, SIdx, DIdx}))
+    const std::vector<std::string> Shape =
+        Varlen ? std::vector<std::string>{A.SSym, A.HSym, ""}
+               : std::vector<std::string>{A.BSym, A.HSym, A.SSym, ""};
+    if (!shapedAs(Q, Shape))
+      return fail(
+          declRange(P),
+          "the queries must be [" + rowShape("D") + "] (the output's " +
+              (Varlen ? "queries and heads" : "batch, heads and queries") +
+              ", D a constant); '" + S.describeParam(P) + "' is not");
+    if (!indexedBy(E, Idx))
       return fail(E.Range, "the queries are read as '" + Usage + "'");
     InType = Q.Type;
-    A.HeadDim = Q.Shape[3].Constant;
+    A.HeadDim = Q.Shape.back().Constant;
     M.A = P;
     return true;
   }
@@ -408,25 +528,32 @@ private:
   }
 
   bool checkKeys(const Expr &E) {
-    const std::string Usage = E.Name + "[" + BIdx + ", " + HIdx + " / (" +
-                              A.HSym + " / HKV), " + TIdx + ", " + DIdx + "]";
+    const std::string Usage =
+        keyUsage(E.Name, HIdx + " / (" + A.HSym + " / HKV)", DIdx);
     int P = inputTensor(E, "the keys", Usage);
     if (P < 0)
       return false;
     if (!checkInType(P, "the keys"))
       return false;
     const TensorParam &K = param(P);
-    if (K.Shape.size() != 4 || K.Shape[0].Sym != A.BSym ||
-        !symDim(K.Shape[0]) || !symDim(K.Shape[1]) || !symDim(K.Shape[2]) ||
-        !K.Shape[3].Sym.empty() || K.Shape[3].Constant != A.HeadDim)
+    const size_t Rank = Varlen ? 3 : 4;
+    bool Ok = K.Shape.size() == Rank && K.Shape[Rank - 1].Sym.empty() &&
+              K.Shape[Rank - 1].Constant == A.HeadDim;
+    for (size_t I = 0; Ok && I + 1 < Rank; ++I)
+      Ok = symDim(K.Shape[I]);
+    if (Ok && !Varlen)
+      Ok = K.Shape[0].Sym == A.BSym;
+    if (!Ok)
       return fail(declRange(P),
-                  "the keys must be [" + A.BSym + ", HKV, T, " +
-                      std::to_string(A.HeadDim) +
-                      "] (the batch, their heads, the keys and the queries' "
-                      "head dimension); '" +
+                  (Varlen ? "the keys must be [T, HKV, "
+                          : "the keys must be [" + A.BSym + ", HKV, T, ") +
+                      std::to_string(A.HeadDim) + "] (" +
+                      (Varlen ? "the keys of every sequence, their heads"
+                              : "the batch, their heads, the keys") +
+                      " and the queries' head dimension); '" +
                       S.describeParam(P) + "' is not");
     A.HkvSym = K.Shape[1].Sym;
-    A.TSym = K.Shape[2].Sym;
+    A.TSym = K.Shape[Varlen ? 0 : 2].Sym;
     for (const std::string *Sym : {&A.BSym, &A.HSym, &A.SSym})
       if (A.TSym == *Sym)
         return fail(declRange(P), "the keys' count '" + A.TSym +
@@ -440,7 +567,8 @@ private:
     if (A.HkvSym == A.BSym || A.HkvSym == A.SSym || A.HkvSym == A.TSym)
       return fail(declRange(P), "the keys' heads '" + A.HkvSym +
                                     "' must be a size of their own");
-    if (!indexedBy(E, {BIdx, "", TIdx, DIdx}))
+    if (!indexedBy(E, Varlen ? std::vector<std::string>{TIdx, "", DIdx}
+                             : std::vector<std::string>{BIdx, "", TIdx, DIdx}))
       return fail(E.Range, "the keys are read as '" + Usage + "'");
     if (!checkHeadIndex(*E.Args[1], A.HkvSym, E.Name))
       return false;
@@ -451,30 +579,34 @@ private:
 
   /// V [B, HKV, T, DV] read as V[b, HK, t, e], HK as K's.
   bool checkValues(const Expr &E) {
-    const std::string Usage = E.Name + "[" + BIdx + ", " + HIdx + " / (" +
-                              A.HSym + " / HKV), " + TIdx + ", " + EIdx + "]";
+    const std::string Usage =
+        keyUsage(E.Name, HIdx + " / (" + A.HSym + " / HKV)", EIdx);
     int P = inputTensor(E, "the values", Usage);
     if (P < 0)
       return false;
     if (!checkInType(P, "the values"))
       return false;
     const TensorParam &V = param(P);
-    if (V.Shape.size() != 4 || V.Shape[0].Sym != A.BSym ||
-        !symDim(V.Shape[0]) || V.Shape[1].Sym != A.HkvSym ||
-        V.Shape[2].Sym != A.TSym || V.Shape[1].Divisor != 1 ||
-        V.Shape[2].Divisor != 1 || !V.Shape[3].Sym.empty() ||
-        V.Shape[3].Constant != A.ValueDim)
-      return fail(declRange(P), "the values must be [" + A.BSym + ", " +
-                                    A.HkvSym + ", " + A.TSym + ", " +
-                                    std::to_string(A.ValueDim) +
-                                    "] (the keys' batch, heads and count, the "
-                                    "output's value head dimension); '" +
-                                    S.describeParam(P) + "' is not");
-    if (!indexedBy(E, {BIdx, "", TIdx, EIdx}) ||
+    const std::vector<std::string> Shape =
+        Varlen ? std::vector<std::string>{A.TSym, A.HkvSym, ""}
+               : std::vector<std::string>{A.BSym, A.HkvSym, A.TSym, ""};
+    if (!shapedAs(V, Shape) || V.Shape.back().Constant != A.ValueDim)
+      return fail(declRange(P),
+                  "the values must be [" +
+                      (Varlen ? A.TSym + ", " + A.HkvSym
+                              : A.BSym + ", " + A.HkvSym + ", " + A.TSym) +
+                      ", " + std::to_string(A.ValueDim) + "] (the keys' " +
+                      (Varlen ? "count and heads" : "batch, heads and count") +
+                      ", the output's value head dimension); '" +
+                      S.describeParam(P) + "' is not");
+    const std::vector<std::string> Idx =
+        Varlen ? std::vector<std::string>{TIdx, "", EIdx}
+               : std::vector<std::string>{BIdx, "", TIdx, EIdx};
+    if (!indexedBy(E, Idx) ||
         exprToString(*E.Args[1]) != exprToString(*HeadOfK))
-      return fail(E.Range, "the values are read as the keys are, '" + E.Name +
-                               "[" + BIdx + ", " + exprToString(*HeadOfK) +
-                               ", " + TIdx + ", " + EIdx + "]'");
+      return fail(E.Range, "the values are read as the keys are, '" +
+                               keyUsage(E.Name, exprToString(*HeadOfK), EIdx) +
+                               "'");
     for (int64_t Dim : {A.HeadDim, A.ValueDim})
       if (!knownHeadDim(Dim))
         return fail(declRange(Dim == A.HeadDim ? M.A : P),
@@ -485,8 +617,10 @@ private:
     return true;
   }
 
-  /// softmax's third argument: an f32 output [B, H, S].
+  /// softmax's third argument: an f32 output [B, H, S] (varlen [H, S]).
   bool checkLse(const Expr &E) {
+    const std::string Shape = Varlen ? A.HSym + ", " + A.SSym
+                                     : A.BSym + ", " + A.HSym + ", " + A.SSym;
     int P = E.K == Kind::Name ? S.findParam(E.Name) : -1;
     if (E.K == Kind::Name && P < 0) {
       S.unknownTensor(E);
@@ -495,17 +629,16 @@ private:
     if (P < 0 || !param(P).IsOutput || P == M.D)
       return fail(E.Range, "softmax's third argument names the log-sum-exp "
                            "output, an f32 output [" +
-                               A.BSym + ", " + A.HSym + ", " + A.SSym + "]");
+                               Shape + "]");
     const TensorParam &L = param(P);
     if (!S.ParamValid[size_t(P)])
       return false;
-    if (L.Type != DType::F32 || L.Shape.size() != 3 ||
-        L.Shape[0].Sym != A.BSym || L.Shape[1].Sym != A.HSym ||
-        L.Shape[2].Sym != A.SSym || L.Shape[1].Divisor != 1 ||
-        L.Shape[2].Divisor != 1 || L.Shape[0].Divisor != 1)
-      return fail(declRange(P), "the log-sum-exp must be f32 [" + A.BSym +
-                                    ", " + A.HSym + ", " + A.SSym + "]; '" +
-                                    S.describeParam(P) + "' is not");
+    const std::vector<std::string> Syms =
+        Varlen ? std::vector<std::string>{A.HSym, A.SSym}
+               : std::vector<std::string>{A.BSym, A.HSym, A.SSym};
+    if (L.Type != DType::F32 || !shapedAs(L, Syms))
+      return fail(declRange(P), "the log-sum-exp must be f32 [" + Shape +
+                                    "]; '" + S.describeParam(P) + "' is not");
     A.Lse = P;
     return true;
   }

@@ -17,28 +17,59 @@ namespace kiln {
 
 namespace {
 
-/// The extents of an attention op's tensors.
+/// The extents of an attention op's tensors and where a (sequence, head,
+/// row) lives. Dense: B batches of S queries and T keys, Q [B, H, S, D],
+/// O's rows [B, H, S], lse [B, H, S]. Varlen: B sequences packed along S
+/// and T (QBegin..QEnd, KBegin..KEnd of each, kiln/gemm/grouped.cuh's
+/// offsets rule), Q [S, H, D], O's rows [S, H], lse [H, S].
 struct Dims {
   int64_t B, H, Hkv, S, T, D, DV;
+  bool Varlen = false;
+  std::vector<int64_t> QBegin, QEnd, KBegin, KEnd;
   int64_t group() const { return H / Hkv; }
-  int64_t q(int64_t b, int64_t h, int64_t s) const {
-    return ((b * H + h) * S + s) * D;
+  int64_t queries(int64_t b) const {
+    return Varlen ? QEnd[size_t(b)] - QBegin[size_t(b)] : S;
   }
+  int64_t keys(int64_t b) const {
+    return Varlen ? KEnd[size_t(b)] - KBegin[size_t(b)] : T;
+  }
+  /// O's row (and Q's) of query s of sequence b, head h.
+  int64_t row(int64_t b, int64_t h, int64_t s) const {
+    return Varlen ? (QBegin[size_t(b)] + s) * H + h : (b * H + h) * S + s;
+  }
+  /// K's and V's row of key t of sequence b for head h.
+  int64_t keyRow(int64_t b, int64_t h, int64_t t) const {
+    return Varlen ? (KBegin[size_t(b)] + t) * Hkv + h / group()
+                  : (b * Hkv + h / group()) * T + t;
+  }
+  int64_t q(int64_t b, int64_t h, int64_t s) const { return row(b, h, s) * D; }
   int64_t k(int64_t b, int64_t h, int64_t t) const {
-    return ((b * Hkv + h / group()) * T + t) * D;
+    return keyRow(b, h, t) * D;
   }
   int64_t v(int64_t b, int64_t h, int64_t t) const {
-    return ((b * Hkv + h / group()) * T + t) * DV;
+    return keyRow(b, h, t) * DV;
   }
-  int64_t o(int64_t b, int64_t h, int64_t s) const {
-    return ((b * H + h) * S + s) * DV;
-  }
-  int64_t row(int64_t b, int64_t h, int64_t s) const {
-    return (b * H + h) * S + s;
-  }
+  int64_t o(int64_t b, int64_t h, int64_t s) const { return row(b, h, s) * DV; }
+  /// The lse's index of O's row R.
+  int64_t lseOfRow(int64_t R) const { return Varlen ? R % H * S + R / H : R; }
+  int64_t rows() const { return Varlen ? S * H : B * H * S; }
   /// The descales' [B, HKV] index of (b, h).
   int64_t head(int64_t b, int64_t h) const { return b * Hkv + h / group(); }
 };
+
+/// Each group's rows [Begin, End) of an offsets tensor of ends: end(b) =
+/// min(Rows, max(0, offs[0..b])) (kiln/gemm/grouped.cuh).
+void offsetRanges(const HostTensor &Offs, int64_t Rows,
+                  std::vector<int64_t> &Begin, std::vector<int64_t> &End) {
+  int64_t Prev = 0, Max = 0;
+  for (int64_t b = 0; b < Offs.numElements(); ++b) {
+    Max = std::max(Max, int64_t(Offs.get(b)));
+    const int64_t E = std::min(Rows, Max);
+    Begin.push_back(Prev);
+    End.push_back(E);
+    Prev = E;
+  }
+}
 
 /// The descales of one (batch, key head): the two of the scores (1 where
 /// the op has none) and V's.
@@ -57,11 +88,24 @@ Descales descalesOf(const AttentionSpec &A,
 }
 
 Dims dimsOf(const OpModel &Op, const std::vector<HostTensor> &Params) {
+  const AttentionSpec &A = *Op.Attention;
   const HostTensor &Q = Params[size_t(Op.A)];
   const HostTensor &K = Params[size_t(Op.B)];
-  const HostTensor &V = Params[size_t(Op.Attention->V)];
-  return {Q.Shape[0], Q.Shape[1], K.Shape[1], Q.Shape[2],
-          K.Shape[2], Q.Shape[3], V.Shape[3]};
+  const HostTensor &V = Params[size_t(A.V)];
+  if (!A.varlen())
+    return {Q.Shape[0], Q.Shape[1], K.Shape[1], Q.Shape[2],
+            K.Shape[2], Q.Shape[3], V.Shape[3]};
+  Dims D{Params[size_t(A.SeqQ)].Shape[0],
+         Q.Shape[1],
+         K.Shape[1],
+         Q.Shape[0],
+         K.Shape[0],
+         Q.Shape[2],
+         V.Shape[2]};
+  D.Varlen = true;
+  offsetRanges(Params[size_t(A.SeqQ)], D.S, D.QBegin, D.QEnd);
+  offsetRanges(Params[size_t(A.SeqK)], D.T, D.KBegin, D.KEnd);
+  return D;
 }
 
 std::vector<float> decode(const HostTensor &T) {
@@ -71,12 +115,12 @@ std::vector<float> decode(const HostTensor &T) {
   return Out;
 }
 
-/// The keys [Lo, Hi) some query of [S0, S1) may see.
-void visibleKeys(const AttentionSpec &A, int64_t S0, int64_t S1, const Dims &D,
-                 int64_t &Lo, int64_t &Hi) {
-  const int64_t Off = D.T - D.S;
+/// The keys [Lo, Hi) some query of [S0, S1) of Queries may see of Keys.
+void visibleKeys(const AttentionSpec &A, int64_t S0, int64_t S1,
+                 int64_t Queries, int64_t Keys, int64_t &Lo, int64_t &Hi) {
+  const int64_t Off = Keys - Queries;
   Lo = A.Left < 0 ? 0 : std::max<int64_t>(0, S0 + Off - A.Left);
-  Hi = A.Right < 0 ? D.T : std::min<int64_t>(D.T, S1 - 1 + Off + A.Right + 1);
+  Hi = A.Right < 0 ? Keys : std::min<int64_t>(Keys, S1 - 1 + Off + A.Right + 1);
 }
 
 } // namespace
@@ -128,21 +172,22 @@ void interpretAttention(const OpModel &Op, const KernelConfig &Config,
       const float ScaleLog2 = attentionScaleLog2(A.Scale) * ScoreDescale;
       const float Scale = float(A.Scale) * ScoreDescale;
       const float ValueDescale = float(Ds.Value);
-      for (int64_t S0 = 0; S0 < D.S; S0 += BM) {
-        const int64_t S1 = std::min(S0 + BM, D.S);
+      const int64_t Sq = D.queries(b), Sk = D.keys(b);
+      for (int64_t S0 = 0; S0 < Sq; S0 += BM) {
+        const int64_t S1 = std::min(S0 + BM, Sq);
         int64_t Lo, Hi;
-        visibleKeys(A, S0, S1, D, Lo, Hi);
+        visibleKeys(A, S0, S1, Sq, Sk, Lo, Hi);
         const int64_t First = Hi > Lo ? Lo / BN : 0;
         const int64_t Last = Hi > Lo ? (Hi - 1) / BN : -1;
         for (int64_t s = S0; s < S1; ++s) {
           float M = NegInf, L = 0.f;
           std::fill(Acc.begin(), Acc.end(), 0.f);
           for (int64_t Kb = Last; Kb >= First; --Kb) {
-            const int64_t T0 = Kb * BN, T1 = std::min(T0 + BN, D.T);
+            const int64_t T0 = Kb * BN, T1 = std::min(T0 + BN, Sk);
             float BlockMax = NegInf;
             for (int64_t t = T0; t < T1; ++t) {
               float Dot = 0.f;
-              if (attentionVisible(A, s, t, D.S, D.T)) {
+              if (attentionVisible(A, s, t, Sq, Sk)) {
                 const float *Qr = &Q[size_t(D.q(b, h, s))];
                 const float *Kr = &K[size_t(D.k(b, h, t))];
                 for (int64_t d = 0; d < D.D; ++d)
@@ -194,7 +239,7 @@ void interpretAttention(const OpModel &Op, const KernelConfig &Config,
           for (int64_t e = 0; e < D.DV; ++e)
             O.set(D.o(b, h, s) + e, L > 0.f ? Acc[size_t(e)] * Inv : 0.f);
           if (Lse)
-            Lse->set(D.row(b, h, s),
+            Lse->set(D.lseOfRow(D.row(b, h, s)),
                      L > 0.f ? M * Scale + std::log(L) - LseOffset : NegInf);
         }
       }
@@ -207,28 +252,40 @@ AttentionReference referenceAttention(const OpModel &Op,
   const AttentionSpec &A = *Op.Attention;
   const Dims D = dimsOf(Op, Params);
   // Every Stride-th row (and the last) when all of them are too much work.
-  const int64_t Rows = D.B * D.H * D.S;
-  const double Work = double(Rows) * double(D.T) * double(D.D + D.DV);
+  const int64_t Rows = D.rows();
+  double Work = 0;
+  for (int64_t b = 0; b < D.B; ++b)
+    Work += double(D.H) * double(D.queries(b)) * double(D.keys(b)) *
+            double(D.D + D.DV);
   const int64_t Stride =
       Work <= MaxWork ? 1 : int64_t(std::ceil(Work / MaxWork));
   const std::vector<float> Q = decode(Params[size_t(Op.A)]),
                            K = decode(Params[size_t(Op.B)]),
                            V = decode(Params[size_t(A.V)]);
   AttentionReference R;
-  R.O.assign(size_t(D.B * D.H * D.S * D.DV), 0.0);
-  R.Lse.assign(size_t(D.B * D.H * D.S),
-               -std::numeric_limits<double>::infinity());
-  R.Empty.assign(size_t(D.B * D.H * D.S), true);
+  R.O.assign(size_t(Rows * D.DV), 0.0);
+  R.Lse.assign(size_t(Rows), -std::numeric_limits<double>::infinity());
+  R.Empty.assign(size_t(Rows), true);
   R.Checked.assign(size_t(Rows), Stride == 1);
+  // The varlen form's rows of no sequence (the kernels leave them).
+  R.Padding.assign(size_t(Rows), D.Varlen);
+  for (int64_t b = 0; b < D.B && D.Varlen; ++b)
+    for (int64_t h = 0; h < D.H; ++h)
+      for (int64_t s = 0; s < D.queries(b); ++s)
+        R.Padding[size_t(D.row(b, h, s))] = false;
+  for (int64_t Row = 0; Row < Rows; ++Row)
+    if (R.Padding[size_t(Row)])
+      R.Empty[size_t(Row)] = false;
   R.OAbs.assign(R.O.size(), 0.0);
   R.VAbs.assign(R.O.size(), 0.0);
   R.RowScale.assign(size_t(Rows), 1.0);
-  std::vector<double> X(size_t(D.T));
+  std::vector<double> X(size_t(D.T) + 1);
   for (int64_t b = 0; b < D.B; ++b)
     for (int64_t h = 0; h < D.H; ++h) {
       const Descales Ds = descalesOf(A, Params, D.head(b, h));
       const double Scale = A.Scale * Ds.Score[0] * Ds.Score[1];
-      for (int64_t s = 0; s < D.S; ++s) {
+      const int64_t Sq = D.queries(b), Sk = D.keys(b);
+      for (int64_t s = 0; s < Sq; ++s) {
         const int64_t Row = D.row(b, h, s);
         if (Stride > 1) {
           if (Row % Stride != 0 && Row != Rows - 1) {
@@ -238,8 +295,8 @@ AttentionReference referenceAttention(const OpModel &Op,
           R.Checked[size_t(Row)] = true;
         }
         double Max = -std::numeric_limits<double>::infinity();
-        for (int64_t t = 0; t < D.T; ++t) {
-          if (!attentionVisible(A, s, t, D.S, D.T))
+        for (int64_t t = 0; t < Sk; ++t) {
+          if (!attentionVisible(A, s, t, Sq, Sk))
             continue;
           double Dot = 0;
           for (int64_t d = 0; d < D.D; ++d)
@@ -254,8 +311,8 @@ AttentionReference referenceAttention(const OpModel &Op,
         double *Out = &R.O[size_t(D.o(b, h, s))];
         double *Abs = &R.OAbs[size_t(D.o(b, h, s))];
         double *VAbs = &R.VAbs[size_t(D.o(b, h, s))];
-        for (int64_t t = 0; t < D.T; ++t) {
-          if (!attentionVisible(A, s, t, D.S, D.T))
+        for (int64_t t = 0; t < Sk; ++t) {
+          if (!attentionVisible(A, s, t, Sq, Sk))
             continue;
           const double W = std::exp(X[size_t(t)] - Max);
           Sum += W;
@@ -271,8 +328,8 @@ AttentionReference referenceAttention(const OpModel &Op,
           Abs[e] *= std::fabs(Ds.Value) / Sum;
           VAbs[e] *= std::fabs(Ds.Value) / Sum;
         }
-        R.Lse[size_t(D.row(b, h, s))] = Max + std::log(Sum);
-        R.Empty[size_t(D.row(b, h, s))] = false;
+        R.Lse[size_t(D.lseOfRow(Row))] = Max + std::log(Sum);
+        R.Empty[size_t(Row)] = false;
         R.RowScale[size_t(Row)] = std::fabs(Ds.Value);
       }
     }
@@ -284,11 +341,11 @@ namespace {
 /// Counts Out's elements outside Atol + Rtol |ref| (+ ExtraAtol(I)) into C.
 void compareWithin(const std::function<double(int64_t)> &Out,
                    const std::vector<double> &Ref,
-                   const std::vector<bool> &Skip, int64_t PerRow, Comparison &C,
+                   const std::function<bool(int64_t)> &Skip, Comparison &C,
                    const std::function<double(int64_t)> &ExtraAtol = {}) {
   double Diff2 = 0, Ref2 = 0;
   for (size_t I = 0; I < Ref.size(); ++I) {
-    if (Skip[I / size_t(PerRow)])
+    if (Skip(int64_t(I)))
       continue;
     const double O = Out(int64_t(I)), R = Ref[I];
     ++C.Checked;
@@ -347,12 +404,13 @@ AttentionComparison checkAttention(const OpModel &Op,
            std::ldexp(Ref.VAbs[size_t(I)], -18);
     return T;
   };
-  // Rows that see no key, and those the reference did not compute, are not
-  // compared.
+  // Rows that see no key, of no sequence, and those the reference did not
+  // compute, are not compared.
   std::vector<bool> Skip(Ref.Empty.size());
   for (size_t Row = 0; Row < Skip.size(); ++Row)
-    Skip[Row] = Ref.Empty[Row] || !Ref.Checked[Row];
-  compareWithin([&](int64_t I) { return O.get(I); }, Ref.O, Skip, D.DV, C.O,
+    Skip[Row] = Ref.Empty[Row] || !Ref.Checked[Row] || Ref.Padding[Row];
+  compareWithin([&](int64_t I) { return O.get(I); }, Ref.O,
+                [&](int64_t I) { return Skip[size_t(I / D.DV)]; }, C.O,
                 ExtraAtol);
   if (A.ValueDescale >= 0)
     C.OTermsBeyond = "Atol times the row's V descale";
@@ -360,24 +418,48 @@ AttentionComparison checkAttention(const OpModel &Op,
     C.OTermsBeyond += std::string(C.OTermsBeyond.empty() ? "" : ", ") +
                       "+ (2^-4 sum(w |v|) + 2^-18 sum |v|) / sum(w) (P in "
                       "e4m3)";
+  // lse's index I is O's row RowOfLse[I].
+  std::vector<int64_t> RowOfLse(Ref.Lse.size());
+  for (int64_t Row = 0; Row < int64_t(RowOfLse.size()); ++Row)
+    RowOfLse[size_t(D.lseOfRow(Row))] = Row;
   if (Lse) {
     C.Lse.emplace();
     C.Lse->Tol.Rtol = std::ldexp(1.0, -20);
     C.Lse->Tol.Atol = std::ldexp(1.0, -16);
-    compareWithin([&](int64_t I) { return Lse->get(I); }, Ref.Lse, Skip, 1,
+    compareWithin([&](int64_t I) { return Lse->get(I); }, Ref.Lse,
+                  [&](int64_t I) { return Skip[size_t(RowOfLse[size_t(I)])]; },
                   *C.Lse);
+  }
+  // The varlen form's rows of no sequence keep the 0xFF bytes the outputs
+  // started with.
+  auto Poisoned = [](const HostTensor &T, int64_t I) {
+    const size_t W = dtypeBits(T.Type) / 8;
+    for (size_t B = 0; B < W; ++B)
+      if (T.Bytes[size_t(I) * W + B] != 0xFF)
+        return false;
+    return true;
+  };
+  for (size_t Row = 0; Row < Ref.Padding.size(); ++Row) {
+    if (!Ref.Padding[Row])
+      continue;
+    ++C.PaddingRows;
+    bool Kept = !Lse || Poisoned(*Lse, D.lseOfRow(int64_t(Row)));
+    for (int64_t e = 0; e < D.DV; ++e)
+      Kept = Kept && Poisoned(O, int64_t(Row) * D.DV + e);
+    C.PaddingWritten += !Kept;
   }
   for (size_t Row = 0; Row < Ref.Empty.size(); ++Row) {
     if (!Ref.Empty[Row])
       continue;
     ++C.EmptyRows;
-    bool Ok = !Lse || Lse->get(int64_t(Row)) ==
+    bool Ok = !Lse || Lse->get(D.lseOfRow(int64_t(Row))) ==
                           -std::numeric_limits<double>::infinity();
     for (int64_t e = 0; e < D.DV; ++e)
       Ok = Ok && O.bits(int64_t(Row) * D.DV + e) == 0;
     C.EmptyRowFailures += !Ok;
   }
-  C.Pass = C.O.Pass && (!C.Lse || C.Lse->Pass) && C.EmptyRowFailures == 0;
+  C.Pass = C.O.Pass && (!C.Lse || C.Lse->Pass) && C.EmptyRowFailures == 0 &&
+           C.PaddingWritten == 0;
   return C;
 }
 

@@ -362,6 +362,20 @@ LogicalResult AttentionOp::verify() {
   };
   if (Elem(getQ()) != Elem(getK()) || Elem(getQ()) != Elem(getV()))
     return emitOpError("q, k and v must have one element type");
+  if (bool(getCuQ()) != bool(getCuK()))
+    return emitOpError("cu_q and cu_k come together (the varlen form)");
+  // The varlen form packs the sequences along the rows: one rank less.
+  const int64_t Rank = getCuQ() ? 3 : 4;
+  auto RankOf = [](Value V) { return cast<MemRefType>(V.getType()).getRank(); };
+  for (Value V : {getQ(), getK(), getV(), getO()})
+    if (RankOf(V) != Rank)
+      return emitOpError(getCuQ() ? "the varlen form's q, k, v and o are "
+                                    "rank 3 ([rows, heads, dim])"
+                                  : "q, k, v and o are rank 4 ([batch, "
+                                    "heads, rows, dim]) without cu_q")
+             << ", got rank " << RankOf(V);
+  if (getLse() && RankOf(getLse()) != Rank - 1)
+    return emitOpError("lse is rank ") << Rank - 1 << " in this form";
   for (int64_t Dim : {getHeadDim(), getValueDim()})
     if (Dim < 32 || Dim > 256 || Dim % 32 != 0)
       return emitOpError("head dims must be multiples of 32 in [32, 256], "

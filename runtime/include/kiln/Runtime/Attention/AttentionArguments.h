@@ -19,8 +19,9 @@
 namespace kiln {
 
 /// The sizes of an attention problem Size by Sig's symbols (-1 for a size
-/// Size lacks).
+/// Size lacks), in Shape's form (dense or varlen).
 AttentionSizes attentionSizes(const KernelSignature &Sig,
+                              const AttentionKernelShape &Shape,
                               const ProblemSize &Size);
 
 /// Throws std::invalid_argument (the op's name first) when the sizes break

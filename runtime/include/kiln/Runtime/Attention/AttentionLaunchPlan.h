@@ -29,13 +29,18 @@ struct AttentionKernelShape {
   int64_t ValueParam = -1, LseParam = -1;
   /// Of the descales [B, HKV] (the scores' two, V's; -1: none).
   int64_t ScoreDescaleParams[2] = {-1, -1}, ValueDescaleParam = -1;
+  /// The varlen form's query and key offsets [B] (maybe one parameter;
+  /// -1: the dense form).
+  int64_t SeqQParam = -1, SeqKParam = -1;
+  bool varlen() const { return SeqQParam >= 0; }
   /// Bytes of Q's, K's and V's elements: 2 (bf16, f16) or 1 (e4m3).
   int64_t ElementBytes = 2;
   /// The sm_90a kernel: Q, K and V by tensor maps, a producer warpgroup.
   bool Tma = false;
 };
 
-/// One attention problem's sizes.
+/// One attention problem's sizes (the varlen form's S and T: the rows of
+/// every sequence, B: the sequences).
 struct AttentionSizes {
   int64_t B = 0, H = 0, Hkv = 0, S = 0, T = 0;
 };
@@ -47,7 +52,8 @@ struct AttentionSizes {
 std::optional<std::string> attentionSizeProblem(const AttentionKernelShape &K,
                                                 const AttentionSizes &Z);
 
-/// ceil(S / block_m) x H x B CTAs (flattened along x) of block_m * 2
+/// ceil(S / block_m) x H x B CTAs (the varlen form: H x (ceil(S / block_m)
+/// + min(B, S))), flattened along x, of block_m * 2
 /// threads (the sm_90a kernel: a warpgroup per 64 queries and the
 /// producer's), with the Q tile and the K/V ring in dynamic shared memory.
 LaunchDims attentionLaunchDims(const AttentionKernelShape &K,
@@ -61,11 +67,12 @@ KernelFacts attentionKernelFacts(const AttentionKernelShape &K);
 struct AttentionLaunchArgs {
   CUdeviceptr Q = 0, K = 0, V = 0, O = 0, Lse = 0;
   CUdeviceptr ScoreDescale[2] = {0, 0}, ValueDescale = 0;
+  CUdeviceptr SeqQ = 0, SeqK = 0; ///< The varlen form's offsets.
   AttentionSizes Sizes;
 };
 
 /// Fills Out with the launch of Args: (q, k, v, o, [lse,] [sd0,] [sd1,]
-/// [vd,] B, H, HKV, S, T),
+/// [vd,] [cu_q, [cu_k,]] B, H, HKV, S, T) (cu_k when it is not cu_q),
 /// q, k and v as tensor maps for the sm_90a kernel. Throws
 /// std::invalid_argument with attentionSizeProblem's sentence.
 void planAttentionLaunch(const AttentionKernelShape &K,

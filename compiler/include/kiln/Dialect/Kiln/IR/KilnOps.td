@@ -219,15 +219,23 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [AttrSizedOperandSegments]> {
     per CTA), `block_n` (keys per step of the online softmax) and `stages`
     (K/V tiles in flight) are the tiled form's (-kiln-tile-attention).
     templates/kiln/attention/attention_sm80.cuh states the arithmetic.
+    The varlen form has `cu_q` and `cu_k` (i32 [B], maybe one value): B
+    sequences packed along the rows, q [S, H, D], k [T, HKV, D], v [T,
+    HKV, DV], o [S, H, DV] and lse [H, S]; sequence b's queries end at
+    min(S, max(0, cu_q[0..b])) and its keys likewise (kiln/gemm/
+    grouped.cuh's offsets rule), each query sees its own sequence's keys,
+    and rows past the last sequence are not written.
   }];
-  let arguments = (ins MemRefRankOf<[BF16, F16, F8E4M3FN], [4]>:$q,
-                       MemRefRankOf<[BF16, F16, F8E4M3FN], [4]>:$k,
-                       MemRefRankOf<[BF16, F16, F8E4M3FN], [4]>:$v,
-                       MemRefRankOf<[BF16, F16, F32], [4]>:$o,
-                       Optional<MemRefRankOf<[F32], [3]>>:$lse,
+  let arguments = (ins MemRefRankOf<[BF16, F16, F8E4M3FN], [3, 4]>:$q,
+                       MemRefRankOf<[BF16, F16, F8E4M3FN], [3, 4]>:$k,
+                       MemRefRankOf<[BF16, F16, F8E4M3FN], [3, 4]>:$v,
+                       MemRefRankOf<[BF16, F16, F32], [3, 4]>:$o,
+                       Optional<MemRefRankOf<[F32], [2, 3]>>:$lse,
                        Optional<MemRefRankOf<[F32], [2]>>:$sd0,
                        Optional<MemRefRankOf<[F32], [2]>>:$sd1,
                        Optional<MemRefRankOf<[F32], [2]>>:$vd,
+                       Optional<MemRefRankOf<[I32], [1]>>:$cu_q,
+                       Optional<MemRefRankOf<[I32], [1]>>:$cu_k,
                        I64Attr:$head_dim, I64Attr:$value_dim,
                        F64Attr:$scale, I64Attr:$left, I64Attr:$right,
                        OptionalAttr<I64Attr>:$block_m,
@@ -239,7 +247,9 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [AttrSizedOperandSegments]> {
     (`lse` `(` $lse^ `:` type($lse) `)`)?
     (`sd0` `(` $sd0^ `:` type($sd0) `)`)?
     (`sd1` `(` $sd1^ `:` type($sd1) `)`)?
-    (`vd` `(` $vd^ `:` type($vd) `)`)? attr-dict
+    (`vd` `(` $vd^ `:` type($vd) `)`)?
+    (`cu_q` `(` $cu_q^ `:` type($cu_q) `)`)?
+    (`cu_k` `(` $cu_k^ `:` type($cu_k) `)`)? attr-dict
   }];
   let hasVerifier = 1;
 }

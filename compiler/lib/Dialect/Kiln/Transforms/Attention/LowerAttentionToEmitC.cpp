@@ -7,8 +7,10 @@
 // attention family's kernel ABI,
 // whatever the declaration order:
 //   (const T* q, const T* k, const T* v, Out* o, [float* lse,]
-//    [const float* sd0,] [const float* sd1,] [const float* vd,] int32_t B,
-//    int32_t H, int32_t HKV, int32_t S, int32_t T)
+//    [const float* sd0,] [const float* sd1,] [const float* vd,]
+//    [const int32_t* cu_q, [const int32_t* cu_k,]] int32_t B, int32_t H,
+//    int32_t HKV, int32_t S, int32_t T)
+// (cu_k only when it is not cu_q)
 // and for attention_sm90 the tensor maps of q, k and v (`const
 // __grid_constant__ kiln::TmaDescriptor`) in place of their pointers.
 // The tiling, head dims and window are the kernel's template arguments;
@@ -80,6 +82,17 @@ void lowerKernel(func::FuncOp F, AttentionOp Op, bool Wgmma) {
       Args.push_back(emitc::OpaqueAttr::get(Ctx, "nullptr"));
     }
   }
+  // The varlen form's offsets (one parameter when cu_q is cu_k).
+  if (Op.getCuQ()) {
+    Args.push_back(B.getIndexAttr(int64_t(Params.size())));
+    Params.push_back(pointerParamType(Ctx, Op.getCuQ(), true));
+    if (Op.getCuK() != Op.getCuQ())
+      Params.push_back(pointerParamType(Ctx, Op.getCuK(), true));
+    Args.push_back(B.getIndexAttr(int64_t(Params.size()) - 1));
+  } else {
+    Args.push_back(emitc::OpaqueAttr::get(Ctx, "nullptr"));
+    Args.push_back(emitc::OpaqueAttr::get(Ctx, "nullptr"));
+  }
   for (int I = 0; I < 5; ++I) { // B, H, HKV, S, T
     Args.push_back(B.getIndexAttr(int64_t(Params.size())));
     Params.push_back(I32);
@@ -104,14 +117,18 @@ void lowerKernel(func::FuncOp F, AttentionOp Op, bool Wgmma) {
           ScaleText, int64_t(Op.getLeft()), int64_t(Op.getRight()),
           Wgmma ? "64 per consumer warpgroup" : "16 per warp")
           .str();
-  // FP8 tiles are of one-byte elements (the config's last argument).
+  // FP8 tiles are of one-byte elements, the varlen form's packed rows
+  // (the config's last two arguments).
+  const bool Varlen = bool(Op.getCuQ());
   std::string Config =
       llvm::formatv(
           "kiln::attention::{7}<{0}, {1}, {2}, {3}, {4}, {5}, {6}{8}>", BM, BN,
           Stages, Op.getHeadDim(), Op.getValueDim(), int64_t(Op.getLeft()),
           int64_t(Op.getRight()), Wgmma ? "Sm90Config" : "Sm80Config",
-          Fp8 ? ", 1" : "")
+          Varlen ? (Fp8 ? ", 1, true" : ", 2, true") : (Fp8 ? ", 1" : ""))
           .str();
+  if (Varlen)
+    Banner += "\n// varlen: sequences packed along the rows (cu_q, cu_k)";
   // The wgmma kernel moves registers with setmaxnreg: one CTA an SM.
   emitTokenKernel(
       B, F, Op.getLoc(), Banner, Params,
