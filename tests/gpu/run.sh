@@ -286,6 +286,22 @@ print("%s B=%s H=%s S=%-6s T=%-6s %-28s check %s  %s" % (sys.argv[6],
     echo "$example $s: exit $rc"
 done
 done
+# The varlen form (examples/attention_varlen.kiln): sequences drawn
+# uniformly (a few empty) from the totals, checked and timed (the
+# lengths are random: the time, not a TFLOP/s).
+varlen_shape="B=16,H=32,HKV=8,S=16384,T=16384"
+[ "$emu" -eq 1 ] && varlen_shape="B=4,H=4,HKV=1,S=200,T=260"
+timeout -k 5 "$run_timeout_s" "$kiln" run examples/attention_varlen.kiln \
+  --shape "$varlen_shape" --routing uniform --check --reps "$reps" --json \
+  > "$out/attention/varlen.json" 2> "$out/attention/varlen.err" ||
+  { status=1; tail -5 "$out/attention/varlen.err"; }
+python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+t = r.get("timing", {}).get("median_us")
+print("attention_varlen %s %-28s check %s  %s" % (sys.argv[2], r["config"],
+      "PASS" if r["check"]["pass"] else "FAIL",
+      "%.2f us median" % t if t else "untimed"))' "$out/attention/varlen.json" \
+  "$varlen_shape" 2>/dev/null || echo "attention_varlen: no result"
 
 # The whole MoE layer, bf16 (examples/moe_layer.kiln: router, permutation,
 # SwiGLU grouped GEMM, grouped GEMM, combine) and FP8 (moe_layer_fp8.kiln:
