@@ -7,10 +7,13 @@
 // requires 0 spill bytes for the heuristic's default configuration (not
 // with --default-may-spill, which only prints them), and --ptx-has STR
 // (repeatable) checks the default's PTX; --op NAME (repeatable) keeps only
-// those ops of FILE.
+// those ops of FILE; --no-serialized-wgmma fails every configuration whose
+// ptxas report says it serialized the wgmmas or fenced them itself
+// (serializesWgmma: an accumulator or A register touched inside a batch,
+// which costs the overlap).
 //
 //   kiln-space-compile-test FILE --arch sm_90a [--default
-//   [--default-may-spill]]
+//   [--default-may-spill]] [--no-serialized-wgmma]
 //                           [--ptx-has S]... [--op NAME]...
 //
 //===----------------------------------------------------------------------===//
@@ -89,9 +92,18 @@ Outcome compileOne(const OpModel &Op, const std::string &File, Arch Target,
 
 } // namespace
 
+/// Whether ptxas' report says it serialized a kernel's wgmmas ("Potential
+/// Performance Loss", C7510-C7515) or injected the warpgroup.arrive or
+/// warpgroup.wait of a batch the source left open (C7517, C7519).
+static bool serializesWgmma(const std::string &Log) {
+  return Log.find("Potential Performance Loss") != std::string::npos ||
+         Log.find("warpgroup.arrive is injected") != std::string::npos ||
+         Log.find("warpgroup.wait is injected") != std::string::npos;
+}
+
 int main(int argc, char **argv) {
   std::string Path, ArchName;
-  bool CheckDefault = false, DefaultMaySpill = false;
+  bool CheckDefault = false, DefaultMaySpill = false, NoSerialized = false;
   std::vector<std::string> PtxHas, OnlyOps;
   for (int I = 1; I < argc; ++I) {
     std::string A = argv[I];
@@ -101,6 +113,8 @@ int main(int argc, char **argv) {
       CheckDefault = true;
     else if (A == "--default-may-spill")
       DefaultMaySpill = true;
+    else if (A == "--no-serialized-wgmma")
+      NoSerialized = true;
     else if (A == "--ptx-has" && I + 1 < argc)
       PtxHas.push_back(argv[++I]);
     else if (A == "--op" && I + 1 < argc) // only these ops of FILE
@@ -142,6 +156,13 @@ int main(int argc, char **argv) {
         std::lock_guard<std::mutex> Lock(Mu);
         Seconds += O.Nvrtc.Seconds;
         Slowest = std::max(Slowest, O.Nvrtc.Seconds);
+        if (O.Ok && NoSerialized && serializesWgmma(O.Nvrtc.Log)) {
+          ++Failures;
+          std::cerr << "FAIL " << Op.Name << " " << ArchName << " "
+                    << opConfigString(Op, Configs[I])
+                    << ": ptxas serialized its wgmmas\n"
+                    << O.Nvrtc.Log << "\n";
+        }
         if (O.Ok) {
           MaxRegs = std::max(MaxRegs, O.Nvrtc.Resources->Registers);
           if (O.Nvrtc.Resources->SpillStoreBytes > 0) {

@@ -183,6 +183,21 @@ TEST_CASE("attention: the planner's limits", "[attention]") {
   CHECK_FALSE(planAttention(A, DType::BF16, Deep, Arch::SM89, Why));
   CHECK(Why.find("shared memory") != std::string::npos);
   CHECK(planAttention(A, DType::BF16, tiling(128, 64), Arch::SM89, Why));
+  // sm_80's ptxas: 128-key blocks at DV = 128 spill there, not on sm_100a.
+  CHECK_FALSE(planAttention(A, DType::BF16, tiling(128, 128), Arch::SM80, Why));
+  CHECK(Why.find("over 152") != std::string::npos);
+  CHECK(planAttention(A, DType::BF16, tiling(128, 128), Arch::SM100a, Why));
+  // The intra-warpgroup overlap: sm_90a's wgmma kernel, 16-bit inputs.
+  KernelConfig Intra = tiling(128, 176);
+  Intra.SoftmaxOverlap = Overlap::Intra;
+  CHECK(planAttention(A, DType::BF16, Intra, Arch::SM90a, Why));
+  Intra.BlockN = 64;
+  CHECK_FALSE(planAttention(A, DType::BF16, Intra, Arch::SM89, Why));
+  CHECK(Why.find("needs sm_90a's wgmma kernel") != std::string::npos);
+  CHECK_FALSE(planAttention(A, DType::F8E4M3, Intra, Arch::SM90a, Why));
+  CHECK(Why.find("16-bit inputs") != std::string::npos);
+  CHECK(attentionConfigString(Intra) ==
+        "block_m=128,block_n=64,stages=2,overlap=intra");
   // The default: block_m 128, the widest block_n, 2 stages.
   std::optional<KernelConfig> D = defaultConfig(Op, Arch::SM90a);
   REQUIRE(D);
@@ -371,11 +386,22 @@ TEST_CASE("attention cost model: FlashAttention-3's anchor and tiles",
   const tuner::AttentionCost C64 = tuner::predictAttentionCost(
       tuner::attentionProblem(D64, Long), *Best, H200);
   CHECK(C64.tflops() < C.tflops());
-  // One consumer warpgroup (block_m 64) does not overlap the two.
+  // One consumer warpgroup (block_m 64) does not overlap the two, unless
+  // it overlaps them itself (overlap=intra), which the model takes as
+  // whole as two warpgroups' (and no better).
   KernelConfig One = tiling(64, 176);
-  CHECK(tuner::predictAttentionCost(tuner::attentionProblem(D128, Long), One,
-                                    H200)
-            .Seconds > 1.4 * C.Seconds);
+  const tuner::AttentionProblem LongD128 = tuner::attentionProblem(D128, Long);
+  const double Serial =
+      tuner::predictAttentionCost(LongD128, One, H200).Seconds;
+  CHECK(Serial > 1.4 * C.Seconds);
+  One.SoftmaxOverlap = Overlap::Intra;
+  CHECK(tuner::predictAttentionCost(LongD128, One, H200).Seconds <
+        0.75 * Serial);
+  KernelConfig Two =
+      *tuner::attentionModelBestConfig(D128, Arch::SM90a, Long, H200);
+  Two.SoftmaxOverlap = Overlap::Intra;
+  CHECK(tuner::predictAttentionCost(LongD128, Two, H200).Seconds ==
+        Approx(C.Seconds));
 }
 
 TEST_CASE("attention: a reference too large to compute whole is sampled",

@@ -1,5 +1,6 @@
 //===- KernelConfigTest.cpp - The k=v form and knob application -----------===//
 #include "kiln/Target/Gemm/KernelConfig.h"
+#include "kiln/Target/Gemm/KernelPlan.h"
 
 #include <catch2/catch.hpp>
 
@@ -64,6 +65,22 @@ TEST_CASE("str() and parseKnobList round-trip every knob") {
   CHECK(std::get<std::string>(knobValue(G, "store")) == "tma");
   CHECK_FALSE(applyKnobs({{"store", std::string("fast")}}, G, Error));
   CHECK(Error == "store must be direct or tma");
+  // overlap (attention's) after store, written only when intra.
+  CHECK_FALSE(knobIsWritten(KernelConfig(), "overlap"));
+  G.SoftmaxOverlap = Overlap::Intra;
+  CHECK(G.str().substr(G.str().size() - 14) == ",overlap=intra");
+  KnobAssignment O;
+  REQUIRE(parseKnobList(G.str(), O, Error));
+  KernelConfig H;
+  REQUIRE(applyKnobs(O, H, Error));
+  CHECK(H == G);
+  CHECK(std::get<std::string>(knobValue(H, "overlap")) == "intra");
+  CHECK_FALSE(applyKnobs({{"overlap", std::string("full")}}, H, Error));
+  CHECK(Error == "overlap must be none or intra");
+  // A GEMM's planner refuses it.
+  KernelPlan P;
+  CHECK_FALSE(planKernel(GemmTypes{}, G, Arch::SM90a, P, Error));
+  CHECK(Error.find("attention kernel's knob") != std::string::npos);
 }
 
 TEST_CASE("parseKnobList reports the offending part") {

@@ -251,7 +251,7 @@ TEST_CASE("Sema: names", "[sema]") {
         std::vector<std::string>{
             "kiln's tuning parameters are block_m, block_n, block_k, stages, "
             "cluster_m, cluster_n, raster, group, promote, schedule, split_k, "
-            "store"});
+            "store, overlap"});
   CHECK(firstError(op(Fp8 + Gemm + "  tune {\n    require stage > 2\n  }\n")) ==
         "7:13: unknown tuning parameter 'stage'; did you mean 'stages'?");
 }

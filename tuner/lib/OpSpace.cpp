@@ -21,8 +21,9 @@ OpSearchSpace::OpSearchSpace(const OpModel &TheOp, Arch TheTarget)
 
 const std::vector<std::string> &OpSearchSpace::paramNames() {
   static const std::vector<std::string> Names = {
-      "block_m", "block_n", "block_k", "stages",   "cluster_m", "cluster_n",
-      "raster",  "group",   "promote", "schedule", "split_k",   "store"};
+      "block_m",   "block_n", "block_k", "stages",  "cluster_m",
+      "cluster_n", "raster",  "group",   "promote", "schedule",
+      "split_k",   "store",   "overlap"};
   return Names;
 }
 
@@ -38,7 +39,8 @@ std::vector<int64_t> OpSearchSpace::pointOf(const KernelConfig &C) {
           C.Promote,
           C.Sched == Schedule::Persistent ? 1 : 0,
           C.SplitK,
-          C.Store == OutputStore::Tma ? 1 : 0};
+          C.Store == OutputStore::Tma ? 1 : 0,
+          C.SoftmaxOverlap == Overlap::Intra ? 1 : 0};
 }
 
 KernelConfig OpSearchSpace::config(size_t Index) const {
@@ -56,6 +58,7 @@ KernelConfig OpSearchSpace::config(size_t Index) const {
   C.Sched = P[9] ? Schedule::Persistent : Schedule::Grid;
   C.SplitK = P[10];
   C.Store = P[11] ? OutputStore::Tma : OutputStore::Direct;
+  C.SoftmaxOverlap = P[12] ? Overlap::Intra : Overlap::None;
   return C;
 }
 

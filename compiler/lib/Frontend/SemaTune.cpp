@@ -78,6 +78,7 @@ bool checkValue(OpSema &S, const KnobInfo &Info, const TuneValueDecl &V) {
                 (Knob == "raster"     ? std::string(" (m or n)")
                  : Knob == "schedule" ? std::string(" (grid or persistent)")
                  : Knob == "store"    ? std::string(" (direct or tma)")
+                 : Knob == "overlap"  ? std::string(" (none or intra)")
                                       : std::string()) +
                 ", got " + std::to_string(*Int));
     return false;
@@ -130,11 +131,16 @@ void checkKnob(OpSema &S, const KnobDecl &K,
     return;
   }
   if (S.Model.Family == OpFamily::Attention && K.Name != "block_m" &&
-      K.Name != "block_n" && K.Name != "stages") {
+      K.Name != "block_n" && K.Name != "stages" && K.Name != "overlap") {
     S.error(K.NameRange, "'" + K.Name +
                              "' is a GEMM's tuning parameter; an attention "
                              "op has block_m (queries per CTA), block_n "
-                             "(keys per step) and stages");
+                             "(keys per step), stages and overlap");
+    return;
+  }
+  if (S.Model.Family == OpFamily::Gemm && K.Name == "overlap") {
+    S.error(K.NameRange, "'overlap' is an attention op's tuning parameter "
+                         "(a GEMM's pipeline has no softmax to overlap)");
     return;
   }
   if (S.Model.Family != OpFamily::Gemm &&

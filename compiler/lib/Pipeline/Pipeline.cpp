@@ -35,6 +35,7 @@ void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &O,
     Tile.blockM = O.Config.BlockM;
     Tile.blockN = O.Config.BlockN;
     Tile.stages = O.Config.Stages;
+    Tile.intraOverlap = O.Config.SoftmaxOverlap == Overlap::Intra;
     PM.addPass(mlir::kiln::createKilnTileAttention(Tile));
     if (Until != Stage::Tiled) {
       mlir::kiln::KilnLowerAttentionToEmitCOptions Lower;

@@ -10,7 +10,8 @@
 // batches or the varlen form's packed sequences), zeroed accumulators
 // (zero), the mask (visible), the keys a query block may see
 // (KeyBlocks), whether a key block needs the mask at all (whole_block),
-// one step of the online softmax (softmax_step), P as the A fragment of
+// one step of the online softmax (softmax_step: softmax_scores, then
+// rescale_rows, which the overlapped walk calls apart), P as the A fragment of
 // P.V (p_fragment, p_fragment_fp8), the descales (descale_at), and the
 // final O and lse (store_rows). The arithmetic
 // is the interpreter's (compiler/lib/Interpreter/Attention/,
@@ -49,14 +50,33 @@ KILN_DEVICE bool visible(int32_t s, int32_t t, int32_t sq, int32_t sk) {
 /// (*_off) and the elements between its rows (*_stride); for TMA, the row
 /// coordinate of the sequence's first query and key (q_row, k_row) and
 /// the head coordinate (q_z, k_z). inactive: a varlen tile past the last
-/// sequence (the CTA returns).
+/// sequence (the CTA returns). O's and lse's rows are not here but in
+/// OutRows (out_rows), computed after the key loop from these ints: 64-bit
+/// offsets held through the loop cost the register-bound tilings spills.
 struct Work {
   int32_t b, h, hk, s0, s1, sq, sk;
   int32_t q_row, k_row, q_z, k_z;
-  int64_t q_off, k_off, v_off, o_off, lse_off;
-  int64_t q_stride, k_stride, v_stride, o_stride;
+  int64_t q_off, k_off, v_off;
+  int64_t q_stride, k_stride, v_stride;
   bool active;
 };
+
+/// Where the Work's output rows are: O's row 0 of the (sequence, head) as
+/// an element offset, the elements between O's rows, and lse's row 0.
+struct OutRows {
+  int64_t o_off, o_stride, lse_off;
+};
+
+/// W's OutRows, for H query heads and S the call's query rows (all the
+/// sequences' in the varlen form, not w.sq).
+template <class Cfg>
+KILN_DEVICE OutRows out_rows(const Work &w, int32_t H, int32_t S) {
+  if constexpr (Cfg::kVarlen)
+    return {(int64_t(w.q_row) * H + w.h) * Cfg::kDV, int64_t(H) * Cfg::kDV,
+            int64_t(w.h) * S + w.q_row};
+  else
+    return {int64_t(w.q_z) * S * Cfg::kDV, Cfg::kDV, int64_t(w.q_z) * S};
+}
 
 /// The CTA's Work. Dense: the grid flattens (query block, head, batch)
 /// along x, the last query blocks (the longest causal ones) first; Q [B,
@@ -92,12 +112,9 @@ KILN_DEVICE Work locate(const int32_t *__restrict__ cu_q,
     w.q_off = (int64_t(g.g_begin) * H + w.h) * kD;
     w.k_off = (int64_t(keys.begin) * HKV + w.hk) * kD;
     w.v_off = (int64_t(keys.begin) * HKV + w.hk) * kDV;
-    w.o_off = (int64_t(g.g_begin) * H + w.h) * kDV;
-    w.lse_off = int64_t(w.h) * S + g.g_begin;
     w.q_stride = int64_t(H) * kD;
     w.k_stride = int64_t(HKV) * kD;
     w.v_stride = int64_t(HKV) * kDV;
-    w.o_stride = int64_t(H) * kDV;
   } else {
     w.active = true;
     w.b = int32_t(blockIdx.x / tiles / uint32_t(H));
@@ -112,12 +129,9 @@ KILN_DEVICE Work locate(const int32_t *__restrict__ cu_q,
     w.q_off = int64_t(w.q_z) * S * kD;
     w.k_off = int64_t(w.k_z) * T * kD;
     w.v_off = int64_t(w.k_z) * T * kDV;
-    w.o_off = int64_t(w.q_z) * S * kDV;
-    w.lse_off = int64_t(w.q_z) * S;
     w.q_stride = kD;
     w.k_stride = kD;
     w.v_stride = kDV;
-    w.o_stride = kDV;
   }
   return w;
 }
@@ -181,14 +195,15 @@ KILN_DEVICE void mask_block(float (&s)[NS][4], bool whole,
         s[j][r] = neg_inf();
 }
 
-/// One block of the online softmax for the thread's two rows: the block's
-/// row max over the quad (shuffles), S replaced by P = exp2(S scale_log2 -
-/// (max scale_log2 - PExp)) (PExp: FP8's kFp8PExponent, else 0), the
-/// running sum and O rescaled by the correction.
-template <int PExp = 0, int NS, int NO>
-KILN_DEVICE void softmax_step(float (&s)[NS][4], float (&o)[NO][4],
-                              float (&row_max)[2], float (&row_sum)[2],
-                              float scale_log2) {
+/// One block of the online softmax for the thread's two rows, but O: the
+/// block's row max over the quad (shuffles), S replaced by P = exp2(S
+/// scale_log2 - (max scale_log2 - PExp)) (PExp: FP8's kFp8PExponent, else
+/// 0), the running sum rescaled by the correction and the block's added;
+/// CORR gets the corrections (rescale_rows applies them to O).
+template <int PExp = 0, int NS>
+KILN_DEVICE void softmax_scores(float (&s)[NS][4], float (&row_max)[2],
+                                float (&row_sum)[2], float scale_log2,
+                                float (&corr_out)[2]) {
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     float m = neg_inf();
@@ -213,13 +228,29 @@ KILN_DEVICE void softmax_step(float (&s)[NS][4], float (&o)[NO][4],
         sum += x;
       }
     row_sum[half] = row_sum[half] * corr + sum;
-#pragma unroll
-    for (int j = 0; j < NO; ++j) {
-      o[j][2 * half] *= corr;
-      o[j][2 * half + 1] *= corr;
-    }
+    corr_out[half] = corr;
     row_max[half] = m_new;
   }
+}
+
+/// O's two rows times their corrections (softmax_scores').
+template <int NO>
+KILN_DEVICE void rescale_rows(float (&o)[NO][4], const float (&corr)[2]) {
+#pragma unroll
+  for (int j = 0; j < NO; ++j)
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+      o[j][c] *= corr[c / 2];
+}
+
+/// One whole block of the online softmax: softmax_scores, then O rescaled.
+template <int PExp = 0, int NS, int NO>
+KILN_DEVICE void softmax_step(float (&s)[NS][4], float (&o)[NO][4],
+                              float (&row_max)[2], float (&row_sum)[2],
+                              float scale_log2) {
+  float corr[2];
+  softmax_scores<PExp>(s, row_max, row_sum, scale_log2, corr);
+  rescale_rows(o, corr);
 }
 
 /// Keys [16 kk, 16 kk + 16) of P, rounded to T, as the A fragment of an

@@ -148,6 +148,7 @@ KILN_DEVICE void attention_sm80(
     return;
   const int32_t b = w.b, hk = w.hk, s0 = w.s0, s1 = w.s1;
   // From here on S and SK are the sequence's queries and keys.
+  const int32_t rows = S; // the call's query rows (out_rows)
   S = w.sq;
   SK = w.sk;
   const float score_descale =
@@ -299,9 +300,10 @@ KILN_DEVICE void attention_sm80(
   arch::cp_async_wait<0>();
 
   // The quad's partial sums, then O / sum (0 for a row that saw no key).
-  store_rows<kFp8>(o + w.o_off, w.o_stride, lse ? lse + w.lse_off : nullptr,
-                   acc_o, row_sum, row_max, my_row, S, scale,
-                   descale_at(vd, b, hk, HKV),
+  const OutRows out = out_rows<Cfg>(w, H, rows);
+  store_rows<kFp8>(o + out.o_off, out.o_stride,
+                   lse ? lse + out.lse_off : nullptr, acc_o, row_sum, row_max,
+                   my_row, S, scale, descale_at(vd, b, hk, HKV),
                    kFp8 ? float(kFp8PExponent) * 0.6931471805599453f : 0.f);
 }
 

@@ -29,9 +29,16 @@
 // The 3D tensor maps ([D, S, B H] for Q, [D, T, B HKV] for K and V) zero
 // the boxes' rows past S or T, so no block reads another head's keys.
 // setmaxnreg moves registers from the producer to the consumers.
-// Not yet FlashAttention-3's: the softmax of one block does not overlap
-// the P.V of the previous one, and the consumers do not ping-pong on named
-// barriers; both need the stage to be released later.
+// Overlap (16-bit inputs): FlashAttention-3's intra-warpgroup overlap.
+// Each consumer issues block j's S = Q K^T and then block j - 1's O += P V,
+// waits for S alone, runs block j's softmax while that P.V is on the
+// tensor cores, then waits for it, releases block j - 1's stage and
+// rescales O; P of block j waits in registers for the next iteration. The
+// arithmetic and its order are the plain walk's (O's rescale by block j's
+// correction still follows block j - 1's P.V), so both give the same
+// bits; the stage of a block is held one iteration longer (Stages >= 2).
+// Not yet FlashAttention-3's: the consumers do not ping-pong on named
+// barriers.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -49,9 +56,11 @@ namespace kiln::attention {
 /// One compiled tiling: BlockM 64, 128 or 192 (one to three consumer
 /// warpgroups of 64 rows), BlockN a multiple of 16 up to 256; Left / Right
 /// as Sm80Config's; ElemBytes 2 (bf16, f16) or 1 (e4m3: BlockM 64 or 128,
-/// BlockN a multiple of 32).
+/// BlockN a multiple of 32); Varlen as Sm80Config's; Overlap: the
+/// intra-warpgroup overlap (16-bit inputs; above).
 template <int BlockM, int BlockN, int Stages, int HeadDim, int ValueDim,
-          int Left, int Right, int ElemBytes = 2, bool Varlen = false>
+          int Left, int Right, int ElemBytes = 2, bool Varlen = false,
+          bool Overlap = false>
 struct Sm90Config {
   static_assert(BlockM == 64 || BlockM == 128 || BlockM == 192,
                 "one to three consumer warpgroups of 64 query rows");
@@ -69,6 +78,9 @@ struct Sm90Config {
   static constexpr int kD = HeadDim, kDV = ValueDim;
   static constexpr int kElemBytes = ElemBytes;
   static constexpr bool kVarlen = Varlen;
+  static_assert(!Overlap || ElemBytes == 2,
+                "the intra-warpgroup overlap is built for 16-bit inputs");
+  static constexpr bool kOverlap = Overlap;
   /// Bytes of a row of Q or K and of V in shared memory: whole 128-byte
   /// panels (a partial one is half TMA's zero fill, e.g. D = 96 in 16
   /// bits), and TMA's box of a panel in elements.
@@ -186,6 +198,7 @@ KILN_DEVICE void attention_sm90(
     return;
   const int32_t b = w.b, hk = w.hk, s0 = w.s0, s1 = w.s1;
   // From here on S and SK are the sequence's queries and keys.
+  const int32_t rows = S; // the call's query rows (out_rows)
   S = w.sq;
   SK = w.sk;
   const KeyBlocks keys = key_blocks<Cfg>(s0, s1, S, SK);
@@ -292,108 +305,204 @@ KILN_DEVICE void attention_sm90(
   if (blocks > 0)
     arch::mbar_wait(q_full, 0);
 
-#pragma unroll 1
-  for (int32_t it = 0; it < blocks; ++it) {
-    const int slot = it % kStages;
-    arch::mbar_wait(kv_full(slot), uint32_t(it / kStages) & 1u);
-    const uint32_t k_tile = k_ring + uint32_t(slot) * Cfg::kKBytes;
-    const uint32_t v_tile = v_ring + uint32_t(slot) * Cfg::kVBytes;
-    const int32_t t0 = (last - it) * kBN;
-
-    // S = Q K^T: 32 bytes of D a step (16 elements, or 32 in FP8) into a
-    // 128-byte panel.
+  if constexpr (Cfg::kOverlap) {
+    // The intra-warpgroup overlap (the header). The first block alone,
+    // then each block's S batch and the previous one's P.V batch in one
+    // fence, no branch between a batch and its wait (ptxas serializes the
+    // wgmmas of a stage it cannot follow), then the last block's P.V.
+    // P of the previous block, the A operand of its P.V, waits in p;
+    // prev_slot holds its V.
     float acc_s[kBN / 8][4];
     auto flat_s = reinterpret_cast<float(*)[kBN / 2]>(&acc_s[0][0]);
-    fence_accumulators(acc_o); // O's registers stay out of the S batch
-    arch::wgmma_fence();
+    uint32_t p[kBN / 16][4];
+    int prev_slot = 0;
+    // S = Q K^T of the block in SLOT, issued and committed (the caller
+    // fenced).
+    auto issue_s = [&](int slot) {
+      const uint32_t k_tile = k_ring + uint32_t(slot) * Cfg::kKBytes;
 #pragma unroll
-    for (int kk = 0; kk < kD * Cfg::kElemBytes / 32; ++kk) {
-      const uint32_t panel = uint32_t(kk / 4), step = 32u * uint32_t(kk % 4);
-      arch::Wgmma<kBN>::template mma<T, T>(
-          *flat_s, arch::wgmma_desc_k128b(q_rows + panel * kBM * 128 + step),
-          arch::wgmma_desc_k128b(k_tile + panel * kBN * 128 + step),
-          kk > 0 ? 1u : 0u);
-    }
-    arch::wgmma_commit();
-    arch::wgmma_wait<0>();
-    fence_accumulators(acc_s);
-
-    mask_block<Cfg>(acc_s, whole_block<Cfg>(t0, rows0, 64, S, SK), my_row, t0,
-                    S, SK);
-    softmax_step<kFp8 ? kFp8PExponent : 0>(acc_s, acc_o, row_max, row_sum,
-                                           scale_log2);
-
-    if constexpr (kFp8) {
-      // O += P V^T: 32 keys a step, V^T K-major (the producer's transpose,
-      // in p_fragment_fp8's key order), into the block's own accumulator
-      // then added to O in fp32 (the FP8 wgmma keeps about 14 bits of the
-      // accumulator it adds into: DeepSeek-V3's FP32 promotion). V^T's rows
-      // are O's columns, 128 bytes apart.
-      uint32_t a[kBN / 32][4];
-#pragma unroll
-      for (int c = 0; c < kBN / 32; ++c) {
-        p_fragment_fp8(acc_s, c, a[c]);
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-          arch::fence_operand(a[c][i]);
+      for (int kk = 0; kk < kD * 2 / 32; ++kk) {
+        const uint32_t panel = uint32_t(kk / 4), step = 32u * uint32_t(kk % 4);
+        arch::Wgmma<kBN>::template mma<T, T>(
+            *flat_s, arch::wgmma_desc_k128b(q_rows + panel * kBM * 128 + step),
+            arch::wgmma_desc_k128b(k_tile + panel * kBN * 128 + step),
+            kk > 0 ? 1u : 0u);
       }
-      const uint32_t vt_tile = vt_ring + uint32_t(slot) * Cfg::kVtBytes;
-      arch::mbar_wait(vt_full(slot), uint32_t(it / kStages) & 1u);
-      // O's columns in chunks of kPv (all of DV up to 128), each summed
-      // over the block apart, then added.
-      constexpr int kPv = Cfg::kPvChunk;
-#pragma unroll
-      for (int n0 = 0; n0 < kDV; n0 += kPv) {
-        float acc_pv[kPv / 8][4];
-        auto flat_pv = reinterpret_cast<float(*)[kPv / 2]>(&acc_pv[0][0]);
-        fence_accumulators(acc_pv);
-        arch::wgmma_fence();
-#pragma unroll
-        for (int c = 0; c < kBN / 32; ++c)
-          arch::Wgmma<kPv>::template mma_rs<T, T>(
-              *flat_pv, a[c],
-              arch::wgmma_desc_k128b(vt_tile + uint32_t(c / 4) * kDV * 128 +
-                                     uint32_t(n0) * 128 +
-                                     32u * uint32_t(c % 4)),
-              c > 0 ? 1u : 0u);
-        arch::wgmma_commit();
-        arch::wgmma_wait<0>(); // P's registers and the stage are free
-        fence_accumulators(acc_pv);
-#pragma unroll
-        for (int j = 0; j < kPv / 8; ++j)
-#pragma unroll
-          for (int r = 0; r < 4; ++r)
-            acc_o[n0 / 8 + j][r] += acc_pv[j][r];
-      }
-    } else {
-      // O += P V: 16 keys a step, V's rows 2048 bytes apart in every panel.
-      uint32_t a[kBN / 16][4];
-#pragma unroll
-      for (int kk = 0; kk < kBN / 16; ++kk) {
-        p_fragment<T>(acc_s, kk, a[kk]);
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-          arch::fence_operand(a[kk][i]);
-      }
-      // The threads rescaled O and wrote P: both before the fence (PTX).
-      fence_accumulators(acc_o);
-      arch::wgmma_fence();
+      arch::wgmma_commit();
+    };
+    // O += P V of the block whose V is in SLOT, issued and committed.
+    auto issue_pv = [&](int slot) {
+      const uint32_t v_tile = v_ring + uint32_t(slot) * Cfg::kVBytes;
 #pragma unroll
       for (int kk = 0; kk < kBN / 16; ++kk)
         arch::Wgmma<kDV>::template mma_rs<T, T, true>(
-            *flat_o, a[kk],
+            *flat_o, p[kk],
             arch::wgmma_desc_mn128b(v_tile + 2048u * uint32_t(kk), kBN * 128),
             1u);
       arch::wgmma_commit();
-      arch::wgmma_wait<0>(); // P's registers and the stage are free
+    };
+    // S retired: block IT's mask and softmax (O's correction in CORR).
+    auto scores = [&](int32_t it, float(&corr)[2]) {
+      fence_accumulators(acc_s);
+      const int32_t t0 = (last - it) * kBN;
+      mask_block<Cfg>(acc_s, whole_block<Cfg>(t0, rows0, 64, S, SK), my_row, t0,
+                      S, SK);
+      softmax_scores(acc_s, row_max, row_sum, scale_log2, corr);
+    };
+    // P of the block just scored, as the A operand of its P.V.
+    auto keep_p = [&]() {
+#pragma unroll
+      for (int kk = 0; kk < kBN / 16; ++kk) {
+        p_fragment<T>(acc_s, kk, p[kk]);
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          arch::fence_operand(p[kk][i]);
+      }
+    };
+    // After P.V of the block in SLOT retired: its stage goes back.
+    auto release = [&](int slot) {
+      fence_accumulators(acc_o);
+      if (threadIdx.x % 128 == 0)
+        arch::mbar_arrive(kv_empty(slot));
+    };
+    if (blocks > 0) {
+      arch::mbar_wait(kv_full(0), 0u);
+      arch::wgmma_fence();
+      issue_s(0);
+      arch::wgmma_wait<0>();
+      float corr[2];
+      scores(0, corr); // O is 0: no correction to apply
+      keep_p();
+#pragma unroll 1
+      for (int32_t it = 1; it < blocks; ++it) {
+        const int slot = it % kStages;
+        arch::mbar_wait(kv_full(slot), uint32_t(it / kStages) & 1u);
+        // One fence for both batches: O rescaled and P written before it,
+        // as PTX wants of the register operands.
+        fence_accumulators(acc_o);
+        arch::wgmma_fence();
+        issue_s(slot);
+        issue_pv(prev_slot);
+        arch::wgmma_wait<1>(); // S is in; block it - 1's P.V runs on
+        scores(it, corr);
+        arch::wgmma_wait<0>(); // block it - 1's P.V: O and P are free
+        release(prev_slot);
+        rescale_rows(acc_o, corr);
+        keep_p();
+        prev_slot = slot;
+      }
+      fence_accumulators(acc_o); // the last block's P.V
+      arch::wgmma_fence();
+      issue_pv(prev_slot);
+      arch::wgmma_wait<0>();
+      release(prev_slot);
     }
-    fence_accumulators(acc_o);
-    if (threadIdx.x % 128 == 0)
-      arch::mbar_arrive(kv_empty(slot));
+  } else {
+#pragma unroll 1
+    for (int32_t it = 0; it < blocks; ++it) {
+      const int slot = it % kStages;
+      arch::mbar_wait(kv_full(slot), uint32_t(it / kStages) & 1u);
+      const uint32_t k_tile = k_ring + uint32_t(slot) * Cfg::kKBytes;
+      const uint32_t v_tile = v_ring + uint32_t(slot) * Cfg::kVBytes;
+      const int32_t t0 = (last - it) * kBN;
+
+      // S = Q K^T: 32 bytes of D a step (16 elements, or 32 in FP8) into a
+      // 128-byte panel.
+      float acc_s[kBN / 8][4];
+      auto flat_s = reinterpret_cast<float(*)[kBN / 2]>(&acc_s[0][0]);
+      fence_accumulators(acc_o); // O's registers stay out of the S batch
+      arch::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kD * Cfg::kElemBytes / 32; ++kk) {
+        const uint32_t panel = uint32_t(kk / 4), step = 32u * uint32_t(kk % 4);
+        arch::Wgmma<kBN>::template mma<T, T>(
+            *flat_s, arch::wgmma_desc_k128b(q_rows + panel * kBM * 128 + step),
+            arch::wgmma_desc_k128b(k_tile + panel * kBN * 128 + step),
+            kk > 0 ? 1u : 0u);
+      }
+      arch::wgmma_commit();
+      arch::wgmma_wait<0>();
+      fence_accumulators(acc_s);
+
+      mask_block<Cfg>(acc_s, whole_block<Cfg>(t0, rows0, 64, S, SK), my_row, t0,
+                      S, SK);
+      softmax_step<kFp8 ? kFp8PExponent : 0>(acc_s, acc_o, row_max, row_sum,
+                                             scale_log2);
+
+      if constexpr (kFp8) {
+        // O += P V^T: 32 keys a step, V^T K-major (the producer's transpose,
+        // in p_fragment_fp8's key order), into the block's own accumulator
+        // then added to O in fp32 (the FP8 wgmma keeps about 14 bits of the
+        // accumulator it adds into: DeepSeek-V3's FP32 promotion). V^T's rows
+        // are O's columns, 128 bytes apart.
+        uint32_t a[kBN / 32][4];
+#pragma unroll
+        for (int c = 0; c < kBN / 32; ++c) {
+          p_fragment_fp8(acc_s, c, a[c]);
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+            arch::fence_operand(a[c][i]);
+        }
+        const uint32_t vt_tile = vt_ring + uint32_t(slot) * Cfg::kVtBytes;
+        arch::mbar_wait(vt_full(slot), uint32_t(it / kStages) & 1u);
+        // O's columns in chunks of kPv (all of DV up to 128), each summed
+        // over the block apart, then added.
+        constexpr int kPv = Cfg::kPvChunk;
+#pragma unroll
+        for (int n0 = 0; n0 < kDV; n0 += kPv) {
+          float acc_pv[kPv / 8][4];
+          auto flat_pv = reinterpret_cast<float(*)[kPv / 2]>(&acc_pv[0][0]);
+          fence_accumulators(acc_pv);
+          arch::wgmma_fence();
+#pragma unroll
+          for (int c = 0; c < kBN / 32; ++c)
+            arch::Wgmma<kPv>::template mma_rs<T, T>(
+                *flat_pv, a[c],
+                arch::wgmma_desc_k128b(vt_tile + uint32_t(c / 4) * kDV * 128 +
+                                       uint32_t(n0) * 128 +
+                                       32u * uint32_t(c % 4)),
+                c > 0 ? 1u : 0u);
+          arch::wgmma_commit();
+          arch::wgmma_wait<0>(); // P's registers and the stage are free
+          fence_accumulators(acc_pv);
+#pragma unroll
+          for (int j = 0; j < kPv / 8; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+              acc_o[n0 / 8 + j][r] += acc_pv[j][r];
+        }
+      } else {
+        // O += P V: 16 keys a step, V's rows 2048 bytes apart in every panel.
+        uint32_t a[kBN / 16][4];
+#pragma unroll
+        for (int kk = 0; kk < kBN / 16; ++kk) {
+          p_fragment<T>(acc_s, kk, a[kk]);
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+            arch::fence_operand(a[kk][i]);
+        }
+        // The threads rescaled O and wrote P: both before the fence (PTX).
+        fence_accumulators(acc_o);
+        arch::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBN / 16; ++kk)
+          arch::Wgmma<kDV>::template mma_rs<T, T, true>(
+              *flat_o, a[kk],
+              arch::wgmma_desc_mn128b(v_tile + 2048u * uint32_t(kk), kBN * 128),
+              1u);
+        arch::wgmma_commit();
+        arch::wgmma_wait<0>(); // P's registers and the stage are free
+      }
+      fence_accumulators(acc_o);
+      if (threadIdx.x % 128 == 0)
+        arch::mbar_arrive(kv_empty(slot));
+    }
   }
 
-  store_rows(o + w.o_off, w.o_stride, lse ? lse + w.lse_off : nullptr, acc_o,
-             row_sum, row_max, my_row, S, scale, descale_at(vd, b, hk, HKV),
+  const OutRows out = out_rows<Cfg>(w, H, rows);
+  store_rows(o + out.o_off, out.o_stride, lse ? lse + out.lse_off : nullptr,
+             acc_o, row_sum, row_max, my_row, S, scale,
+             descale_at(vd, b, hk, HKV),
              kFp8 ? float(kFp8PExponent) * 0.6931471805599453f : 0.f);
 #endif
 }

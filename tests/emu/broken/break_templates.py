@@ -291,20 +291,20 @@ BREAKS = {
     # The sm_90a attention kernel (kiln/attention/attention_sm90.cuh):
     # a stage released before the P.V wgmma reading its V has retired.
     "attention90-early-release": ("kiln/attention/attention_sm90.cuh",
-                                  "      arch::wgmma_wait<0>(); // P's registers and the stage are free\n"
-                                  "    }\n"
-                                  "    fence_accumulators(acc_o);\n"
-                                  "    if (threadIdx.x % 128 == 0)\n"
-                                  "      arch::mbar_arrive(kv_empty(slot));\n",
+                                  "        arch::wgmma_wait<0>(); // P's registers and the stage are free\n"
+                                  "      }\n"
+                                  "      fence_accumulators(acc_o);\n"
                                   "      if (threadIdx.x % 128 == 0)\n"
-                                  "        arch::mbar_arrive(kv_empty(slot));\n"
-                                  "      arch::wgmma_wait<0>();\n"
-                                  "    }\n"
-                                  "    fence_accumulators(acc_o);\n"),
+                                  "        arch::mbar_arrive(kv_empty(slot));\n",
+                                  "        if (threadIdx.x % 128 == 0)\n"
+                                  "          arch::mbar_arrive(kv_empty(slot));\n"
+                                  "        arch::wgmma_wait<0>();\n"
+                                  "      }\n"
+                                  "      fence_accumulators(acc_o);\n"),
     # ... V's panels read 64 rows apart instead of block_n.
     "attention90-v-lbo": ("kiln/attention/attention_sm90.cuh",
-                          "arch::wgmma_desc_mn128b(v_tile + 2048u * uint32_t(kk), kBN * 128)",
-                          "arch::wgmma_desc_mn128b(v_tile + 2048u * uint32_t(kk), 64 * 128)"),
+                          "              arch::wgmma_desc_mn128b(v_tile + 2048u * uint32_t(kk), kBN * 128)",
+                          "              arch::wgmma_desc_mn128b(v_tile + 2048u * uint32_t(kk), 64 * 128)"),
     # ... a stage's barrier expecting K's bytes only.
     "attention90-expect-tx": ("kiln/attention/attention_sm90.cuh",
                               "arch::mbar_arrive_expect_tx(kv_full(slot), Cfg::kKBytes + Cfg::kVBytes);",
@@ -312,8 +312,27 @@ BREAKS = {
     # ... P written and O rescaled by the threads, then the P.V wgmma
     # without a wgmma.fence.
     "attention90-no-fence": ("kiln/attention/attention_sm90.cuh",
-                             "      fence_accumulators(acc_o);\n      arch::wgmma_fence();\n",
-                             "      fence_accumulators(acc_o);\n"),
+                             "(PTX).\n        fence_accumulators(acc_o);\n        arch::wgmma_fence();\n",
+                             "(PTX).\n        fence_accumulators(acc_o);\n"),
+    # Its intra-warpgroup overlap (overlap=intra): the softmax reading S
+    # while its wgmma may be in flight (no wait for it) ...
+    "attention90-overlap-no-wait": ("kiln/attention/attention_sm90.cuh",
+                                    "        arch::wgmma_wait<1>(); // S is in; block it - 1's P.V runs on\n",
+                                    ""),
+    # ... O rescaled while block j - 1's P.V still adds into it ...
+    "attention90-overlap-early-rescale": ("kiln/attention/attention_sm90.cuh",
+                                          "        arch::wgmma_wait<0>(); // block it - 1's P.V: O and P are free\n"
+                                          "        release(prev_slot);\n"
+                                          "        rescale_rows(acc_o, corr);\n",
+                                          "        rescale_rows(acc_o, corr);\n"
+                                          "        arch::wgmma_wait<0>();\n"
+                                          "        release(prev_slot);\n"),
+    # ... and block j - 1's stage released before its P.V retired.
+    "attention90-overlap-early-release": ("kiln/attention/attention_sm90.cuh",
+                                          "        arch::wgmma_wait<0>(); // block it - 1's P.V: O and P are free\n"
+                                          "        release(prev_slot);\n",
+                                          "        release(prev_slot);\n"
+                                          "        arch::wgmma_wait<0>();\n"),
     # For kiln tune's isolation (tests/lit/Emu/tune-isolation.test), breaks
     # that hit some configurations only: 64-row tiles write far out of
     # bounds (a fault), 64-column tiles spin forever (a hang that no

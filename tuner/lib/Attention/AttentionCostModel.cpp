@@ -79,9 +79,13 @@ AttentionCost predictAttentionCost(const AttentionProblem &P,
     Cost.Why = "the device has no tensor-core rate for the inputs' type";
     return Cost;
   }
-  // Two consumer warpgroups overlap one's softmax with the other's MMAs.
+  // Two consumer warpgroups overlap one's softmax with the other's MMAs;
+  // overlap=intra overlaps them within one warpgroup too. The model takes
+  // either as a whole overlap and does not tell them apart (not measured
+  // on a GPU yet: the tuner decides between them).
   const bool Wgmma = attentionUsesWgmma(P.In, Device.Target);
-  const bool Overlap = Wgmma && C.BlockM >= 128;
+  const bool Overlapped =
+      Wgmma && (C.BlockM >= 128 || C.SoftmaxOverlap == kiln::Overlap::Intra);
   const double Clock = Device.SmClockGHz * 1e9;
   // Clocks of one SM per computed pair.
   const double Fraction = (P.In == DType::F8E4M3 ? AttentionFp8TensorFraction
@@ -92,7 +96,8 @@ AttentionCost predictAttentionCost(const AttentionProblem &P,
   const double Softmax =
       1.0 / Exp2PerClk +
       (Fp32PerPair + double(P.DV) / double(C.BlockN)) / Fp32PerClk;
-  const double PerPair = Overlap ? std::max(Tensor, Softmax) : Tensor + Softmax;
+  const double PerPair =
+      Overlapped ? std::max(Tensor, Softmax) : Tensor + Softmax;
   // The work of each query tile (the same for every batch and head).
   const int64_t Tiles = (P.S + C.BlockM - 1) / C.BlockM;
   const double Heads = double(P.B) * double(P.H);

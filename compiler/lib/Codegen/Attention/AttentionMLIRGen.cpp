@@ -28,7 +28,7 @@ OwningOpRef<ModuleOp> generateAttentionModule(MLIRContext &Ctx,
       B.getI64IntegerAttr(A.HeadDim), B.getI64IntegerAttr(A.ValueDim),
       B.getF64FloatAttr(A.Scale), B.getI64IntegerAttr(A.Left),
       B.getI64IntegerAttr(A.Right), IntegerAttr(), IntegerAttr(),
-      IntegerAttr());
+      IntegerAttr(), mlir::UnitAttr());
   return F.finish(Op.Loc);
 }
 

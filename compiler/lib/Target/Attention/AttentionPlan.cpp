@@ -14,13 +14,20 @@ static_assert(attention::kFp8PExponent == AttentionFp8PExponent,
 namespace {
 /// What O, S and P may take of a thread's registers, measured with ptxas
 /// (tests/nvrtc's space tests): the mma.sync kernel's addresses, masks and
-/// fragments take about 95 more at head dims of 128 and above (D = 128
-/// with block_n 128 uses 254 registers; D = 256 with block_n 64, estimated
-/// 176, spills 328 bytes), so 160 of 255; the wgmma kernel's consumers
-/// about 36 more than the estimate, of setmaxnreg's 240, 232 or 160 for
-/// one, two or three consumers (three at D = 128: block_n 80, estimated
-/// 124, does not spill, block_n 96, 136, does).
+/// fragments take up to about 95 more at head dims of 128 and above (D =
+/// 256 with block_n 64, estimated 176, spills 328 bytes; D = 128 with
+/// block_n 128, estimated 160, uses 179 on sm_100a and 255 on sm_80,
+/// below), so 160 of 255; the wgmma kernel's consumers about 36 more than
+/// the estimate, of setmaxnreg's 240, 232 or 160 for one, two or three
+/// consumers (three at D = 128: block_n 80, estimated 124, does not spill,
+/// block_n 96, 136, does).
 constexpr int64_t MmaSyncRegisterBudget = 160;
+/// sm_80's ptxas holds more of the walk in registers than the others'
+/// (measured: D = DV = 128 with block_n 128, estimated 160, takes 255
+/// registers and spills 8 to 40 bytes on sm_80 with either block_m, 179
+/// and no spill on sm_100a; block_n 64, estimated 112, does not spill), so
+/// 152 there: the 128-key blocks at DV = 128 go.
+constexpr int64_t Sm80MmaSyncRegisterBudget = 152;
 /// FP8 through mma.sync on sm_100a (and sm_90a, which takes the wgmma
 /// kernel instead) takes far more: D = DV = 128 with block_n 128 uses 255
 /// registers and spills there (173 on sm_89 and sm_120a), block_n 64 does
@@ -96,6 +103,13 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
                 : "block_n must be 32, 64 or 128";
     return false;
   }
+  if (C.SoftmaxOverlap == Overlap::Intra && (!Wgmma || Fp8)) {
+    Why = !Wgmma ? "overlap=intra needs sm_90a's wgmma kernel (mma.sync "
+                   "runs synchronously)"
+                 : "overlap=intra is built for 16-bit inputs (FP8's P.V "
+                   "sums each block apart, FP32 promotion)";
+    return false;
+  }
   const int64_t MinStages = Wgmma ? 2 : 1, MaxStages = Wgmma ? 4 : 3;
   if (C.Stages < MinStages || C.Stages > MaxStages) {
     Why = "stages must be in [" + std::to_string(MinStages) + ", " +
@@ -115,7 +129,8 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
                    : wgmmaRegisterBudget(C.BlockM))
       : In == DType::F8E4M3 && !fp8MmaSyncIsLean(Target)
           ? WideFp8MmaSyncRegisterBudget
-          : MmaSyncRegisterBudget;
+      : Target == Arch::SM80 ? Sm80MmaSyncRegisterBudget
+                             : MmaSyncRegisterBudget;
   if (F.Registers > RegisterBudget) {
     Why = "O, the scores and P need about " + std::to_string(F.Registers) +
           " registers a thread (" +
@@ -185,7 +200,8 @@ KernelConfig attentionDefaults(const AttentionSpec &A, DType In,
 std::string attentionConfigString(const KernelConfig &C) {
   return "block_m=" + std::to_string(C.BlockM) +
          ",block_n=" + std::to_string(C.BlockN) +
-         ",stages=" + std::to_string(C.Stages);
+         ",stages=" + std::to_string(C.Stages) +
+         (C.SoftmaxOverlap == Overlap::Intra ? ",overlap=intra" : "");
 }
 
 } // namespace kiln

@@ -11,7 +11,8 @@ bool KernelConfig::operator==(const KernelConfig &O) const {
          Stages == O.Stages && ClusterM == O.ClusterM &&
          ClusterN == O.ClusterN && RasterOrder == O.RasterOrder &&
          Group == O.Group && Promote == O.Promote && Sched == O.Sched &&
-         SplitK == O.SplitK && Store == O.Store;
+         SplitK == O.SplitK && Store == O.Store &&
+         SoftmaxOverlap == O.SoftmaxOverlap;
 }
 
 std::string KernelConfig::str() const {
@@ -31,6 +32,8 @@ std::string KernelConfig::str() const {
     OS << ",split_k=" << SplitK;
   if (knobIsWritten(*this, "store"))
     OS << ",store=tma";
+  if (knobIsWritten(*this, "overlap"))
+    OS << ",overlap=intra";
   return OS.str();
 }
 
@@ -59,6 +62,10 @@ const std::vector<KnobInfo> &knownKnobs() {
       {"store",
        "how the epilogue writes D: direct (staged stores) or tma (full "
        "32-column blocks through TMA stores; sm_90a)",
+       true},
+      {"overlap",
+       "attention: none, or intra (a warpgroup's softmax of key block j "
+       "while its P.V of block j - 1 runs; sm_90a, 16-bit inputs)",
        true},
   };
   return Knobs;
@@ -143,6 +150,13 @@ bool applyKnobs(const KnobAssignment &Assignment, KernelConfig &C,
         return false;
       }
       C.Store = *S == "tma" ? OutputStore::Tma : OutputStore::Direct;
+    } else if (Name == "overlap") {
+      const std::string *S = std::get_if<std::string>(&V);
+      if (!S || (*S != "none" && *S != "intra")) {
+        Error = "overlap must be none or intra";
+        return false;
+      }
+      C.SoftmaxOverlap = *S == "intra" ? Overlap::Intra : Overlap::None;
     } else {
       Error = "unknown tuning parameter '" + Name + "'";
       return false;
@@ -209,6 +223,8 @@ bool knobIsWritten(const KernelConfig &C, std::string_view Knob) {
     return C.SplitK != 1;
   if (Knob == "store")
     return C.Store != OutputStore::Direct;
+  if (Knob == "overlap")
+    return C.SoftmaxOverlap != Overlap::None;
   return true;
 }
 
@@ -237,6 +253,8 @@ TuneValue knobValue(const KernelConfig &C, std::string_view Knob) {
     return std::string(C.Sched == Schedule::Persistent ? "persistent" : "grid");
   if (Knob == "store")
     return std::string(C.Store == OutputStore::Tma ? "tma" : "direct");
+  if (Knob == "overlap")
+    return std::string(C.SoftmaxOverlap == Overlap::Intra ? "intra" : "none");
   return int64_t(0);
 }
 

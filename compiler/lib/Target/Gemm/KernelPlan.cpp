@@ -267,6 +267,9 @@ bool planKernel(const GemmTypes &T, const KernelConfig &C, Arch Target,
   if (Fp8 && !AI.HasFp8Mma)
     return fail(Why, "FP8 tensor-core MMA needs sm_89 or newer; " +
                          std::string(AI.Name) + " has none");
+  if (C.SoftmaxOverlap != Overlap::None)
+    return fail(Why, "overlap is an attention kernel's knob; a GEMM has no "
+                     "softmax to overlap");
   KernelConfig R = resolvedConfig(T, C);
   P.BlockK = R.BlockK;
   P.Promote = R.Promote;

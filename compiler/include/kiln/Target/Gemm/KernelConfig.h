@@ -34,6 +34,12 @@ enum class Schedule { Grid, Persistent };
 /// full 32-column blocks through TMA stores (sm_90a).
 enum class OutputStore { Direct, Tma };
 
+/// How an attention kernel's warpgroup orders a key block's work: none
+/// (S, then its softmax, then P.V) or intra (FlashAttention-3's
+/// intra-warpgroup overlap: block j's softmax runs while the P.V of block
+/// j - 1 is on the tensor cores; sm_90a, 16-bit inputs).
+enum class Overlap { None, Intra };
+
 /// The most CTAs that split one tile's K (split_k): the last one reads the
 /// other partial sums back, so the fixup grows with it.
 constexpr int64_t MaxSplitK = 16;
@@ -59,12 +65,14 @@ struct KernelConfig {
   /// MaxSplitK).
   int64_t SplitK = 1;
   OutputStore Store = OutputStore::Direct;
+  Overlap SoftmaxOverlap = Overlap::None; ///< attention only
 
   bool operator==(const KernelConfig &O) const;
   /// "block_m=128,block_n=128,block_k=128,stages=4,cluster_m=1,..."
   /// (",promote=N" only when Promote is set and ",schedule=persistent" only
   /// when persistent, ",split_k=N" only when N > 1, ",store=tma" only with
-  /// TMA stores, so earlier strings still
+  /// TMA stores, ",overlap=intra" only with the overlap, so earlier strings
+  /// still
   /// name the same configuration)
   std::string str() const;
 };
@@ -96,7 +104,8 @@ bool parseKnobList(std::string_view Text, KnobAssignment &Out,
 /// Whether Knob is written out for Config (str(), tuning-cache knobs):
 /// every knob but promote at its default 0 and schedule at its default
 /// grid (and split_k 1, store direct), which are left out so that the
-/// strings of configurations from before they existed stay the same, and
+/// strings of configurations from before they existed stay the same (and
+/// overlap none), and
 /// block_k 0 (the op's default; a token family's configurations have
 /// none), which a knob list cannot spell.
 bool knobIsWritten(const KernelConfig &Config, std::string_view Knob);

@@ -400,6 +400,9 @@ LogicalResult AttentionOp::verify() {
       getBlockM().has_value() != getStages().has_value())
     return emitOpError("block_m, block_n and stages come together (the "
                        "tiled form)");
+  if (getIntraOverlap() && !getBlockM())
+    return emitOpError("intra_overlap is the tiled form's (with block_m, "
+                       "block_n and stages)");
   return success();
 }
 

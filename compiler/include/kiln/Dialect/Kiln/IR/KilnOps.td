@@ -217,7 +217,10 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [AttrSizedOperandSegments]> {
     `vd` (V's) are f32 [B, HKV], one per batch and key head (1 where
     absent). `head_dim` and `value_dim` are D and DV. `block_m` (queries
     per CTA), `block_n` (keys per step of the online softmax) and `stages`
-    (K/V tiles in flight) are the tiled form's (-kiln-tile-attention).
+    (K/V tiles in flight) are the tiled form's (-kiln-tile-attention), and
+    `intra_overlap` (the tiled form's only): each warpgroup runs block j's
+    softmax while block j - 1's P.V is on the tensor cores (FlashAttention-3's
+    intra-warpgroup overlap; the same arithmetic in the same order).
     templates/kiln/attention/attention_sm80.cuh states the arithmetic.
     The varlen form has `cu_q` and `cu_k` (i32 [B], maybe one value): B
     sequences packed along the rows, q [S, H, D], k [T, HKV, D], v [T,
@@ -240,7 +243,8 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [AttrSizedOperandSegments]> {
                        F64Attr:$scale, I64Attr:$left, I64Attr:$right,
                        OptionalAttr<I64Attr>:$block_m,
                        OptionalAttr<I64Attr>:$block_n,
-                       OptionalAttr<I64Attr>:$stages);
+                       OptionalAttr<I64Attr>:$stages,
+                       UnitAttr:$intra_overlap);
   let assemblyFormat = [{
     `q` `(` $q `:` type($q) `)` `k` `(` $k `:` type($k) `)`
     `v` `(` $v `:` type($v) `)` `o` `(` $o `:` type($o) `)`

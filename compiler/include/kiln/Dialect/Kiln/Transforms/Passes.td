@@ -131,7 +131,9 @@ def KilnTileAttention : Pass<"kiln-tile-attention", "::mlir::ModuleOp"> {
   let options = [
     Option<"blockM", "block-m", "int64_t", "64", "queries per CTA">,
     Option<"blockN", "block-n", "int64_t", "64", "keys per step">,
-    Option<"stages", "stages", "int64_t", "2", "K/V tiles in flight">
+    Option<"stages", "stages", "int64_t", "2", "K/V tiles in flight">,
+    Option<"intraOverlap", "intra-overlap", "bool", "false",
+           "softmax of block j during P.V of block j - 1 (sm_90a)">
   ];
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }

@@ -117,18 +117,27 @@ void lowerKernel(func::FuncOp F, AttentionOp Op, bool Wgmma) {
           ScaleText, int64_t(Op.getLeft()), int64_t(Op.getRight()),
           Wgmma ? "64 per consumer warpgroup" : "16 per warp")
           .str();
-  // FP8 tiles are of one-byte elements, the varlen form's packed rows
-  // (the config's last two arguments).
+  // FP8 tiles are of one-byte elements, the varlen form's packed rows,
+  // the intra-warpgroup overlap (the config's last three arguments).
   const bool Varlen = bool(Op.getCuQ());
+  const bool Overlap = Wgmma && Op.getIntraOverlap();
+  std::string Tail = Overlap
+                         ? (Fp8 ? ", 1, " : ", 2, ") +
+                               std::string(Varlen ? "true" : "false") + ", true"
+                     : Varlen ? (Fp8 ? ", 1, true" : ", 2, true")
+                     : Fp8    ? ", 1"
+                              : "";
   std::string Config =
       llvm::formatv(
           "kiln::attention::{7}<{0}, {1}, {2}, {3}, {4}, {5}, {6}{8}>", BM, BN,
           Stages, Op.getHeadDim(), Op.getValueDim(), int64_t(Op.getLeft()),
-          int64_t(Op.getRight()), Wgmma ? "Sm90Config" : "Sm80Config",
-          Varlen ? (Fp8 ? ", 1, true" : ", 2, true") : (Fp8 ? ", 1" : ""))
+          int64_t(Op.getRight()), Wgmma ? "Sm90Config" : "Sm80Config", Tail)
           .str();
   if (Varlen)
     Banner += "\n// varlen: sequences packed along the rows (cu_q, cu_k)";
+  if (Overlap)
+    Banner += "\n// overlap=intra: block j's softmax during block j - 1's "
+              "P.V";
   // The wgmma kernel moves registers with setmaxnreg: one CTA an SM.
   emitTokenKernel(
       B, F, Op.getLoc(), Banner, Params,

@@ -1,7 +1,7 @@
 //===- TileAttention.cpp - kiln.attention -> its tiled form ---------------===//
 //
-// -kiln-tile-attention: sets block_m, block_n and stages on every
-// kiln.attention (the op's verifier holds their ranges).
+// -kiln-tile-attention: sets block_m, block_n, stages (and intra_overlap) on
+// every kiln.attention (the op's verifier holds their ranges).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
@@ -29,6 +29,7 @@ struct TileAttentionPass
       Op.setBlockMAttr(B.getI64IntegerAttr(blockM));
       Op.setBlockNAttr(B.getI64IntegerAttr(blockN));
       Op.setStagesAttr(B.getI64IntegerAttr(stages));
+      Op.setIntraOverlap(intraOverlap);
       Failed = Failed || failed(Op.verify());
     });
     if (Failed)
