@@ -198,6 +198,14 @@ TEST_CASE("attention: the planner's limits", "[attention]") {
   CHECK(Why.find("16-bit inputs") != std::string::npos);
   CHECK(attentionConfigString(Intra) ==
         "block_m=128,block_n=64,stages=2,overlap=intra");
+  // The ping-pong: two or three consumer warpgroups take turns.
+  Intra.SoftmaxOverlap = Overlap::Pingpong;
+  CHECK(planAttention(A, DType::BF16, Intra, Arch::SM90a, Why));
+  CHECK(attentionConfigString(Intra) ==
+        "block_m=128,block_n=64,stages=2,overlap=pingpong");
+  Intra.BlockM = 64;
+  CHECK_FALSE(planAttention(A, DType::BF16, Intra, Arch::SM90a, Why));
+  CHECK(Why.find("two or three consumer warpgroups") != std::string::npos);
   // The default: block_m 128, the widest block_n, 2 stages.
   std::optional<KernelConfig> D = defaultConfig(Op, Arch::SM90a);
   REQUIRE(D);

@@ -75,8 +75,14 @@ TEST_CASE("str() and parseKnobList round-trip every knob") {
   REQUIRE(applyKnobs(O, H, Error));
   CHECK(H == G);
   CHECK(std::get<std::string>(knobValue(H, "overlap")) == "intra");
+  G.SoftmaxOverlap = Overlap::Pingpong;
+  O.clear();
+  REQUIRE(parseKnobList(G.str(), O, Error));
+  REQUIRE(applyKnobs(O, H, Error));
+  CHECK(H == G);
+  CHECK(std::get<std::string>(knobValue(H, "overlap")) == "pingpong");
   CHECK_FALSE(applyKnobs({{"overlap", std::string("full")}}, H, Error));
-  CHECK(Error == "overlap must be none or intra");
+  CHECK(Error == "overlap must be none, intra or pingpong");
   // A GEMM's planner refuses it.
   KernelPlan P;
   CHECK_FALSE(planKernel(GemmTypes{}, G, Arch::SM90a, P, Error));

@@ -40,7 +40,7 @@ std::vector<int64_t> OpSearchSpace::pointOf(const KernelConfig &C) {
           C.Sched == Schedule::Persistent ? 1 : 0,
           C.SplitK,
           C.Store == OutputStore::Tma ? 1 : 0,
-          C.SoftmaxOverlap == Overlap::Intra ? 1 : 0};
+          int64_t(C.SoftmaxOverlap)};
 }
 
 KernelConfig OpSearchSpace::config(size_t Index) const {
@@ -58,7 +58,7 @@ KernelConfig OpSearchSpace::config(size_t Index) const {
   C.Sched = P[9] ? Schedule::Persistent : Schedule::Grid;
   C.SplitK = P[10];
   C.Store = P[11] ? OutputStore::Tma : OutputStore::Direct;
-  C.SoftmaxOverlap = P[12] ? Overlap::Intra : Overlap::None;
+  C.SoftmaxOverlap = Overlap(P[12]);
   return C;
 }
 

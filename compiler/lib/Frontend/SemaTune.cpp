@@ -78,8 +78,8 @@ bool checkValue(OpSema &S, const KnobInfo &Info, const TuneValueDecl &V) {
                 (Knob == "raster"     ? std::string(" (m or n)")
                  : Knob == "schedule" ? std::string(" (grid or persistent)")
                  : Knob == "store"    ? std::string(" (direct or tma)")
-                 : Knob == "overlap"  ? std::string(" (none or intra)")
-                                      : std::string()) +
+                 : Knob == "overlap" ? std::string(" (none, intra or pingpong)")
+                                     : std::string()) +
                 ", got " + std::to_string(*Int));
     return false;
   }

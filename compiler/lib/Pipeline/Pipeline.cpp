@@ -35,7 +35,8 @@ void buildPipeline(mlir::OpPassManager &PM, const PipelineOptions &O,
     Tile.blockM = O.Config.BlockM;
     Tile.blockN = O.Config.BlockN;
     Tile.stages = O.Config.Stages;
-    Tile.intraOverlap = O.Config.SoftmaxOverlap == Overlap::Intra;
+    Tile.intraOverlap = O.Config.SoftmaxOverlap != Overlap::None;
+    Tile.pingpong = O.Config.SoftmaxOverlap == Overlap::Pingpong;
     PM.addPass(mlir::kiln::createKilnTileAttention(Tile));
     if (Until != Stage::Tiled) {
       mlir::kiln::KilnLowerAttentionToEmitCOptions Lower;

@@ -37,12 +37,18 @@
 // arithmetic and its order are the plain walk's (O's rescale by block j's
 // correction still follows block j - 1's P.V), so both give the same
 // bits; the stage of a block is held one iteration longer (Stages >= 2).
-// Not yet FlashAttention-3's: the consumers do not ping-pong on named
-// barriers.
+// Ping-pong (Overlap 2, two or three consumers): on top of that, the
+// consumers' wgmma batches take turns, warpgroup w's after w - 1's
+// (cyclically), on named barrier 1 + w (w's 128 threads wait, w - 1's
+// arrive once they issued), so that one warpgroup's softmax runs while the
+// next one's MMAs do. The last consumer arrives at the first's barrier
+// once before its first batch, and not after its last, so every barrier's
+// arrivals and waits balance.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kiln/arch/barrier.cuh"
 #include "kiln/arch/mbarrier_sm90.cuh"
 #include "kiln/arch/setmaxnreg_sm90.cuh"
 #include "kiln/arch/smem.cuh"
@@ -56,11 +62,12 @@ namespace kiln::attention {
 /// One compiled tiling: BlockM 64, 128 or 192 (one to three consumer
 /// warpgroups of 64 rows), BlockN a multiple of 16 up to 256; Left / Right
 /// as Sm80Config's; ElemBytes 2 (bf16, f16) or 1 (e4m3: BlockM 64 or 128,
-/// BlockN a multiple of 32); Varlen as Sm80Config's; Overlap: the
-/// intra-warpgroup overlap (16-bit inputs; above).
+/// BlockN a multiple of 32); Varlen as Sm80Config's; Overlap: 0 none, 1
+/// the intra-warpgroup overlap, 2 that and the consumers' ping-pong (16-bit
+/// inputs; above).
 template <int BlockM, int BlockN, int Stages, int HeadDim, int ValueDim,
           int Left, int Right, int ElemBytes = 2, bool Varlen = false,
-          bool Overlap = false>
+          int Overlap = 0>
 struct Sm90Config {
   static_assert(BlockM == 64 || BlockM == 128 || BlockM == 192,
                 "one to three consumer warpgroups of 64 query rows");
@@ -78,9 +85,11 @@ struct Sm90Config {
   static constexpr int kD = HeadDim, kDV = ValueDim;
   static constexpr int kElemBytes = ElemBytes;
   static constexpr bool kVarlen = Varlen;
-  static_assert(!Overlap || ElemBytes == 2,
-                "the intra-warpgroup overlap is built for 16-bit inputs");
-  static constexpr bool kOverlap = Overlap;
+  static_assert(Overlap >= 0 && Overlap <= 2 && (!Overlap || ElemBytes == 2),
+                "overlap: 0, 1 (intra) or 2 (ping-pong), for 16-bit inputs");
+  static_assert(Overlap != 2 || BlockM >= 128,
+                "ping-pong needs two or three consumer warpgroups");
+  static constexpr bool kOverlap = Overlap >= 1, kPingpong = Overlap == 2;
   /// Bytes of a row of Q or K and of V in shared memory: whole 128-byte
   /// panels (a partial one is half TMA's zero fill, e.g. D = 96 in 16
   /// bits), and TMA's box of a panel in elements.
@@ -161,6 +170,24 @@ KILN_DEVICE void transpose_values(uint32_t v_tile, uint32_t vt_tile, int tid,
       arch::st_shared_b32(
           vt_tile + tile::swizzle128(vt_col + uint32_t(e + j) * 128u), out[j]);
   }
+}
+
+/// The ping-pong's named barrier 1 + W (the turn of consumer warpgroup W
+/// of at most three): waited at by W's 128 threads (Wait) or arrived at by
+/// the previous warpgroup's 128.
+template <int Id, bool Wait> KILN_DEVICE void turn_at() {
+  if constexpr (Wait)
+    arch::named_barrier_sync<Id, 256>();
+  else
+    arch::named_barrier_arrive<Id, 256>();
+}
+template <bool Wait> KILN_DEVICE void turn_barrier(int w) {
+  if (w == 0)
+    turn_at<1, Wait>();
+  else if (w == 1)
+    turn_at<2, Wait>();
+  else
+    turn_at<3, Wait>();
 }
 
 /// The kernel body. The tensor maps are 3D, 128B-swizzled, boxes of 128
@@ -359,6 +386,21 @@ KILN_DEVICE void attention_sm90(
           arch::fence_operand(p[kk][i]);
       }
     };
+    // Ping-pong's turns (nothing without it): wait for this warpgroup's
+    // turn; hand the turn to the next (not after the last batch by the
+    // last warpgroup, which the first does not wait for).
+    auto take_turn = [&]() {
+      if constexpr (Cfg::kPingpong)
+        turn_barrier<true>(wg);
+    };
+    auto hand_turn = [&](int to) {
+      if constexpr (Cfg::kPingpong)
+        turn_barrier<false>(to);
+    };
+    auto pass_turn = [&](bool last) {
+      if (!(last && wg == Cfg::kConsumers - 1))
+        hand_turn((wg + 1) % Cfg::kConsumers);
+    };
     // After P.V of the block in SLOT retired: its stage goes back.
     auto release = [&](int slot) {
       fence_accumulators(acc_o);
@@ -366,9 +408,13 @@ KILN_DEVICE void attention_sm90(
         arch::mbar_arrive(kv_empty(slot));
     };
     if (blocks > 0) {
+      if (wg == Cfg::kConsumers - 1)
+        hand_turn(0); // the first warpgroup goes first
       arch::mbar_wait(kv_full(0), 0u);
+      take_turn();
       arch::wgmma_fence();
       issue_s(0);
+      pass_turn(false);
       arch::wgmma_wait<0>();
       float corr[2];
       scores(0, corr); // O is 0: no correction to apply
@@ -380,9 +426,11 @@ KILN_DEVICE void attention_sm90(
         // One fence for both batches: O rescaled and P written before it,
         // as PTX wants of the register operands.
         fence_accumulators(acc_o);
+        take_turn();
         arch::wgmma_fence();
         issue_s(slot);
         issue_pv(prev_slot);
+        pass_turn(false);
         arch::wgmma_wait<1>(); // S is in; block it - 1's P.V runs on
         scores(it, corr);
         arch::wgmma_wait<0>(); // block it - 1's P.V: O and P are free
@@ -392,8 +440,10 @@ KILN_DEVICE void attention_sm90(
         prev_slot = slot;
       }
       fence_accumulators(acc_o); // the last block's P.V
+      take_turn();
       arch::wgmma_fence();
       issue_pv(prev_slot);
+      pass_turn(true);
       arch::wgmma_wait<0>();
       release(prev_slot);
     }

@@ -333,6 +333,11 @@ BREAKS = {
                                           "        release(prev_slot);\n",
                                           "        release(prev_slot);\n"
                                           "        arch::wgmma_wait<0>();\n"),
+    # Its ping-pong (overlap=pingpong) without the first warpgroup's first
+    # turn: a deadlock.
+    "attention90-pingpong-no-first-turn": ("kiln/attention/attention_sm90.cuh",
+                                           "        hand_turn(0); // the first warpgroup goes first\n",
+                                           ""),
     # For kiln tune's isolation (tests/lit/Emu/tune-isolation.test), breaks
     # that hit some configurations only: 64-row tiles write far out of
     # bounds (a fault), 64-column tiles spin forever (a hang that no

@@ -80,12 +80,13 @@ AttentionCost predictAttentionCost(const AttentionProblem &P,
     return Cost;
   }
   // Two consumer warpgroups overlap one's softmax with the other's MMAs;
-  // overlap=intra overlaps them within one warpgroup too. The model takes
-  // either as a whole overlap and does not tell them apart (not measured
-  // on a GPU yet: the tuner decides between them).
+  // overlap=intra overlaps them within one warpgroup too, pingpong makes
+  // the warpgroups take turns. The model takes any of them as a whole
+  // overlap and does not tell them apart (not measured on a GPU yet: the
+  // tuner decides between them).
   const bool Wgmma = attentionUsesWgmma(P.In, Device.Target);
   const bool Overlapped =
-      Wgmma && (C.BlockM >= 128 || C.SoftmaxOverlap == kiln::Overlap::Intra);
+      Wgmma && (C.BlockM >= 128 || C.SoftmaxOverlap != kiln::Overlap::None);
   const double Clock = Device.SmClockGHz * 1e9;
   // Clocks of one SM per computed pair.
   const double Fraction = (P.In == DType::F8E4M3 ? AttentionFp8TensorFraction

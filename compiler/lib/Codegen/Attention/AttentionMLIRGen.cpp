@@ -27,8 +27,8 @@ OwningOpRef<ModuleOp> generateAttentionModule(MLIRContext &Ctx,
       Optional(A.ValueDescale), Optional(A.SeqQ), Optional(A.SeqK),
       B.getI64IntegerAttr(A.HeadDim), B.getI64IntegerAttr(A.ValueDim),
       B.getF64FloatAttr(A.Scale), B.getI64IntegerAttr(A.Left),
-      B.getI64IntegerAttr(A.Right), IntegerAttr(), IntegerAttr(),
-      IntegerAttr(), mlir::UnitAttr());
+      B.getI64IntegerAttr(A.Right), IntegerAttr(), IntegerAttr(), IntegerAttr(),
+      mlir::UnitAttr(), mlir::UnitAttr());
   return F.finish(Op.Loc);
 }
 

@@ -103,11 +103,18 @@ bool planAttention(const AttentionSpec &A, DType In, const KernelConfig &C,
                 : "block_n must be 32, 64 or 128";
     return false;
   }
-  if (C.SoftmaxOverlap == Overlap::Intra && (!Wgmma || Fp8)) {
-    Why = !Wgmma ? "overlap=intra needs sm_90a's wgmma kernel (mma.sync "
-                   "runs synchronously)"
-                 : "overlap=intra is built for 16-bit inputs (FP8's P.V "
-                   "sums each block apart, FP32 promotion)";
+  if (C.SoftmaxOverlap != Overlap::None && (!Wgmma || Fp8)) {
+    const std::string Knob =
+        std::string("overlap=") + overlapName(C.SoftmaxOverlap);
+    Why = !Wgmma ? Knob + " needs sm_90a's wgmma kernel (mma.sync runs "
+                          "synchronously)"
+                 : Knob + " is built for 16-bit inputs (FP8's P.V sums "
+                          "each block apart, FP32 promotion)";
+    return false;
+  }
+  if (C.SoftmaxOverlap == Overlap::Pingpong && C.BlockM < 128) {
+    Why = "overlap=pingpong needs two or three consumer warpgroups "
+          "(block_m 128 or 192) to take turns";
     return false;
   }
   const int64_t MinStages = Wgmma ? 2 : 1, MaxStages = Wgmma ? 4 : 3;
@@ -201,7 +208,9 @@ std::string attentionConfigString(const KernelConfig &C) {
   return "block_m=" + std::to_string(C.BlockM) +
          ",block_n=" + std::to_string(C.BlockN) +
          ",stages=" + std::to_string(C.Stages) +
-         (C.SoftmaxOverlap == Overlap::Intra ? ",overlap=intra" : "");
+         (C.SoftmaxOverlap != Overlap::None
+              ? std::string(",overlap=") + overlapName(C.SoftmaxOverlap)
+              : std::string());
 }
 
 } // namespace kiln

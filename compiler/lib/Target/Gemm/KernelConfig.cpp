@@ -33,8 +33,14 @@ std::string KernelConfig::str() const {
   if (knobIsWritten(*this, "store"))
     OS << ",store=tma";
   if (knobIsWritten(*this, "overlap"))
-    OS << ",overlap=intra";
+    OS << ",overlap=" << overlapName(SoftmaxOverlap);
   return OS.str();
+}
+
+const char *overlapName(Overlap O) {
+  return O == Overlap::Intra      ? "intra"
+         : O == Overlap::Pingpong ? "pingpong"
+                                  : "none";
 }
 
 const std::vector<KnobInfo> &knownKnobs() {
@@ -64,8 +70,9 @@ const std::vector<KnobInfo> &knownKnobs() {
        "32-column blocks through TMA stores; sm_90a)",
        true},
       {"overlap",
-       "attention: none, or intra (a warpgroup's softmax of key block j "
-       "while its P.V of block j - 1 runs; sm_90a, 16-bit inputs)",
+       "attention: none, intra (a warpgroup's softmax of key block j "
+       "while its P.V of block j - 1 runs; sm_90a, 16-bit inputs) or "
+       "pingpong (intra, the consumer warpgroups' MMAs taking turns)",
        true},
   };
   return Knobs;
@@ -152,11 +159,13 @@ bool applyKnobs(const KnobAssignment &Assignment, KernelConfig &C,
       C.Store = *S == "tma" ? OutputStore::Tma : OutputStore::Direct;
     } else if (Name == "overlap") {
       const std::string *S = std::get_if<std::string>(&V);
-      if (!S || (*S != "none" && *S != "intra")) {
-        Error = "overlap must be none or intra";
+      if (!S || (*S != "none" && *S != "intra" && *S != "pingpong")) {
+        Error = "overlap must be none, intra or pingpong";
         return false;
       }
-      C.SoftmaxOverlap = *S == "intra" ? Overlap::Intra : Overlap::None;
+      C.SoftmaxOverlap = *S == "intra"      ? Overlap::Intra
+                         : *S == "pingpong" ? Overlap::Pingpong
+                                            : Overlap::None;
     } else {
       Error = "unknown tuning parameter '" + Name + "'";
       return false;
@@ -254,7 +263,7 @@ TuneValue knobValue(const KernelConfig &C, std::string_view Knob) {
   if (Knob == "store")
     return std::string(C.Store == OutputStore::Tma ? "tma" : "direct");
   if (Knob == "overlap")
-    return std::string(C.SoftmaxOverlap == Overlap::Intra ? "intra" : "none");
+    return std::string(overlapName(C.SoftmaxOverlap));
   return int64_t(0);
 }
 

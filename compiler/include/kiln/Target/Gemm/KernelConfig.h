@@ -34,11 +34,14 @@ enum class Schedule { Grid, Persistent };
 /// full 32-column blocks through TMA stores (sm_90a).
 enum class OutputStore { Direct, Tma };
 
-/// How an attention kernel's warpgroup orders a key block's work: none
-/// (S, then its softmax, then P.V) or intra (FlashAttention-3's
+/// How an attention kernel's warpgroups order a key block's work: none
+/// (S, then its softmax, then P.V), intra (FlashAttention-3's
 /// intra-warpgroup overlap: block j's softmax runs while the P.V of block
-/// j - 1 is on the tensor cores; sm_90a, 16-bit inputs).
-enum class Overlap { None, Intra };
+/// j - 1 is on the tensor cores; sm_90a, 16-bit inputs) or pingpong (intra,
+/// and the consumer warpgroups' wgmma batches take turns on named barriers,
+/// so that one's softmax runs while the next one's MMAs do; two or three
+/// consumers).
+enum class Overlap { None, Intra, Pingpong };
 
 /// The most CTAs that split one tile's K (split_k): the last one reads the
 /// other partial sums back, so the fixup grows with it.
@@ -76,6 +79,9 @@ struct KernelConfig {
   /// name the same configuration)
   std::string str() const;
 };
+
+/// "none", "intra" or "pingpong".
+const char *overlapName(Overlap O);
 
 /// A known tuning parameter: its name, what it means, and its legal values.
 struct KnobInfo {

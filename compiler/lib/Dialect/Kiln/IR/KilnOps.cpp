@@ -403,6 +403,9 @@ LogicalResult AttentionOp::verify() {
   if (getIntraOverlap() && !getBlockM())
     return emitOpError("intra_overlap is the tiled form's (with block_m, "
                        "block_n and stages)");
+  if (getPingpong() && !getIntraOverlap())
+    return emitOpError("pingpong comes with intra_overlap (the warpgroups "
+                       "take turns with their overlapped batches)");
   return success();
 }
 

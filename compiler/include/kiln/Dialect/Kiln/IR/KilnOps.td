@@ -220,7 +220,8 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [AttrSizedOperandSegments]> {
     (K/V tiles in flight) are the tiled form's (-kiln-tile-attention), and
     `intra_overlap` (the tiled form's only): each warpgroup runs block j's
     softmax while block j - 1's P.V is on the tensor cores (FlashAttention-3's
-    intra-warpgroup overlap; the same arithmetic in the same order).
+    intra-warpgroup overlap; the same arithmetic in the same order), and
+    `pingpong` with it: the consumer warpgroups' MMA batches take turns.
     templates/kiln/attention/attention_sm80.cuh states the arithmetic.
     The varlen form has `cu_q` and `cu_k` (i32 [B], maybe one value): B
     sequences packed along the rows, q [S, H, D], k [T, HKV, D], v [T,
@@ -244,7 +245,7 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [AttrSizedOperandSegments]> {
                        OptionalAttr<I64Attr>:$block_m,
                        OptionalAttr<I64Attr>:$block_n,
                        OptionalAttr<I64Attr>:$stages,
-                       UnitAttr:$intra_overlap);
+                       UnitAttr:$intra_overlap, UnitAttr:$pingpong);
   let assemblyFormat = [{
     `q` `(` $q `:` type($q) `)` `k` `(` $k `:` type($k) `)`
     `v` `(` $v `:` type($v) `)` `o` `(` $o `:` type($o) `)`

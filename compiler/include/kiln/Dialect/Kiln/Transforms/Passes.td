@@ -133,7 +133,9 @@ def KilnTileAttention : Pass<"kiln-tile-attention", "::mlir::ModuleOp"> {
     Option<"blockN", "block-n", "int64_t", "64", "keys per step">,
     Option<"stages", "stages", "int64_t", "2", "K/V tiles in flight">,
     Option<"intraOverlap", "intra-overlap", "bool", "false",
-           "softmax of block j during P.V of block j - 1 (sm_90a)">
+           "softmax of block j during P.V of block j - 1 (sm_90a)">,
+    Option<"pingpong", "pingpong", "bool", "false",
+           "the consumer warpgroups' MMAs take turns (with intra-overlap)">
   ];
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }

@@ -121,9 +121,10 @@ void lowerKernel(func::FuncOp F, AttentionOp Op, bool Wgmma) {
   // the intra-warpgroup overlap (the config's last three arguments).
   const bool Varlen = bool(Op.getCuQ());
   const bool Overlap = Wgmma && Op.getIntraOverlap();
-  std::string Tail = Overlap
-                         ? (Fp8 ? ", 1, " : ", 2, ") +
-                               std::string(Varlen ? "true" : "false") + ", true"
+  const bool Pingpong = Overlap && Op.getPingpong();
+  std::string Tail = Overlap ? (Fp8 ? ", 1, " : ", 2, ") +
+                                   std::string(Varlen ? "true" : "false") +
+                                   (Pingpong ? ", 2" : ", 1")
                      : Varlen ? (Fp8 ? ", 1, true" : ", 2, true")
                      : Fp8    ? ", 1"
                               : "";
@@ -136,8 +137,10 @@ void lowerKernel(func::FuncOp F, AttentionOp Op, bool Wgmma) {
   if (Varlen)
     Banner += "\n// varlen: sequences packed along the rows (cu_q, cu_k)";
   if (Overlap)
-    Banner += "\n// overlap=intra: block j's softmax during block j - 1's "
-              "P.V";
+    Banner += Pingpong ? "\n// overlap=pingpong: block j's softmax during "
+                         "block j - 1's P.V, the warpgroups' MMAs in turn"
+                       : "\n// overlap=intra: block j's softmax during "
+                         "block j - 1's P.V";
   // The wgmma kernel moves registers with setmaxnreg: one CTA an SM.
   emitTokenKernel(
       B, F, Op.getLoc(), Banner, Params,

@@ -29,7 +29,8 @@ struct TileAttentionPass
       Op.setBlockMAttr(B.getI64IntegerAttr(blockM));
       Op.setBlockNAttr(B.getI64IntegerAttr(blockN));
       Op.setStagesAttr(B.getI64IntegerAttr(stages));
-      Op.setIntraOverlap(intraOverlap);
+      Op.setIntraOverlap(intraOverlap || pingpong);
+      Op.setPingpong(pingpong);
       Failed = Failed || failed(Op.verify());
     });
     if (Failed)
