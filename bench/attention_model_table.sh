@@ -40,6 +40,7 @@ $vdecl
     block_m in [64, 128, 192]
     block_n in [32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256]
     stages in [1, 2, 3]
+    overlap in [none, intra, pingpong]
   }
 }
 KILN

@@ -410,6 +410,14 @@ TEST_CASE("attention cost model: FlashAttention-3's anchor and tiles",
   Two.SoftmaxOverlap = Overlap::Intra;
   CHECK(tuner::predictAttentionCost(LongD128, Two, H200).Seconds ==
         Approx(C.Seconds));
+  // The ping-pong is FlashAttention-3's whole structure: its published rate,
+  // 661 / 582 of the others'.
+  Two.SoftmaxOverlap = Overlap::Pingpong;
+  const tuner::AttentionCost Full =
+      tuner::predictAttentionCost(LongD128, Two, H200);
+  CHECK(Full.tflops() <= tuner::AttentionTensorFraction * H200.PeakTflopsBf16);
+  CHECK(Full.tflops() ==
+        Approx(C.tflops() / tuner::KilnWgmmaPipelineFraction).epsilon(0.01));
 }
 
 TEST_CASE("attention: a reference too large to compute whole is sampled",

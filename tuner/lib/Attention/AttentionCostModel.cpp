@@ -82,8 +82,9 @@ AttentionCost predictAttentionCost(const AttentionProblem &P,
   // Two consumer warpgroups overlap one's softmax with the other's MMAs;
   // overlap=intra overlaps them within one warpgroup too, pingpong makes
   // the warpgroups take turns. The model takes any of them as a whole
-  // overlap and does not tell them apart (not measured on a GPU yet: the
-  // tuner decides between them).
+  // overlap; only pingpong, FlashAttention-3's whole structure, gets its
+  // published rate (KilnWgmmaPipelineFraction). Not measured on a GPU yet:
+  // the tuner decides.
   const bool Wgmma = attentionUsesWgmma(P.In, Device.Target);
   const bool Overlapped =
       Wgmma && (C.BlockM >= 128 || C.SoftmaxOverlap != kiln::Overlap::None);
@@ -91,7 +92,9 @@ AttentionCost predictAttentionCost(const AttentionProblem &P,
   // Clocks of one SM per computed pair.
   const double Fraction = (P.In == DType::F8E4M3 ? AttentionFp8TensorFraction
                                                  : AttentionTensorFraction) *
-                          (Wgmma ? KilnWgmmaPipelineFraction : 1.0);
+                          (Wgmma && C.SoftmaxOverlap != kiln::Overlap::Pingpong
+                               ? KilnWgmmaPipelineFraction
+                               : 1.0);
   const double Tensor = 2.0 * double(P.D + P.DV) / (Peak * Fraction);
   // Besides the pair's own, each key block rescales the row's DV outputs.
   const double Softmax =
